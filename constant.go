@@ -1,0 +1,41 @@
+package backoff
+
+import "time"
+
+// ConstantBackOff is a backoff policy that always returns the same backoff
+// delay. This is in contrast to an exponential backoff policy, which returns
+// a delay that grows longer as you call NextBackOff() over and over again.
+//
+// A constant wait keeps a fleet of clients that failed together in lockstep;
+// prefer ExponentialBackOff with jitter for anything shared.
+//
+// ConstantBackOff has no state, so it is safe for concurrent use as long as
+// Interval is not changed meanwhile.
+type ConstantBackOff struct {
+	Interval time.Duration
+}
+
+// NewConstantBackOff returns a policy that always waits d.
+func NewConstantBackOff(d time.Duration) *ConstantBackOff {
+	return &ConstantBackOff{Interval: d}
+}
+
+// Validate reports a negative Interval as an error matching
+// ErrInvalidConfiguration.
+func (b *ConstantBackOff) Validate() error {
+	if b.Interval < 0 {
+		return invalidf("ConstantBackOff.Interval is negative (%v)", b.Interval)
+	}
+	return nil
+}
+
+// NextBackOff returns Interval, or Stop if Interval is negative.
+func (b *ConstantBackOff) NextBackOff() time.Duration {
+	if b.Interval < 0 {
+		return Stop
+	}
+	return b.Interval
+}
+
+// Reset does nothing: a ConstantBackOff has no state.
+func (b *ConstantBackOff) Reset() {}

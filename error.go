@@ -1,0 +1,113 @@
+package backoff
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Cause values reported by Error.Cause. Match them with errors.Is.
+var (
+	// ErrPermanent is the cause when the operation returned a Permanent
+	// error, or an error the WithRetryable classifier rejected.
+	ErrPermanent = errors.New("backoff: permanent error")
+
+	// ErrExhausted is the cause when retrying stops because WithMaxTries was
+	// reached or the backoff policy returned Stop.
+	ErrExhausted = errors.New("backoff: retries exhausted")
+
+	// ErrMaxElapsedTime is the cause when retrying stops because
+	// WithMaxElapsedTime was reached, or the next wait would overrun it.
+	ErrMaxElapsedTime = errors.New("backoff: maximum elapsed time exceeded")
+)
+
+// Error is the error returned by Retry for every failure. It records the
+// last error returned by the operation (LastErr) together with the reason
+// retrying stopped (Cause), so callers never lose either piece of
+// information.
+//
+// Inspect it with errors.Is and errors.As:
+//
+//	result, err := backoff.RetryCtx(ctx, op)
+//	switch {
+//	case errors.Is(err, backoff.ErrPermanent):
+//		// operation returned a Permanent error
+//	case errors.Is(err, context.Canceled):
+//		// caller cancelled ctx
+//	case errors.Is(err, backoff.ErrMaxElapsedTime):
+//		// ran out of the WithMaxElapsedTime budget
+//	case errors.Is(err, backoff.ErrExhausted):
+//		// hit WithMaxTries or the backoff policy stopped
+//	}
+//
+//	var re *backoff.Error
+//	if errors.As(err, &re) {
+//		log.Printf("gave up after %d attempts in %v: %v", re.Attempts, re.Elapsed, re.LastErr)
+//	}
+//
+// Because Error implements Unwrap() []error, errors.Unwrap (the single error
+// form) returns nil for it; use errors.Is or errors.As.
+type Error struct {
+	// LastErr is the error returned by the final operation attempt. For a
+	// permanent failure it is the error passed to Permanent (with any
+	// wrapping the operation put around the Permanent marker); after a
+	// RetryAfter it is the cause given to RetryAfter. It is nil when the
+	// operation never ran.
+	LastErr error
+	// Cause reports why retrying stopped: ErrPermanent, ErrExhausted,
+	// ErrMaxElapsedTime, a context cancellation cause (see context.Cause),
+	// or an error matching ErrInvalidConfiguration.
+	Cause error
+	// Attempts is how many times the operation was called.
+	Attempts int
+	// Elapsed is the time from the call to the driver until it gave up, as
+	// measured by its clock.
+	Elapsed time.Duration
+}
+
+// Error returns the last operation error's message, undecorated by the
+// cause, falling back to the cause when there is no operation error. Read
+// Cause, or match it with errors.Is, to learn why retrying stopped.
+func (e *Error) Error() string {
+	switch {
+	case e.LastErr != nil:
+		return e.LastErr.Error()
+	case e.Cause != nil:
+		return e.Cause.Error()
+	}
+	return "backoff: retrying failed"
+}
+
+// Unwrap returns the cause and the last operation error so both can be
+// matched with errors.Is and errors.As.
+func (e *Error) Unwrap() []error {
+	errs := make([]error, 0, 2)
+	if e.Cause != nil {
+		errs = append(errs, e.Cause)
+	}
+	if e.LastErr != nil {
+		errs = append(errs, e.LastErr)
+	}
+	return errs
+}
+
+// Format prints the error. The verbs %s and %v print Error(); %+v adds the
+// attempts, the elapsed time and the cause, for a log line such as
+//
+//	gave up after 4 attempts in 7.3s (backoff: retries exhausted): connection refused
+func (e *Error) Format(f fmt.State, verb rune) {
+	switch {
+	case verb == 'v' && f.Flag('+'):
+		fmt.Fprintf(f, "gave up after %d attempts in %v", e.Attempts, e.Elapsed.Round(time.Millisecond))
+		if e.Cause != nil {
+			fmt.Fprintf(f, " (%v)", e.Cause)
+		}
+		if e.LastErr != nil {
+			fmt.Fprintf(f, ": %v", e.LastErr)
+		}
+	case verb == 'q':
+		fmt.Fprintf(f, "%q", e.Error())
+	default:
+		fmt.Fprint(f, e.Error())
+	}
+}

@@ -1,0 +1,252 @@
+package backoff
+
+import (
+	"math"
+	"time"
+)
+
+// Default values for ExponentialBackOff.
+const (
+	DefaultInitialInterval     = 500 * time.Millisecond
+	DefaultRandomizationFactor = 0.5
+	DefaultMultiplier          = 1.5
+	DefaultMaxInterval         = 60 * time.Second
+)
+
+// ExponentialBackOff is a backoff implementation that increases the backoff
+// period for each retry attempt using a randomization function that grows
+// exponentially.
+//
+// NextBackOff() is calculated using the following formula:
+//
+//	randomized interval =
+//	    RetryInterval * (random value in range [1 - RandomizationFactor, 1 + RandomizationFactor])
+//
+// In other words NextBackOff() will range between the randomization factor
+// percentage below and above the retry interval. RetryInterval starts at
+// InitialInterval and is multiplied by Multiplier after every call, up to
+// MaxInterval.
+//
+// For example, given the following parameters:
+//
+//	RetryInterval = 2
+//	RandomizationFactor = 0.5
+//	Multiplier = 2
+//
+// the actual backoff period used in the next retry attempt will range
+// between 1 and 3 seconds, multiplied by the exponential, that is, between 2
+// and 6 seconds.
+//
+// Note: MaxInterval caps the RetryInterval and not the randomized interval,
+// so with RandomizationJitter a wait can reach MaxInterval ×
+// (1 + RandomizationFactor). The other [Jitter] kinds never wait longer than
+// MaxInterval.
+//
+// Example: Given the following default arguments, for 9 tries the sequence
+// will be:
+//
+//	Request #  RetryInterval (seconds)  Randomized Interval (seconds)
+//
+//	 1          0.5                     [0.25,   0.75]
+//	 2          0.75                    [0.375,  1.125]
+//	 3          1.125                   [0.562,  1.687]
+//	 4          1.687                   [0.8435, 2.53]
+//	 5          2.53                    [1.265,  3.795]
+//	 6          3.795                   [1.897,  5.692]
+//	 7          5.692                   [2.846,  8.538]
+//	 8          8.538                   [4.269, 12.807]
+//	 9         12.807                   [6.403, 19.210]
+//
+// The arithmetic saturates: however many times NextBackOff is called, the
+// interval never overflows and the result is never negative. A policy whose
+// fields make no sense (see Validate) returns Stop rather than guess.
+//
+// Note: Implementation is not thread-safe. Retry, RetryCtx, Do and Loop do
+// not call the methods of an *ExponentialBackOff given to WithBackOff: they
+// read its fields and keep the changing state in a copy of their own, so one
+// policy may configure any number of concurrent calls, as long as nothing
+// else calls its methods or changes its fields meanwhile. A Ticker, by
+// contrast, owns the policy it is given.
+type ExponentialBackOff struct {
+	InitialInterval     time.Duration
+	RandomizationFactor float64
+	Multiplier          float64
+	MaxInterval         time.Duration
+	// Jitter chooses how each wait is randomized; the zero value is
+	// RandomizationJitter, the formula above.
+	Jitter Jitter
+
+	currentInterval time.Duration
+	previous        time.Duration // the last wait, for DecorrelatedJitter
+	started         bool          // Reset has run since the fields were set
+	random          func() float64
+	nilRandom       bool // WithRandom(nil) was given
+}
+
+// ExponentialBackOffOption changes a setting of an ExponentialBackOff
+// created by NewExponentialBackOff. Settings that are not given keep their
+// default.
+type ExponentialBackOffOption func(*ExponentialBackOff)
+
+// WithInitialInterval sets the interval of the first retry.
+func WithInitialInterval(d time.Duration) ExponentialBackOffOption {
+	return func(b *ExponentialBackOff) { b.InitialInterval = d }
+}
+
+// WithMaxInterval caps the interval between retries.
+func WithMaxInterval(d time.Duration) ExponentialBackOffOption {
+	return func(b *ExponentialBackOff) { b.MaxInterval = d }
+}
+
+// WithMultiplier sets the factor the interval grows by on every retry.
+func WithMultiplier(f float64) ExponentialBackOffOption {
+	return func(b *ExponentialBackOff) { b.Multiplier = f }
+}
+
+// WithRandomizationFactor sets how far an interval is randomized around its
+// nominal value, e.g. 0.5 for ±50%. It applies to RandomizationJitter.
+func WithRandomizationFactor(f float64) ExponentialBackOffOption {
+	return func(b *ExponentialBackOff) { b.RandomizationFactor = f }
+}
+
+// WithJitter chooses how each wait is randomized. See [Jitter].
+func WithJitter(j Jitter) ExponentialBackOffOption {
+	return func(b *ExponentialBackOff) { b.Jitter = j }
+}
+
+// WithRandom replaces the random source. fn must return values in [0, 1];
+// values outside are clamped. With a source that returns 1, FullJitter waits
+// are exactly the nominal interval, which lets a test assert an exact
+// sequence. fn is called from whichever goroutine calls NextBackOff, so it
+// must be safe for concurrent use if the policy is shared through
+// WithBackOff. The default source is math/rand/v2, which is safe and takes no
+// global lock. A nil fn is reported by Validate.
+func WithRandom(fn func() float64) ExponentialBackOffOption {
+	return func(b *ExponentialBackOff) { b.random, b.nilRandom = fn, fn == nil }
+}
+
+// NewExponentialBackOff creates an instance of ExponentialBackOff using
+// default values, changed by opts.
+func NewExponentialBackOff(opts ...ExponentialBackOffOption) *ExponentialBackOff {
+	b := &ExponentialBackOff{
+		InitialInterval:     DefaultInitialInterval,
+		RandomizationFactor: DefaultRandomizationFactor,
+		Multiplier:          DefaultMultiplier,
+		MaxInterval:         DefaultMaxInterval,
+	}
+	for _, opt := range opts {
+		opt(b)
+	}
+	b.Reset()
+	return b
+}
+
+// Validate reports the first setting that makes no sense, as an error
+// matching ErrInvalidConfiguration that names the field: a negative
+// interval, InitialInterval above MaxInterval, a Multiplier below 1 or not
+// finite, a RandomizationFactor outside [0, 1], an unknown Jitter, or a nil
+// random source. Retry and its relatives call it before the first attempt.
+func (b *ExponentialBackOff) Validate() error {
+	switch {
+	case b.InitialInterval < 0:
+		return invalidf("ExponentialBackOff.InitialInterval is negative (%v)", b.InitialInterval)
+	case b.MaxInterval < 0:
+		return invalidf("ExponentialBackOff.MaxInterval is negative (%v)", b.MaxInterval)
+	case b.InitialInterval > b.MaxInterval:
+		return invalidf("ExponentialBackOff.InitialInterval (%v) is greater than MaxInterval (%v)", b.InitialInterval, b.MaxInterval)
+	case math.IsNaN(b.Multiplier) || math.IsInf(b.Multiplier, 0) || b.Multiplier < 1:
+		return invalidf("ExponentialBackOff.Multiplier is %v; it must be a finite number of at least 1", b.Multiplier)
+	case math.IsNaN(b.RandomizationFactor) || b.RandomizationFactor < 0 || b.RandomizationFactor > 1:
+		return invalidf("ExponentialBackOff.RandomizationFactor is %v; it must lie in [0, 1]", b.RandomizationFactor)
+	case !b.Jitter.valid():
+		return invalidf("ExponentialBackOff.Jitter is %v, which is not a known kind", b.Jitter)
+	case b.nilRandom:
+		return invalidf("ExponentialBackOff was given WithRandom(nil)")
+	}
+	return nil
+}
+
+// Reset the interval back to the initial retry interval. NewExponentialBackOff
+// calls it, and so does the first NextBackOff of a policy built as a struct
+// literal.
+func (b *ExponentialBackOff) Reset() {
+	b.currentInterval = min(b.InitialInterval, b.MaxInterval)
+	b.previous = b.InitialInterval
+	b.started = true
+}
+
+// NextBackOff calculates the next backoff interval using the formula:
+//
+//	Randomized interval = RetryInterval * (1 ± RandomizationFactor)
+//
+// or the formula of the policy's Jitter. It returns Stop if Validate fails.
+func (b *ExponentialBackOff) NextBackOff() time.Duration {
+	if b.Validate() != nil {
+		return Stop
+	}
+	if !b.started {
+		b.Reset()
+	}
+	u := b.draw()
+	d := b.currentInterval
+	var wait time.Duration
+	switch b.Jitter {
+	case FullJitter:
+		wait = scale(d, u)
+	case EqualJitter:
+		wait = d/2 + scale(d-d/2, u)
+	case DecorrelatedJitter:
+		hi := max(saturatingTriple(b.previous), b.InitialInterval)
+		span := hi - b.InitialInterval
+		wait = min(b.InitialInterval+min(scale(span, u), span), b.MaxInterval)
+		b.previous = wait
+	default:
+		f := b.RandomizationFactor
+		wait = scale(d, 1-f+2*f*u)
+	}
+	b.currentInterval = grow(d, b.Multiplier, b.MaxInterval)
+	return wait
+}
+
+// draw returns the next random number in [0, 1].
+func (b *ExponentialBackOff) draw() float64 {
+	if b.random == nil {
+		return defaultRandom()
+	}
+	return unitInterval(b.random())
+}
+
+// grow multiplies d by m, saturating at max.
+func grow(d time.Duration, m float64, max time.Duration) time.Duration {
+	if d >= max {
+		return max
+	}
+	next := float64(d) * m
+	if next >= float64(max) {
+		return max
+	}
+	return time.Duration(next)
+}
+
+// scale returns d × x for x ≥ 0, saturating at the largest Duration.
+func scale(d time.Duration, x float64) time.Duration {
+	if x == 1 {
+		return d
+	}
+	v := float64(d) * x
+	switch {
+	case !(v > 0):
+		return 0
+	case v >= math.MaxInt64: // float64(math.MaxInt64) is 2^63
+		return math.MaxInt64
+	}
+	return time.Duration(v)
+}
+
+// saturatingTriple returns 3d, or the largest Duration if that overflows.
+func saturatingTriple(d time.Duration) time.Duration {
+	if d > math.MaxInt64/3 {
+		return math.MaxInt64
+	}
+	return 3 * d
+}

@@ -1,0 +1,5 @@
+module github.com/herdsafe/backoff
+
+go 1.25
+
+require github.com/benbjohnson/clock v1.3.5

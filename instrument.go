@@ -1,0 +1,72 @@
+package backoff
+
+import (
+	"context"
+	"time"
+)
+
+// Instrumenter observes every attempt the driver makes: one mechanism for
+// tracing, metrics and logs. Register one with WithInstrumenter.
+//
+// For each attempt the driver calls BeforeAttempt, runs the operation with
+// the context BeforeAttempt returned (so a tracer can open a span per
+// attempt and hand it to the operation), then calls AfterAttempt with that
+// same context and the outcome: State.Err is nil on success; otherwise
+// either State.NextDelay is the wait before the next attempt, or
+// State.GivingUp is true and State.Cause says why.
+//
+// A run that fails ends with exactly one State whose GivingUp is true. When
+// the stop comes after the AfterAttempt of the last attempt (the context is
+// cancelled during the wait, or in Notify), AfterAttempt is called a second
+// time for that attempt, with GivingUp set; when it comes before any attempt
+// (the context was already done), it is called once with Attempt 0.
+//
+// The driver calls the methods on the goroutine that called it, never
+// concurrently for one run; an Instrumenter shared by concurrent runs must be
+// safe for concurrent use.
+type Instrumenter interface {
+	// BeforeAttempt is called before each attempt and returns the context
+	// for it: ctx itself, or one derived from it. A nil result means ctx.
+	BeforeAttempt(ctx context.Context, s State) context.Context
+	// AfterAttempt is called after each attempt with its outcome.
+	AfterAttempt(ctx context.Context, s State)
+}
+
+// State describes one attempt, for an Instrumenter.
+type State struct {
+	// Name is the operation's name, from WithName.
+	Name string
+	// Attempt is the attempt's number, from 1.
+	Attempt int
+	// MaxTries is the attempt budget from WithMaxTries; 0 means no limit.
+	MaxTries uint
+	// MaxElapsedTime is the time budget from WithMaxElapsedTime; 0 means no
+	// limit.
+	MaxElapsedTime time.Duration
+	// Err is the error the attempt returned. It is nil in BeforeAttempt and
+	// after a success.
+	Err error
+	// Elapsed is the time since the driver was called.
+	Elapsed time.Duration
+	// NextDelay is the wait before the next attempt, when there is one.
+	NextDelay time.Duration
+	// GivingUp is true when the driver makes no further attempt after a
+	// failure; Cause then says why, as Error.Cause does.
+	GivingUp bool
+	// Cause is why the driver gave up: ErrPermanent, ErrExhausted,
+	// ErrMaxElapsedTime, the context's cause, or an ErrInvalidConfiguration.
+	Cause error
+}
+
+// WithInstrumenter adds an Instrumenter. Several may be added; they are
+// called in the order given, each BeforeAttempt receiving the context the
+// previous one returned. A nil i is reported as ErrInvalidConfiguration.
+func WithInstrumenter(i Instrumenter) RetryOption {
+	return func(o *retryOptions) {
+		if i == nil {
+			o.fail("WithInstrumenter was given a nil Instrumenter")
+			return
+		}
+		o.instrumenters = append(o.instrumenters, i)
+	}
+}

@@ -1,0 +1,174 @@
+package backoff
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/benbjohnson/clock"
+)
+
+// Ticker holds a channel that delivers `ticks' of a clock at times reported
+// by a BackOff.
+//
+// Ticks will continue to arrive when the previous operation is still
+// running, so operations that take a while to fail could run in quick
+// succession: the wait before the next tick starts when a tick is received.
+//
+// The Ticker owns its BackOff: it calls Reset before the first tick and
+// NextBackOff from its own goroutine, so nothing else may call the policy's
+// methods while the Ticker runs. Its methods are safe for concurrent use.
+type Ticker struct {
+	C <-chan time.Time
+
+	c     chan time.Time
+	b     BackOff
+	clock clock.Clock // nil: the time package
+	ctx   context.Context
+	reset chan struct{}
+	stop  chan struct{}
+	done  chan struct{}
+	once  sync.Once
+}
+
+// NewTicker returns a new Ticker containing a channel that will send the
+// time at times specified by the BackOff argument. Ticker is guaranteed to
+// tick at least once. The channel is closed when Stop method is called or
+// BackOff stops. It is not safe to manipulate the provided backoff policy
+// (notably calling NextBackOff or Reset) while the ticker is running.
+//
+// Like time.NewTicker, it panics if its argument cannot be used: a nil
+// BackOff, or a policy whose Validate method fails. Wrap the policy with
+// WithContext to stop the Ticker with a context.
+func NewTicker(b BackOff) *Ticker {
+	return newTicker(b, nil)
+}
+
+// NewTickerWithClock is NewTicker with the waits measured by c, such as a
+// *clock.Mock in a test. It panics if c is nil.
+func NewTickerWithClock(b BackOff, c clock.Clock) *Ticker {
+	if c == nil {
+		panic("backoff: NewTickerWithClock called with a nil clock")
+	}
+	return newTicker(b, c)
+}
+
+func newTicker(b BackOff, c clock.Clock) *Ticker {
+	if err := validatePolicy(b); err != nil {
+		panic("backoff: NewTicker: " + err.Error())
+	}
+	ch := make(chan time.Time)
+	t := &Ticker{
+		C:     ch,
+		c:     ch,
+		b:     b,
+		clock: c,
+		ctx:   policyContext(b),
+		reset: make(chan struct{}),
+		stop:  make(chan struct{}),
+		done:  make(chan struct{}),
+	}
+	if t.ctx == nil {
+		t.ctx = context.Background()
+	}
+	b.Reset()
+	go t.run()
+	return t
+}
+
+// Stop turns off a ticker. After Stop, no more ticks will be sent. Stop is
+// synchronous: when it returns, the Ticker's goroutine has ended, its timer
+// is stopped and C is closed. Stop may be called more than once.
+func (t *Ticker) Stop() {
+	t.once.Do(func() { close(t.stop) })
+	<-t.done
+}
+
+// Reset restarts the policy's sequence: the wait before the next tick is the
+// first one again, counted from now if a wait is in progress. It does
+// nothing once the Ticker has stopped.
+func (t *Ticker) Reset() {
+	select {
+	case t.reset <- struct{}{}:
+	case <-t.done:
+	}
+}
+
+func (t *Ticker) run() {
+	defer close(t.done)
+	defer close(t.c)
+	tick := t.now()
+	first := true
+	for {
+		if !t.send(tick, first) {
+			return
+		}
+		first = false
+		var ok bool
+		if tick, ok = t.sleep(); !ok {
+			return
+		}
+	}
+}
+
+// send delivers one tick. The first tick is delivered even if the policy's
+// context is already done.
+func (t *Ticker) send(tick time.Time, first bool) bool {
+	done := t.ctx.Done()
+	if first {
+		done = nil
+	}
+	for {
+		select {
+		case t.c <- tick:
+			return true
+		case <-t.reset:
+			t.b.Reset()
+		case <-t.stop:
+			return false
+		case <-done:
+			return false
+		}
+	}
+}
+
+// sleep waits the policy's next interval and returns the time it ended.
+func (t *Ticker) sleep() (time.Time, bool) {
+	for {
+		next := t.b.NextBackOff()
+		if next < 0 { // Stop, or a broken policy
+			return time.Time{}, false
+		}
+		fired, stop := t.timer(next)
+		select {
+		case tick := <-fired:
+			return tick, true
+		case <-t.reset:
+			stop()
+			t.b.Reset()
+		case <-t.stop:
+			stop()
+			return time.Time{}, false
+		case <-t.ctx.Done():
+			stop()
+			return time.Time{}, false
+		}
+	}
+}
+
+// timer starts a timer of d on the Ticker's clock.
+func (t *Ticker) timer(d time.Duration) (<-chan time.Time, func() bool) {
+	if t.clock == nil {
+		tm := time.NewTimer(d)
+		return tm.C, tm.Stop
+	}
+	tm := t.clock.Timer(d)
+	return tm.C, tm.Stop
+}
+
+func (t *Ticker) now() time.Time {
+	if t.clock == nil {
+		return time.Now()
+	}
+	return t.clock.Now()
+}
