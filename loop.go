@@ -68,7 +68,7 @@ func (l *Loop) Wait(ctx context.Context) bool {
 	d := &l.d
 	d.bypass = 0 // a new context each call
 	if d.attempt == 0 {
-		d.start = d.now()
+		d.begin()
 		d.schedule.start(d.o.backOff)
 		d.attempt = 1
 		return true
@@ -107,7 +107,7 @@ func (l *Loop) Wait(ctx context.Context) bool {
 // any wait.
 func (l *Loop) Reset() {
 	l.d.attempt = 0
-	l.d.start = time.Time{}
+	l.d.started = false
 	l.pending = false
 	l.err = nil
 }
@@ -127,7 +127,7 @@ func (l *Loop) Attempt() int { return l.d.attempt }
 
 // Elapsed returns the time since the first Wait (or the first Wait after
 // Reset), on the Loop's clock; 0 before it.
-func (l *Loop) Elapsed() time.Duration { return l.d.since(l.d.start) }
+func (l *Loop) Elapsed() time.Duration { return l.d.elapsed() }
 
 // Err returns nil while Wait returns true, and once Wait has returned false,
 // an *Error whose Cause says why: ErrExhausted, ErrMaxElapsedTime, the
@@ -141,6 +141,6 @@ func (l *Loop) Err() error {
 }
 
 func (l *Loop) stop(cause error) bool {
-	l.err = &Error{Cause: cause, Attempts: l.d.attempt, Elapsed: l.d.since(l.d.start)}
+	l.err = &Error{Cause: cause, Attempts: l.d.attempt, Elapsed: l.d.elapsed()}
 	return false
 }

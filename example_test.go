@@ -1,0 +1,444 @@
+package backoff_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/herdsafe/backoff"
+)
+
+func ExampleRetry() {
+	// A stand-in for the remote service. In real code this is the endpoint
+	// you are calling; here it is an in-process test server so the example
+	// is self-contained and does not depend on the network.
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer server.Close()
+
+	// The operation returns a value and an error; the value can be any type.
+	operation := func() (string, error) {
+		resp, err := http.Get(server.URL)
+		if err != nil {
+			return "", err // transient: Retry will try again
+		}
+		defer resp.Body.Close()
+
+		// If we are being rate limited, return a RetryAfter to say how long
+		// to wait. This also resets the backoff policy.
+		if resp.StatusCode == http.StatusTooManyRequests {
+			seconds, err := strconv.ParseInt(resp.Header.Get("Retry-After"), 10, 64)
+			if err == nil {
+				return "", backoff.RetryAfter(time.Duration(seconds)*time.Second, fmt.Errorf("rate limited: %s", resp.Status))
+			}
+		}
+
+		// Client errors won't fix themselves: return a Permanent error to
+		// stop retrying.
+		if resp.StatusCode >= 400 && resp.StatusCode < 500 {
+			return "", backoff.Permanent(errors.New("bad request"))
+		}
+		return "hello", nil
+	}
+
+	result, err := backoff.Retry(operation, backoff.WithBackOff(backoff.NewExponentialBackOff()))
+	if err != nil {
+		fmt.Println("Error:", err)
+		return
+	}
+	fmt.Println(result)
+	// Output:
+	// hello
+}
+
+// The error-handling switch: every failure is an *Error whose Cause says why
+// retrying stopped and whose LastErr is the operation's own last error.
+func ExampleRetry_outcomes() {
+	var calls atomic.Int32
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer server.Close()
+
+	operation := func() (string, error) {
+		resp, err := http.Get(server.URL)
+		if err != nil {
+			return "", err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return "", fmt.Errorf("server error: %s", resp.Status)
+		}
+		return "ok", nil
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	result, err := backoff.RetryCtx(ctx, operation,
+		backoff.WithBackOff(&backoff.ZeroBackOff{}), // no waits, to keep the example fast
+		backoff.WithMaxElapsedTime(10*time.Second),
+		backoff.WithMaxTries(3),
+	)
+
+	switch {
+	case err == nil:
+		fmt.Println(result)
+	case errors.Is(err, backoff.ErrPermanent):
+		fmt.Println("permanent:", err)
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		fmt.Println("context done:", err)
+	case errors.Is(err, backoff.ErrMaxElapsedTime):
+		fmt.Println("timed out:", err)
+	case errors.Is(err, backoff.ErrExhausted):
+		fmt.Println("retries exhausted:", err)
+	}
+
+	// The last operation error is always available, whatever the cause.
+	var re *backoff.Error
+	if errors.As(err, &re) {
+		fmt.Println("attempts:", re.Attempts, "server calls:", calls.Load())
+	}
+	// Output:
+	// retries exhausted: server error: 503 Service Unavailable
+	// attempts: 3 server calls: 3
+}
+
+func ExampleRetryCtx() {
+	var calls atomic.Int32
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) <= 2 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, "ready")
+	}))
+	defer server.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	body, err := backoff.RetryCtx(ctx, func() (string, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, server.URL, nil)
+		if err != nil {
+			return "", backoff.Permanent(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return "", err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return "", errors.New(resp.Status)
+		}
+		b, err := io.ReadAll(resp.Body)
+		return string(b), err
+	},
+		backoff.WithBackOff(backoff.NewConstantBackOff(time.Millisecond)),
+		backoff.WithNotify(func(err error, wait time.Duration) {
+			fmt.Printf("%v; retrying in %v\n", err, wait)
+		}),
+	)
+	fmt.Println(body, err)
+	// Output:
+	// 503 Service Unavailable; retrying in 1ms
+	// 503 Service Unavailable; retrying in 1ms
+	// ready <nil>
+}
+
+func ExampleRetryError() {
+	pings := 0
+	ping := func() error { // a stand-in for db.Ping
+		pings++
+		if pings < 3 {
+			return errors.New("connection refused")
+		}
+		return nil
+	}
+	err := backoff.RetryError(ping,
+		backoff.WithBackOff(&backoff.ZeroBackOff{}),
+		backoff.WithMaxTries(5))
+	fmt.Println(pings, err)
+	// Output:
+	// 3 <nil>
+}
+
+// A server that names its wait wins over the computed backoff.
+func ExampleRetryAfter() {
+	var calls atomic.Int32
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			w.Header().Set("Retry-After", "2")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		io.WriteString(w, "done")
+	}))
+	defer server.Close()
+
+	operation := func() (string, error) {
+		resp, err := http.Get(server.URL)
+		if err != nil {
+			return "", err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode == http.StatusTooManyRequests {
+			seconds, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+			return "", backoff.RetryAfter(time.Duration(seconds)*time.Second, errors.New(resp.Status))
+		}
+		b, err := io.ReadAll(resp.Body)
+		return string(b), err
+	}
+
+	// Examples run as tests, so WithTestingBypass skips the 2s wait here;
+	// Notify still reports it.
+	ctx := backoff.WithTestingBypass(context.Background())
+	result, err := backoff.RetryCtx(ctx, operation, backoff.WithNotify(func(err error, wait time.Duration) {
+		fmt.Printf("%v: waiting %v\n", err, wait)
+	}))
+	fmt.Println(result, err)
+	// Output:
+	// retry after 2s: 429 Too Many Requests: waiting 2s
+	// done <nil>
+}
+
+func ExampleTicker() {
+	// An operation that may fail.
+	operation := func() (string, error) {
+		return "hello", nil
+	}
+
+	ticker := backoff.NewTicker(backoff.NewExponentialBackOff())
+	defer ticker.Stop()
+
+	var result string
+	var err error
+
+	// Ticks will continue to arrive when the previous operation is still
+	// running, so operations that take a while to fail could run in quick
+	// succession.
+	for range ticker.C {
+		if result, err = operation(); err != nil {
+			log.Println(err, "will retry...")
+			continue
+		}
+		break
+	}
+	if err != nil {
+		fmt.Println("Error:", err)
+		return
+	}
+	fmt.Println(result)
+	// Output:
+	// hello
+}
+
+// A Ticker has no context of its own: wrap its policy with WithContext to
+// end it with one.
+func ExampleWithContext() {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ticker := backoff.NewTicker(backoff.WithContext(ctx, backoff.NewConstantBackOff(time.Hour)))
+	defer ticker.Stop()
+
+	ticks := 0
+	for range ticker.C {
+		ticks++
+		cancel() // the hour-long wait ends at once
+	}
+	fmt.Println("ticks:", ticks)
+	// Output:
+	// ticks: 1
+}
+
+func ExampleDo() {
+	attempts := 0
+	n, err := backoff.Do(context.Background(), func(ctx context.Context) (int, error) {
+		attempts++
+		if attempts == 1 {
+			<-ctx.Done() // the first attempt hangs until its own deadline
+			return 0, ctx.Err()
+		}
+		return 42, nil
+	},
+		backoff.WithAttemptTimeout(time.Millisecond),
+		backoff.WithBackOff(&backoff.ZeroBackOff{}),
+	)
+	fmt.Println(n, err, attempts)
+	// Output:
+	// 42 <nil> 2
+}
+
+var errConnRefused = errors.New("connection refused")
+
+func ExampleWithRetryable() {
+	isTransient := func(err error) bool { return errors.Is(err, errConnRefused) }
+	attempts := 0
+	err := backoff.RetryError(func() error {
+		attempts++
+		if attempts < 3 {
+			return errConnRefused
+		}
+		return errors.New("malformed request")
+	}, backoff.WithRetryable(isTransient), backoff.WithBackOff(&backoff.ZeroBackOff{}))
+
+	fmt.Println(attempts, err, errors.Is(err, backoff.ErrPermanent))
+	// Output:
+	// 3 malformed request true
+}
+
+func ExampleRetryIf() {
+	err := backoff.RetryError(func() error {
+		return fmt.Errorf("reading the reply: %w", io.ErrUnexpectedEOF)
+	}, backoff.RetryIf(io.ErrUnexpectedEOF, errConnRefused),
+		backoff.WithMaxTries(2), backoff.WithBackOff(&backoff.ZeroBackOff{}))
+	fmt.Println(err, errors.Is(err, backoff.ErrExhausted))
+	// Output:
+	// reading the reply: unexpected EOF true
+}
+
+// A reconnect loop: the first Wait returns at once, each later one waits the
+// next backoff, and Reset after a success starts the waiting over.
+func ExampleLoop() {
+	ctx := backoff.WithTestingBypass(context.Background()) // skip the waits in this example
+	loop := backoff.NewLoop(backoff.WithMaxTries(4))
+	sessions := []bool{false, true, false, false, false, false} // did each connection get through?
+	for i := 0; loop.Wait(ctx); i++ {
+		connected := sessions[i]
+		fmt.Println("attempt", loop.Attempt(), "connected:", connected)
+		if connected {
+			loop.Reset()
+		}
+	}
+	fmt.Println(loop.Err(), errors.Is(loop.Err(), backoff.ErrExhausted))
+	// Output:
+	// attempt 1 connected: false
+	// attempt 2 connected: true
+	// attempt 1 connected: false
+	// attempt 2 connected: false
+	// attempt 3 connected: false
+	// attempt 4 connected: false
+	// backoff: retries exhausted true
+}
+
+func ExampleWithJitter() {
+	b := backoff.NewExponentialBackOff(
+		backoff.WithInitialInterval(100*time.Millisecond),
+		backoff.WithMaxInterval(time.Second),
+		backoff.WithMultiplier(2),
+		backoff.WithJitter(backoff.FullJitter),
+		backoff.WithRandom(func() float64 { return 1 }), // the top of each range, for a repeatable output
+	)
+	for range 5 {
+		fmt.Print(b.NextBackOff(), " ")
+	}
+	fmt.Println()
+	// Output:
+	// 100ms 200ms 400ms 800ms 1s
+}
+
+// printer is an Instrumenter that prints what it sees.
+type printer struct{}
+
+func (printer) BeforeAttempt(ctx context.Context, s backoff.State) context.Context {
+	fmt.Printf("%s: attempt %d of %d\n", s.Name, s.Attempt, s.MaxTries)
+	return ctx
+}
+
+func (printer) AfterAttempt(ctx context.Context, s backoff.State) {
+	switch {
+	case s.Err == nil:
+		fmt.Printf("%s: attempt %d succeeded\n", s.Name, s.Attempt)
+	case s.GivingUp:
+		fmt.Printf("%s: giving up after attempt %d (%v): %v\n", s.Name, s.Attempt, s.Cause, s.Err)
+	default:
+		fmt.Printf("%s: attempt %d failed (%v), next in %v\n", s.Name, s.Attempt, s.Err, s.NextDelay)
+	}
+}
+
+func ExampleWithInstrumenter() {
+	_, _ = backoff.Retry(func() (int, error) { return 0, errConnRefused },
+		backoff.WithName("publish"),
+		backoff.WithInstrumenter(printer{}),
+		backoff.WithMaxTries(2),
+		backoff.WithBackOff(backoff.NewConstantBackOff(0)))
+	// Output:
+	// publish: attempt 1 of 2
+	// publish: attempt 1 failed (connection refused), next in 0s
+	// publish: attempt 2 of 2
+	// publish: giving up after attempt 2 (backoff: retries exhausted): connection refused
+}
+
+func ExampleWithLogger() {
+	logger := slog.New(slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey || a.Key == backoff.LogKeyElapsed {
+				return slog.Attr{} // drop what changes from run to run
+			}
+			return a
+		},
+	}))
+	_ = backoff.RetryError(func() error { return errConnRefused },
+		backoff.WithName("db.ping"),
+		backoff.WithLogger(logger),
+		backoff.WithMaxTries(2),
+		backoff.WithBackOff(backoff.NewConstantBackOff(0)))
+	// Output:
+	// level=WARN msg=retrying retry.name=db.ping retry.attempt=1 retry.delay=0s error="connection refused"
+	// level=ERROR msg="giving up" retry.name=db.ping retry.attempt=2 retry.cause="backoff: retries exhausted" error="connection refused"
+}
+
+func ExampleWithPanicRecovery() {
+	_, err := backoff.Retry(func() (int, error) {
+		panic("inconsistent cache state") // a bug in the operation
+	}, backoff.WithPanicRecovery(),
+		backoff.WithRetryable(func(err error) bool {
+			var pe *backoff.PanicError
+			return !errors.As(err, &pe) // a panic is a bug: do not retry it
+		}))
+	var pe *backoff.PanicError
+	fmt.Println(errors.As(err, &pe), errors.Is(err, backoff.ErrPermanent))
+	fmt.Println(pe.Value)
+	// Output:
+	// true true
+	// inconsistent cache state
+}
+
+// An application's own test can run its retry paths without waiting:
+// WithTestingBypass skips every wait under the context it returns.
+func ExampleWithTestingBypass() {
+	ctx := backoff.WithTestingBypass(context.Background())
+	start := time.Now()
+	attempts := 0
+	err := backoff.RetryErrorCtx(ctx, func() error {
+		attempts++
+		return errConnRefused
+	}, backoff.WithBackOff(backoff.NewConstantBackOff(time.Hour)), backoff.WithMaxTries(4))
+	fmt.Println(attempts, err, time.Since(start) < time.Minute)
+	// Output:
+	// 4 connection refused true
+}
+
+func ExampleError() {
+	err := backoff.RetryError(func() error { return errConnRefused },
+		backoff.WithMaxTries(3), backoff.WithBackOff(&backoff.ZeroBackOff{}))
+	var re *backoff.Error
+	if errors.As(err, &re) {
+		fmt.Println(re.Attempts, re.Cause, "|", re.LastErr)
+	}
+	fmt.Println(err) // the operation's own message, undecorated
+	// Output:
+	// 3 backoff: retries exhausted | connection refused
+	// connection refused
+}

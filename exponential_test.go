@@ -1,0 +1,257 @@
+package backoff
+
+import (
+	"bufio"
+	"errors"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// constRandom is a random source that always returns v.
+func constRandom(v float64) func() float64 { return func() float64 { return v } }
+
+func seconds(d time.Duration) float64 { return d.Seconds() }
+
+// within reports whether got is within a relative tolerance tol of want.
+func within(got, want, tol float64) bool {
+	return math.Abs(got-want) <= tol*math.Abs(want)
+}
+
+type goldenRow struct {
+	n                int
+	nominal, lo, hi float64
+}
+
+func readGolden(t *testing.T) []goldenRow {
+	t.Helper()
+	f, err := os.Open("testdata/default_intervals.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var rows []goldenRow
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		fields := strings.Fields(line)
+		if len(fields) != 4 {
+			t.Fatalf("golden line %q: want 4 fields", line)
+		}
+		var v [4]float64
+		for i, s := range fields {
+			if v[i], err = strconv.ParseFloat(s, 64); err != nil {
+				t.Fatalf("golden line %q: %v", line, err)
+			}
+		}
+		rows = append(rows, goldenRow{int(v[0]), v[1], v[2], v[3]})
+	}
+	if len(rows) != 9 {
+		t.Fatalf("golden file has %d rows, want 9", len(rows))
+	}
+	return rows
+}
+
+// The default policy follows the documented table: the lowest random draw
+// gives the bottom of each range, the highest its top, and FullJitter with a
+// draw of 1 the nominal interval.
+func TestDefaultIntervalsMatchGoldenTable(t *testing.T) {
+	rows := readGolden(t)
+	lo := NewExponentialBackOff(WithRandom(constRandom(0)))
+	hi := NewExponentialBackOff(WithRandom(constRandom(1)))
+	nominal := NewExponentialBackOff(WithRandom(constRandom(1)), WithJitter(FullJitter))
+	for _, r := range rows {
+		gotLo, gotHi, gotNominal := seconds(lo.NextBackOff()), seconds(hi.NextBackOff()), seconds(nominal.NextBackOff())
+		if !within(gotNominal, r.nominal, 0.001) {
+			t.Errorf("request %d: nominal interval %.4fs, table says %.4fs", r.n, gotNominal, r.nominal)
+		}
+		if !within(gotLo, r.lo, 0.001) || !within(gotHi, r.hi, 0.001) {
+			t.Errorf("request %d: randomized range [%.4f, %.4f]s, table says [%.4f, %.4f]s", r.n, gotLo, gotHi, r.lo, r.hi)
+		}
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	b := NewExponentialBackOff()
+	if b.InitialInterval != 500*time.Millisecond || b.MaxInterval != 60*time.Second ||
+		b.Multiplier != 1.5 || b.RandomizationFactor != 0.5 || b.Jitter != RandomizationJitter {
+		t.Fatalf("defaults = %+v", b)
+	}
+	if err := b.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// MaxInterval caps the nominal interval, not the randomized one.
+func TestMaxIntervalCapsTheIntervalNotTheRandomizedValue(t *testing.T) {
+	b := NewExponentialBackOff(WithInitialInterval(time.Second), WithMaxInterval(4*time.Second),
+		WithMultiplier(2), WithRandom(constRandom(1)))
+	want := []time.Duration{1500 * time.Millisecond, 3 * time.Second, 6 * time.Second, 6 * time.Second, 6 * time.Second}
+	for i, w := range want {
+		if got := b.NextBackOff(); got != w {
+			t.Errorf("call %d: %v, want %v", i+1, got, w)
+		}
+	}
+}
+
+func TestResetRestartsTheSequence(t *testing.T) {
+	b := NewExponentialBackOff(WithRandomizationFactor(0), WithMultiplier(2), WithInitialInterval(time.Second))
+	for range 5 {
+		b.NextBackOff()
+	}
+	b.Reset()
+	if got := b.NextBackOff(); got != time.Second {
+		t.Fatalf("after Reset: %v, want 1s", got)
+	}
+}
+
+// A policy built as a struct literal, never Reset, starts at its initial
+// interval rather than at zero.
+func TestStructLiteralStartsAtInitialInterval(t *testing.T) {
+	b := &ExponentialBackOff{InitialInterval: time.Second, Multiplier: 2, MaxInterval: time.Minute}
+	for i, want := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second} {
+		if got := b.NextBackOff(); got != want {
+			t.Fatalf("call %d: %v, want %v", i+1, got, want)
+		}
+	}
+}
+
+func TestValidateNamesTheBadField(t *testing.T) {
+	cases := []struct {
+		name  string
+		opts  []ExponentialBackOffOption
+		field string
+	}{
+		{"negative initial", []ExponentialBackOffOption{WithInitialInterval(-time.Second)}, "InitialInterval"},
+		{"negative max", []ExponentialBackOffOption{WithInitialInterval(0), WithMaxInterval(-1)}, "MaxInterval"},
+		{"initial above max", []ExponentialBackOffOption{WithInitialInterval(2 * time.Minute)}, "InitialInterval"},
+		{"multiplier below 1", []ExponentialBackOffOption{WithMultiplier(0.5)}, "Multiplier"},
+		{"zero multiplier", []ExponentialBackOffOption{WithMultiplier(0)}, "Multiplier"},
+		{"NaN multiplier", []ExponentialBackOffOption{WithMultiplier(math.NaN())}, "Multiplier"},
+		{"infinite multiplier", []ExponentialBackOffOption{WithMultiplier(math.Inf(1))}, "Multiplier"},
+		{"negative factor", []ExponentialBackOffOption{WithRandomizationFactor(-0.1)}, "RandomizationFactor"},
+		{"factor above 1", []ExponentialBackOffOption{WithRandomizationFactor(1.5)}, "RandomizationFactor"},
+		{"NaN factor", []ExponentialBackOffOption{WithRandomizationFactor(math.NaN())}, "RandomizationFactor"},
+		{"unknown jitter", []ExponentialBackOffOption{WithJitter(Jitter(42))}, "Jitter"},
+		{"nil random", []ExponentialBackOffOption{WithRandom(nil)}, "WithRandom"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := NewExponentialBackOff(c.opts...)
+			err := b.Validate()
+			if !errors.Is(err, ErrInvalidConfiguration) {
+				t.Fatalf("Validate() = %v, want ErrInvalidConfiguration", err)
+			}
+			if !strings.Contains(err.Error(), c.field) {
+				t.Errorf("Validate() = %q, does not name %s", err, c.field)
+			}
+			if got := b.NextBackOff(); got != Stop {
+				t.Errorf("NextBackOff() of an invalid policy = %v, want Stop", got)
+			}
+		})
+	}
+}
+
+// However many times NextBackOff is called and whatever the (valid) fields
+// hold, the wait is never negative and never overflows.
+func TestNextBackOffSaturates(t *testing.T) {
+	huge := time.Duration(math.MaxInt64)
+	for _, j := range []Jitter{RandomizationJitter, FullJitter, EqualJitter, DecorrelatedJitter} {
+		for _, r := range []float64{0, 0.5, 1} {
+			b := NewExponentialBackOff(WithInitialInterval(time.Second), WithMaxInterval(huge),
+				WithMultiplier(3), WithRandomizationFactor(1), WithJitter(j), WithRandom(constRandom(r)))
+			var prev time.Duration
+			for i := range 200 {
+				got := b.NextBackOff()
+				if got < 0 {
+					t.Fatalf("%v r=%v call %d: negative wait %v", j, r, i, got)
+				}
+				if r == 1 && j != RandomizationJitter && got < prev {
+					t.Fatalf("%v r=1 call %d: %v after %v, want non-decreasing", j, i, got, prev)
+				}
+				prev = got
+			}
+			if r == 1 && prev != huge {
+				t.Errorf("%v r=1: settled at %v, want the largest Duration", j, prev)
+			}
+		}
+	}
+}
+
+// Waits of the jitter kinds other than RandomizationJitter never exceed
+// MaxInterval; RandomizationJitter stays within MaxInterval × (1+factor).
+func TestWaitsStayWithinTheirBounds(t *testing.T) {
+	const max = 3 * time.Second
+	for _, j := range []Jitter{RandomizationJitter, FullJitter, EqualJitter, DecorrelatedJitter} {
+		b := NewExponentialBackOff(WithInitialInterval(100*time.Millisecond), WithMaxInterval(max), WithJitter(j))
+		limit := max
+		if j == RandomizationJitter {
+			limit = time.Duration(float64(max) * (1 + b.RandomizationFactor))
+		}
+		for i := range 1000 {
+			if got := b.NextBackOff(); got < 0 || got > limit {
+				t.Fatalf("%v call %d: %v outside [0, %v]", j, i, got, limit)
+			}
+		}
+	}
+}
+
+// Sharing one random-source-free policy value between goroutines that each
+// own a copy is race-free, and the default random source takes no lock.
+func TestDefaultRandomIsSafeForConcurrentUse(t *testing.T) {
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b := NewExponentialBackOff(WithJitter(FullJitter))
+			for range 1000 {
+				if d := b.NextBackOff(); d < 0 {
+					t.Error("negative wait")
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func FuzzNextBackOff(f *testing.F) {
+	f.Add(int64(time.Second), int64(time.Minute), 1.5, 0.5, 0, 0.3, 50)
+	f.Add(int64(math.MaxInt64/2), int64(math.MaxInt64), 1e300, 1.0, 1, 1.0, 100)
+	f.Add(int64(1), int64(math.MaxInt64), 2.0, 0.0, 3, 1.0, 200)
+	f.Add(int64(-1), int64(5), math.NaN(), 2.0, 9, -3.0, 10)
+	f.Fuzz(func(t *testing.T, initial, maxInterval int64, mult, factor float64, jitter int, r float64, calls int) {
+		b := &ExponentialBackOff{
+			InitialInterval:     time.Duration(initial),
+			MaxInterval:         time.Duration(maxInterval),
+			Multiplier:          mult,
+			RandomizationFactor: factor,
+			Jitter:              Jitter(jitter),
+			random:              constRandom(r),
+		}
+		valid := b.Validate() == nil
+		for range min(max(calls, 1), 300) {
+			got := b.NextBackOff()
+			if !valid {
+				if got != Stop {
+					t.Fatalf("invalid policy %+v returned %v, want Stop", b, got)
+				}
+				continue
+			}
+			if got < 0 {
+				t.Fatalf("policy %+v returned negative %v", b, got)
+			}
+			if b.Jitter != RandomizationJitter && got > b.MaxInterval {
+				t.Fatalf("policy %+v returned %v above MaxInterval", b, got)
+			}
+		}
+	})
+}

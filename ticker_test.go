@@ -1,0 +1,202 @@
+package backoff
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"go.uber.org/goleak"
+)
+
+// tickerClock is a mock clock that reports each timer the Ticker starts, so
+// a test advances time exactly when the Ticker is waiting.
+type tickerClock struct {
+	*clock.Mock
+	timers chan time.Duration
+}
+
+func newTickerClock() *tickerClock {
+	return &tickerClock{Mock: clock.NewMock(), timers: make(chan time.Duration, 16)}
+}
+
+func (c *tickerClock) Timer(d time.Duration) *clock.Timer {
+	t := c.Mock.Timer(d)
+	c.timers <- d
+	return t
+}
+
+// next returns the duration of the next timer the Ticker starts.
+func (c *tickerClock) next(t *testing.T) time.Duration {
+	t.Helper()
+	select {
+	case d := <-c.timers:
+		return d
+	case <-time.After(5 * time.Second): // a safety net against a hang, never reached when the test passes
+		t.Fatal("the Ticker started no timer")
+		return 0
+	}
+}
+
+func receive(t *testing.T, c <-chan time.Time) (time.Time, bool) {
+	t.Helper()
+	select {
+	case tick, ok := <-c:
+		return tick, ok
+	case <-time.After(5 * time.Second): // safety net only
+		t.Fatal("no tick and no close")
+		return time.Time{}, false
+	}
+}
+
+func TestTickerTicksAtThePolicysTimes(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	clk := newTickerClock()
+	b := NewExponentialBackOff(WithInitialInterval(time.Second), WithMultiplier(2), WithRandomizationFactor(0))
+	ticker := NewTickerWithClock(b, clk)
+	defer ticker.Stop()
+
+	start := clk.Now()
+	if tick, _ := receive(t, ticker.C); !tick.Equal(start) {
+		t.Fatalf("first tick at %v, want at once (%v)", tick, start)
+	}
+	for i, want := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second} {
+		d := clk.next(t)
+		if d != want {
+			t.Fatalf("wait %d: %v, want %v", i+1, d, want)
+		}
+		clk.Add(d)
+		tick, ok := receive(t, ticker.C)
+		if !ok || !tick.Equal(clk.Now()) {
+			t.Fatalf("tick %d: %v (ok=%v), want %v", i+2, tick, ok, clk.Now())
+		}
+	}
+}
+
+// The Ticker ticks at least once, then closes its channel when the policy
+// stops.
+func TestTickerClosesWhenThePolicyStops(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	ticker := NewTickerWithClock(&StopBackOff{}, newTickerClock())
+	if _, ok := receive(t, ticker.C); !ok {
+		t.Fatal("no first tick")
+	}
+	if _, ok := receive(t, ticker.C); ok {
+		t.Fatal("a second tick from a stopped policy")
+	}
+	ticker.Stop()
+}
+
+// Stop is synchronous: when it returns no tick is delivered, the channel is
+// closed and the goroutine is gone, even with a tick pending.
+func TestTickerStopIsSynchronous(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	clk := newTickerClock()
+	ticker := NewTickerWithClock(NewConstantBackOff(time.Second), clk)
+	receive(t, ticker.C)
+	clk.Add(clk.next(t)) // a tick is now waiting to be sent
+	ticker.Stop()
+	if tick, ok := <-ticker.C; ok {
+		t.Fatalf("tick %v delivered after Stop returned", tick)
+	}
+	clk.Add(time.Hour)
+	if _, ok := <-ticker.C; ok {
+		t.Fatal("tick after Stop and an hour")
+	}
+	ticker.Stop() // a second Stop is harmless
+}
+
+func TestTickerStopFromManyGoroutines(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	ticker := NewTickerWithClock(NewConstantBackOff(time.Minute), newTickerClock())
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(ticker.Stop)
+	}
+	wg.Wait()
+	for range ticker.C {
+	}
+}
+
+// Reset mid-run restarts the sequence from the initial interval.
+func TestTickerResetRestartsFromTheInitialInterval(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	clk := newTickerClock()
+	b := NewExponentialBackOff(WithInitialInterval(time.Second), WithMultiplier(2), WithRandomizationFactor(0))
+	ticker := NewTickerWithClock(b, clk)
+	defer ticker.Stop()
+	receive(t, ticker.C)
+	clk.Add(clk.next(t))
+	receive(t, ticker.C)
+	if d := clk.next(t); d != 2*time.Second {
+		t.Fatalf("second wait %v, want 2s", d)
+	}
+	ticker.Reset()
+	if d := clk.next(t); d != time.Second {
+		t.Fatalf("wait after Reset %v, want the initial 1s", d)
+	}
+	clk.Add(time.Second)
+	if tick, _ := receive(t, ticker.C); !tick.Equal(clk.Now()) {
+		t.Fatalf("tick after Reset at %v, want %v", tick, clk.Now())
+	}
+}
+
+// A policy wrapped with WithContext ends the Ticker when the context ends,
+// in the middle of a wait.
+func TestTickerEndsWithItsContext(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	clk := newTickerClock()
+	ticker := NewTickerWithClock(WithContext(ctx, NewConstantBackOff(time.Hour)), clk)
+	receive(t, ticker.C)
+	clk.next(t)
+	cancel()
+	if _, ok := receive(t, ticker.C); ok {
+		t.Fatal("tick after the context was cancelled")
+	}
+	ticker.Stop()
+}
+
+func TestNewTickerRejectsBadInput(t *testing.T) {
+	cases := []struct {
+		name string
+		make func()
+		want string
+	}{
+		{"nil policy", func() { NewTicker(nil) }, "nil"},
+		{"invalid policy", func() { NewTicker(&ExponentialBackOff{Multiplier: 0.1}) }, "Multiplier"},
+		{"negative constant", func() { NewTicker(NewConstantBackOff(-time.Second)) }, "Interval"},
+		{"nil clock", func() { NewTickerWithClock(&ZeroBackOff{}, nil) }, "clock"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			defer func() {
+				msg, _ := recover().(string)
+				if !strings.Contains(msg, c.want) {
+					t.Fatalf("panic %q, want one naming %q", msg, c.want)
+				}
+			}()
+			c.make()
+		})
+	}
+}
+
+// Without a clock the Ticker runs on the time package, which a synctest
+// bubble makes virtual.
+func TestTickerOnRealTimeInABubble(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ticker := NewTicker(NewConstantBackOff(time.Minute))
+		first := <-ticker.C
+		second := <-ticker.C
+		if gap := second.Sub(first); gap != time.Minute {
+			t.Errorf("ticks %v apart, want 1m", gap)
+		}
+		ticker.Stop()
+		if _, ok := <-ticker.C; ok {
+			t.Error("tick after Stop")
+		}
+	})
+}
