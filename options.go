@@ -62,18 +62,10 @@ func buildOptions(opts []RetryOption) *retryOptions {
 	return o
 }
 
-// release returns an option set built by buildOptions to the pool.
-func (o *retryOptions) release() {
-	clear(o.classifiers)
-	clear(o.retryIf)
-	clear(o.instrumenters)
-	*o = retryOptions{
-		classifiers:   o.classifiers[:0],
-		retryIf:       o.retryIf[:0],
-		instrumenters: o.instrumenters[:0],
-	}
-	optionsPool.Put(o)
-}
+// release returns an option set built by buildOptions to the pool. What it
+// still references is dropped when it is next built, or when the pool is
+// emptied by the garbage collector.
+func (o *retryOptions) release() { optionsPool.Put(o) }
 
 // fail records the first invalid setting.
 func (o *retryOptions) fail(format string, args ...any) {
