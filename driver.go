@@ -86,14 +86,18 @@ func attempt[T any](d *driver, ctx context.Context, fn func(context.Context) (T,
 
 // decide classifies a failed attempt's error, then checks the limits. It
 // returns the wait before the next attempt, or the cause of stopping; and
-// the error to report as Error.LastErr.
+// the error to report as Error.LastErr. A done context comes first, then a
+// Permanent mark, then the classifier, and only then the limits.
 func (d *driver) decide(ctx context.Context, err error) (delay time.Duration, lastErr, cause error) {
-	if last, ok := permanentCause(err); ok {
-		return 0, last, ErrPermanent
-	}
-	if ctx.Err() != nil {
+	if ctx.Err() != nil { // the context decides, whatever the error says
+		if last, ok := permanentCause(err); ok {
+			return 0, last, context.Cause(ctx)
+		}
 		_, last, _ := retryAfter(err)
 		return 0, orElse(last, err), context.Cause(ctx)
+	}
+	if last, ok := permanentCause(err); ok {
+		return 0, last, ErrPermanent
 	}
 	if !d.o.retryable(err) {
 		return 0, err, ErrPermanent
@@ -138,7 +142,7 @@ func (d *driver) limit(ctx context.Context, delay time.Duration) error {
 			return ErrMaxElapsedTime
 		}
 	}
-	if deadline, ok := ctx.Deadline(); ok && delay > 0 && delay > time.Until(deadline) {
+	if deadline, ok := ctx.Deadline(); ok && delay > 0 && delay > d.until(deadline) {
 		return context.DeadlineExceeded
 	}
 	return nil
@@ -193,6 +197,15 @@ func (d *driver) begin() {
 		return
 	}
 	d.startNS = time.Since(epoch)
+}
+
+// until returns the time left before t on the driver's clock, so that a
+// deadline set on a mock clock (clock.Mock.WithTimeout) is read on it.
+func (d *driver) until(t time.Time) time.Duration {
+	if d.clock != nil {
+		return d.clock.Until(t)
+	}
+	return time.Until(t)
 }
 
 // elapsed returns the time since begin, or 0 before it.

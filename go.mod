@@ -4,4 +4,4 @@ go 1.25
 
 require github.com/benbjohnson/clock v1.3.5
 
-require go.uber.org/goleak v1.3.0 // indirect
+require go.uber.org/goleak v1.3.0

@@ -159,9 +159,10 @@ func WithNotify(n Notify) RetryOption {
 // instead of the time package. Pass a *clock.Mock in a test and advance it
 // to release each wait. A nil c is reported as ErrInvalidConfiguration.
 //
-// The context's own deadline is wall-clock time, so a test on a mock clock
-// should bound its retries with WithMaxElapsedTime, WithMaxTries or a
-// cancellation rather than a context deadline.
+// The driver reads the context's deadline on c as well, to decide whether a
+// wait would overrun it; give a test on a mock clock its deadline with
+// c.WithTimeout or c.WithDeadline, or bound it with WithMaxElapsedTime,
+// WithMaxTries or a cancellation.
 func WithClock(c clock.Clock) RetryOption {
 	return func(o *retryOptions) {
 		if c == nil {
