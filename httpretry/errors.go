@@ -1,0 +1,112 @@
+package httpretry
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/herdsafe/backoff"
+)
+
+var (
+	// ErrBodyNotReplayable is matched by the error RoundTrip returns when a
+	// request that failed in a retryable way was not retried because its
+	// body cannot be recreated: it has no GetBody, or GetBody failed.
+	// The error matches the transport error too.
+	ErrBodyNotReplayable = errors.New("httpretry: the request body cannot be replayed")
+
+	// ErrInvalidConfiguration is matched by the error RoundTrip returns,
+	// before sending anything, when the Transport was built with an
+	// option it cannot use. It is the core package's
+	// backoff.ErrInvalidConfiguration, so either can be matched.
+	ErrInvalidConfiguration = backoff.ErrInvalidConfiguration
+)
+
+// errMethodNotReplayable is why a request whose method is not retryable,
+// and which carries no idempotency key, was not retried.
+var errMethodNotReplayable = errors.New("httpretry: the method is not retryable and the request carries no idempotency key")
+
+// StatusError describes a response the retry policy found retryable. It is
+// the error an Instrumenter and a logger see for such an attempt; RoundTrip
+// itself never returns it, since the caller gets the response.
+type StatusError struct {
+	// Method is the request's method.
+	Method string
+	// URL is the request's URL with the userinfo password and the query
+	// redacted.
+	URL string
+	// StatusCode is the response's status code.
+	StatusCode int
+	// RetryAfter is the wait the server asked for in a Retry-After header,
+	// or 0 if it asked for none or none that could be obeyed.
+	RetryAfter time.Duration
+
+	reason error // why the response was not retried, if it was not
+}
+
+// Error names the request and the status, and why the response was not
+// retried when it was not.
+func (e *StatusError) Error() string {
+	msg := fmt.Sprintf("httpretry: %s %s: %d %s", e.Method, e.URL, e.StatusCode, http.StatusText(e.StatusCode))
+	if e.reason != nil {
+		msg += " (not retried: " + e.reason.Error() + ")"
+	}
+	return msg
+}
+
+// Unwrap returns why the response was not retried, if it was not, e.g. an
+// error matching ErrBodyNotReplayable.
+func (e *StatusError) Unwrap() error { return e.reason }
+
+// retryAfterTooLongError is why a response whose Retry-After exceeds the
+// maximum was not retried.
+type retryAfterTooLongError struct{ wait, max time.Duration }
+
+func (e *retryAfterTooLongError) Error() string {
+	return fmt.Sprintf("the server asked to wait %v, more than the maximum of %v", e.wait, e.max)
+}
+
+// notReplayableError is a retryable transport error met by a request whose
+// body cannot be recreated. It matches both the transport error and
+// ErrBodyNotReplayable.
+type notReplayableError struct{ err error }
+
+func (e *notReplayableError) Error() string {
+	return e.err.Error() + " (not retried: the request body cannot be replayed)"
+}
+
+func (e *notReplayableError) Unwrap() []error { return []error{e.err, ErrBodyNotReplayable} }
+
+// getBodyError is a failure to recreate the request body for a retry.
+type getBodyError struct{ err error }
+
+func (e *getBodyError) Error() string {
+	if e.err == nil {
+		return "httpretry: GetBody returned a nil body"
+	}
+	return "httpretry: recreating the request body: " + e.err.Error()
+}
+
+func (e *getBodyError) Unwrap() []error {
+	if e.err == nil {
+		return []error{ErrBodyNotReplayable}
+	}
+	return []error{e.err, ErrBodyNotReplayable}
+}
+
+// configError is an option the Transport cannot use. It matches
+// ErrInvalidConfiguration.
+type configError struct{ msg string }
+
+func (e *configError) Error() string { return "httpretry: invalid configuration: " + e.msg }
+
+func (e *configError) Is(target error) bool { return target == ErrInvalidConfiguration }
+
+func invalidf(format string, args ...any) error {
+	return &configError{msg: fmt.Sprintf(format, args...)}
+}
+
+// errNilResponse is returned when the base RoundTripper breaks its contract
+// by returning neither a response nor an error.
+var errNilResponse = errors.New("httpretry: the base RoundTripper returned a nil response and a nil error")

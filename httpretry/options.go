@@ -1,0 +1,250 @@
+package httpretry
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/herdsafe/backoff"
+)
+
+// Defaults of a Transport.
+const (
+	// DefaultMaxTries is the number of attempts a request gets, the first
+	// one included.
+	DefaultMaxTries = 3
+	// DefaultMaxRetryAfter is the longest Retry-After a Transport obeys.
+	DefaultMaxRetryAfter = 30 * time.Second
+)
+
+// Option configures a Transport. Options are applied in order; a later
+// option replaces an earlier one of the same kind, except WithInstrumenter,
+// which adds to the others. An option given a value it cannot use makes
+// every RoundTrip fail with an error matching ErrInvalidConfiguration.
+type Option func(*config)
+
+// config is what the options set.
+type config struct {
+	newBackOff    func() backoff.BackOff // nil: the shared default policy
+	maxTries      uint
+	maxElapsed    time.Duration
+	policy        func(*http.Request, *http.Response, error) bool
+	methods       []string
+	idemHeaders   []string
+	maxRetryAfter time.Duration
+	clock         clock.Clock // nil: the time package
+	instrumenters []backoff.Instrumenter
+	logger        *slog.Logger
+	name          string
+	err           error // the first invalid setting
+}
+
+func (c *config) fail(format string, args ...any) {
+	if c.err == nil {
+		c.err = invalidf(format, args...)
+	}
+}
+
+// DefaultBackOff returns a new instance of the default policy: full-jitter
+// exponential backoff whose nominal wait starts at 100 ms and doubles after
+// each retry, each wait drawn uniformly from [0, nominal] and capped at
+// 5 s.
+func DefaultBackOff() backoff.BackOff {
+	return backoff.NewExponentialBackOff(
+		backoff.WithInitialInterval(100*time.Millisecond),
+		backoff.WithMaxInterval(5*time.Second),
+		backoff.WithMultiplier(2),
+		backoff.WithJitter(backoff.FullJitter),
+	)
+}
+
+// WithBackOff sets the policy that computes the wait before each retry.
+// newBackOff is called once for every request that goes through the
+// Transport, so each request has a state of its own and one request's
+// retries never consume another's; it may be called from several
+// goroutines at once. The default is DefaultBackOff. A nil newBackOff is
+// invalid, and so is a policy it returns that is nil or fails its own
+// Validate (reported for that request).
+func WithBackOff(newBackOff func() backoff.BackOff) Option {
+	return func(c *config) {
+		if newBackOff == nil {
+			c.fail("WithBackOff was given a nil function")
+		}
+		c.newBackOff = newBackOff
+	}
+}
+
+// WithMaxTries limits the attempts a request gets, the first one included:
+// WithMaxTries(1) disables retries. The default is DefaultMaxTries. 0 is
+// invalid.
+func WithMaxTries(n uint) Option {
+	return func(c *config) {
+		if n == 0 {
+			c.fail("WithMaxTries(0): a request needs at least one attempt")
+		}
+		c.maxTries = n
+	}
+}
+
+// WithMaxElapsedTime limits the time a request may spend retrying, counted
+// from the call to RoundTrip: a retry whose wait would end after the limit
+// is not started, and the caller gets what the Transport has (see
+// Transport). The limit does not interrupt an attempt in progress; use the
+// request's context for that. The default, 0, sets no limit beyond the
+// attempt budget and the context. A negative d is invalid.
+func WithMaxElapsedTime(d time.Duration) Option {
+	return func(c *config) {
+		if d < 0 {
+			c.fail("WithMaxElapsedTime(%v): the duration is negative", d)
+		}
+		c.maxElapsed = d
+	}
+}
+
+// WithPolicy replaces DefaultPolicy, the test of whether a failed attempt is
+// worth retrying. policy is called after every attempt with the caller's
+// request (which it must not modify) and either the response or the
+// transport error; it may be called from several goroutines at once. It
+// decides only whether the failure is transient: the replay rules (method,
+// idempotency key, body) and the request's context are applied whatever it
+// returns. A nil policy is invalid.
+func WithPolicy(policy func(req *http.Request, resp *http.Response, err error) bool) Option {
+	return func(c *config) {
+		if policy == nil {
+			c.fail("WithPolicy was given a nil policy")
+		}
+		c.policy = policy
+	}
+}
+
+// WithRetryableMethods replaces the set of methods that may be retried
+// without an idempotency key; the default is GET, HEAD, OPTIONS and TRACE.
+// With no method, only requests carrying an idempotency key are retried.
+// Methods are case-sensitive, as in HTTP: a method that is not a valid
+// token, or a standard method spelled in the wrong case ("post"), is
+// invalid.
+//
+// Only list methods whose requests are safe to repeat on your servers: a
+// retried request may be carried out twice.
+func WithRetryableMethods(methods ...string) Option {
+	methods = append([]string(nil), methods...)
+	return func(c *config) {
+		for _, m := range methods {
+			if !validToken(m) {
+				c.fail("WithRetryableMethods(%q): not a valid method", m)
+				continue
+			}
+			for _, std := range standardMethods {
+				if m != std && strings.EqualFold(m, std) {
+					c.fail("WithRetryableMethods(%q): methods are case-sensitive; did you mean %q?", m, std)
+				}
+			}
+		}
+		c.methods = methods
+	}
+}
+
+// WithIdempotencyKeyHeader sets the header whose presence makes a request
+// retryable whatever its method, replacing both default headers,
+// Idempotency-Key and X-Idempotency-Key. The header counts if it is present,
+// even with an empty value, as net/http counts it. An empty name disables
+// the rule; a name that is not a valid header name is invalid.
+//
+// The header is a promise the client makes: a retry is safe only if the
+// server honours it.
+func WithIdempotencyKeyHeader(name string) Option {
+	return func(c *config) {
+		if name == "" {
+			c.idemHeaders = nil
+			return
+		}
+		if !validToken(name) {
+			c.fail("WithIdempotencyKeyHeader(%q): not a valid header name", name)
+		}
+		c.idemHeaders = []string{http.CanonicalHeaderKey(name)}
+	}
+}
+
+// WithMaxRetryAfter sets the longest wait a server may ask for with
+// Retry-After on a 429 or 503 response. A response asking for more is not
+// retried: it is handed to the caller at once, so a server cannot hold the
+// caller's goroutine for as long as it likes. The default is
+// DefaultMaxRetryAfter; 0 obeys only "Retry-After: 0". A negative d is
+// invalid.
+func WithMaxRetryAfter(d time.Duration) Option {
+	return func(c *config) {
+		if d < 0 {
+			c.fail("WithMaxRetryAfter(%v): the duration is negative", d)
+		}
+		c.maxRetryAfter = d
+	}
+}
+
+// WithInstrumenter adds an Instrumenter that observes every attempt, as
+// backoff.WithInstrumenter does for the core driver. A failed attempt's
+// State.Err is a *StatusError for a retryable status (read its StatusCode)
+// or the transport error; State.NextDelay is the wait before the retry. The
+// context BeforeAttempt returns is the attempt's request context, so it must
+// stay usable after the attempt: the caller reads the response body with it.
+// A nil i is invalid.
+func WithInstrumenter(i backoff.Instrumenter) Option {
+	return func(c *config) {
+		if i == nil {
+			c.fail("WithInstrumenter was given a nil Instrumenter")
+			return
+		}
+		c.instrumenters = append(c.instrumenters, i)
+	}
+}
+
+// WithLogger logs each retry and each request that fails after retrying
+// through l, as backoff.WithLogger does. URL passwords and queries are
+// redacted from the records. A nil l logs nothing.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) { c.logger = l }
+}
+
+// WithName names the Transport in logs and in State.Name, as
+// backoff.WithName does. The default is "httpretry".
+func WithName(name string) Option {
+	return func(c *config) { c.name = name }
+}
+
+// WithClock makes the waits, the elapsed-time limit and the reading of
+// Retry-After dates use c instead of the time package: pass a *clock.Mock in
+// a test and advance it to release each wait. The context's deadline is
+// still wall-clock time. A nil c is invalid.
+func WithClock(c clock.Clock) Option {
+	return func(cfg *config) {
+		if c == nil {
+			cfg.fail("WithClock was given a nil clock")
+		}
+		cfg.clock = c
+	}
+}
+
+// standardMethods are the methods net/http names.
+var standardMethods = []string{
+	http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+	http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace,
+}
+
+// validToken reports whether s is an HTTP token (RFC 9110, section 5.6.2),
+// the syntax of both methods and header names.
+func validToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}

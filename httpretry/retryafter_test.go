@@ -1,0 +1,252 @@
+package httpretry
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/herdsafe/backoff"
+)
+
+// The three HTTP-date formats http.ParseTime accepts.
+const (
+	rfc850  = "Monday, 02-Jan-06 15:04:05 GMT"
+	asctime = "Mon Jan _2 15:04:05 2006"
+)
+
+var epoch = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func TestParseRetryAfter(t *testing.T) {
+	in7 := epoch.Add(7 * time.Second)
+	cases := []struct {
+		name, value string
+		want        time.Duration
+		ok          bool
+	}{
+		{"seconds", "120", 120 * time.Second, true},
+		{"trailing_space", "120 ", 120 * time.Second, true},
+		{"surrounding_whitespace", "\t 5\t", 5 * time.Second, true},
+		{"zero", "0", 0, true},
+		{"leading_zeros", "007", 7 * time.Second, true},
+		{"largest_exact", "9223372036", 9223372036 * time.Second, true},
+		{"saturates", "9223372037", math.MaxInt64, true},
+		{"huge", "99999999999999999999999999", math.MaxInt64, true},
+		{"imf_fixdate", in7.Format(http.TimeFormat), 7 * time.Second, true},
+		{"rfc850", in7.Format(rfc850), 7 * time.Second, true},
+		{"asctime", in7.Format(asctime), 7 * time.Second, true},
+		{"far_future", epoch.AddDate(100, 0, 0).Format(http.TimeFormat), epoch.AddDate(100, 0, 0).Sub(epoch), true},
+		{"now", epoch.Format(http.TimeFormat), 0, false},
+		{"past", epoch.Add(-time.Hour).Format(http.TimeFormat), 0, false},
+		{"empty", "", 0, false},
+		{"blank", "  ", 0, false},
+		{"negative", "-5", 0, false},
+		{"plus", "+5", 0, false},
+		{"fraction", "1.5", 0, false},
+		{"exponent", "1e3", 0, false},
+		{"inner_space", "1 2", 0, false},
+		{"list", "5, 6", 0, false},
+		{"garbage", "soon", 0, false},
+		{"unit", "5s", 0, false},
+		{"non_gmt_date", "Sat, 01 Mar 2025 12:00:07 PST", 0, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, ok := parseRetryAfter(c.value, epoch)
+			if got != c.want || ok != c.ok {
+				t.Errorf("parseRetryAfter(%q) = %v, %v; want %v, %v", c.value, got, ok, c.want, c.ok)
+			}
+		})
+	}
+}
+
+// FuzzParseRetryAfter checks the parser's promises on any input: no panic,
+// never a negative wait, delay-seconds read exactly, and a date read as the
+// time from now.
+func FuzzParseRetryAfter(f *testing.F) {
+	for _, s := range []string{"120", "120 ", "0", "-1", "1.5", "99999999999999999999", "garbage",
+		epoch.Add(time.Minute).Format(http.TimeFormat), epoch.Add(time.Minute).Format(rfc850),
+		epoch.Add(time.Minute).Format(asctime)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		got, ok := parseRetryAfter(v, epoch)
+		if got < 0 || (!ok && got != 0) {
+			t.Fatalf("parseRetryAfter(%q) = %v, %v", v, got, ok)
+		}
+		trimmed := strings.Trim(v, " \t")
+		if trimmed != "" && isDigits(trimmed) {
+			if !ok {
+				t.Fatalf("parseRetryAfter(%q) rejected delay-seconds", v)
+			}
+			if n, err := strconv.ParseInt(trimmed, 10, 64); err == nil && n <= math.MaxInt64/int64(time.Second) {
+				if got != time.Duration(n)*time.Second {
+					t.Fatalf("parseRetryAfter(%q) = %v, want %ds", v, got, n)
+				}
+			} else if got != math.MaxInt64 {
+				t.Fatalf("parseRetryAfter(%q) = %v, want saturation", v, got)
+			}
+			return
+		}
+		at, err := http.ParseTime(trimmed)
+		switch {
+		case err != nil && ok:
+			t.Fatalf("parseRetryAfter(%q) accepted a value that is neither seconds nor a date", v)
+		case err == nil && ok != at.After(epoch):
+			t.Fatalf("parseRetryAfter(%q) = %v, %v for the date %v", v, got, ok, at)
+		case err == nil && ok && got != at.Sub(epoch):
+			t.Fatalf("parseRetryAfter(%q) = %v, want %v", v, got, at.Sub(epoch))
+		}
+	})
+}
+
+// retryAfterServer answers the first request with status and the given
+// Retry-After and Date headers, then 200.
+func retryAfterServer(t *testing.T, status int, retryAfter string, date time.Time) *server {
+	return newServer(t, func(w http.ResponseWriter, _ *http.Request, n int) {
+		if n == 1 {
+			if !date.IsZero() {
+				w.Header().Set("Date", date.Format(http.TimeFormat))
+			}
+			w.Header().Set("Retry-After", retryAfter)
+			w.WriteHeader(status)
+		}
+		w.Write([]byte(itoa(n)))
+	})
+}
+
+// The transport really waits the server's delay: it does not retry until
+// the clock has moved by it.
+func TestRetryAfterIsWaited(t *testing.T) {
+	srv := retryAfterServer(t, http.StatusServiceUnavailable, "7", time.Time{})
+	clk := newSignalClock()
+	rt := NewTransport(srv.base, WithClock(clk), constantWait(time.Hour))
+	req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
+	done := goRoundTrip(rt, req)
+	var wait time.Duration
+	select {
+	case wait = <-clk.timers:
+	case r := <-done:
+		t.Fatalf("RoundTrip returned %v, %v without waiting", r.resp, r.err)
+	}
+	if wait != 7*time.Second {
+		t.Fatalf("the transport waits %v, want the server's 7s", wait)
+	}
+	clk.Add(7*time.Second - time.Nanosecond)
+	select {
+	case r := <-done:
+		t.Fatalf("RoundTrip returned %v, %v before the wait was over", r.resp, r.err)
+	default:
+	}
+	clk.Add(time.Nanosecond)
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if body := readBody(t, r.resp); body != "2" {
+		t.Errorf("got the response to request %s, want 2", body)
+	}
+}
+
+// Every form of Retry-After, on 429 and 503: obeyed when valid and within
+// the maximum, ignored when invalid, refused when too long.
+func TestRetryAfterForms(t *testing.T) {
+	const computed = 42 * time.Millisecond
+	date := epoch // the server's Date header
+	in7 := date.Add(7 * time.Second)
+	cases := []struct {
+		name       string
+		status     int
+		value      string
+		wait       time.Duration // the wait before the retry; 0 with handed
+		handedBack bool          // the first response is returned at once
+	}{
+		{"seconds", 503, "2", 2 * time.Second, false},
+		{"seconds_429", 429, "3", 3 * time.Second, false},
+		{"zero", 503, "0", 0, false},
+		{"trailing_space", 503, "120 ", 120 * time.Second, false},
+		{"imf_fixdate", 503, in7.Format(http.TimeFormat), 7 * time.Second, false},
+		{"rfc850", 503, in7.Format(rfc850), 7 * time.Second, false},
+		{"asctime", 429, in7.Format(asctime), 7 * time.Second, false},
+		{"huge", 503, "3600", 0, true},
+		{"enormous", 503, "99999999999999999999", 0, true},
+		{"far_future_date", 503, date.AddDate(1, 0, 0).Format(http.TimeFormat), 0, true},
+		{"negative", 503, "-10", computed, false},
+		{"past_date", 503, date.Add(-time.Minute).Format(http.TimeFormat), computed, false},
+		{"garbage", 503, "later, please", computed, false},
+		{"fraction", 429, "1.5", computed, false},
+		{"not_on_502", 502, "2", computed, false},
+		{"not_on_504", 504, "2", computed, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := retryAfterServer(t, c.status, c.value, date)
+			rec := &recorder{}
+			rt := NewTransport(srv.base, constantWait(computed), WithMaxRetryAfter(5*time.Minute), WithInstrumenter(rec))
+			ctx := backoff.WithTestingBypass(context.Background())
+			resp, err := do(t, rt, ctx, http.MethodGet, srv.URL, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.handedBack {
+				if resp.StatusCode != c.status || srv.hits.Load() != 1 {
+					t.Errorf("got %d after %d requests; want the %d at once", resp.StatusCode, srv.hits.Load(), c.status)
+				}
+				if s := rec.all(); len(s) != 1 || !s[0].GivingUp || !strings.Contains(s[0].Err.Error(), "maximum of 5m0s") {
+					t.Errorf("instrumentation saw %+v; want one attempt, giving up because of the maximum", s)
+				}
+				return
+			}
+			if resp.StatusCode != 200 || srv.hits.Load() != 2 {
+				t.Errorf("got %d after %d requests; want 200 after 2", resp.StatusCode, srv.hits.Load())
+			}
+			if d := rec.delays(); len(d) != 1 || d[0] != c.wait {
+				t.Errorf("waits %v, want [%v]", d, c.wait)
+			}
+		})
+	}
+}
+
+// Without a Date header, an HTTP-date is read against the Transport's
+// clock.
+func TestRetryAfterDateAgainstClock(t *testing.T) {
+	clk := newSignalClock()
+	srv := newServer(t, func(w http.ResponseWriter, _ *http.Request, n int) {
+		if n == 1 {
+			w.Header()["Date"] = nil // net/http then sends none
+			w.Header().Set("Retry-After", clk.Now().Add(9*time.Second).Format(http.TimeFormat))
+			w.WriteHeader(503)
+		}
+	})
+	rec := &recorder{}
+	rt := NewTransport(srv.base, WithClock(clk), WithInstrumenter(rec))
+	resp, err := do(t, rt, backoff.WithTestingBypass(context.Background()), http.MethodGet, srv.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if d := rec.delays(); len(d) != 1 || d[0] != 9*time.Second {
+		t.Errorf("waits %v, want [9s]", d)
+	}
+}
+
+// The default maximum is 30 s: 30 is obeyed, 31 is not.
+func TestDefaultMaxRetryAfter(t *testing.T) {
+	for _, c := range []struct {
+		value string
+		hits  int64
+	}{{"30", 2}, {"31", 1}} {
+		srv := retryAfterServer(t, 503, c.value, time.Time{})
+		resp, err := do(t, NewTransport(srv.base), backoff.WithTestingBypass(context.Background()), http.MethodGet, srv.URL, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := srv.hits.Load(); got != c.hits {
+			t.Errorf("Retry-After %s: %d requests, want %d", c.value, got, c.hits)
+		}
+	}
+}

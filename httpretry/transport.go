@@ -1,0 +1,329 @@
+package httpretry
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/herdsafe/backoff"
+)
+
+// Transport is an http.RoundTripper that retries requests through another
+// RoundTripper when they fail for a transient reason and are safe to
+// replay. Build one with NewTransport; the package documentation describes
+// what it retries and what the caller gets.
+//
+// A Transport is immutable once built and safe for concurrent use, as long
+// as its base RoundTripper, policy, backoff factory and instrumenters are.
+type Transport struct {
+	base          http.RoundTripper
+	newBackOff    func() backoff.BackOff // nil: defaultPolicy, shared
+	policy        func(*http.Request, *http.Response, error) bool
+	maxTries      uint
+	methods       []string
+	idemHeaders   []string
+	maxRetryAfter time.Duration
+	clock         interface{ Now() time.Time }
+	retryOpts     []backoff.RetryOption // the options every request passes the driver
+	err           error                 // the first invalid setting
+}
+
+// defaultPolicy configures every request of a Transport built without
+// WithBackOff. The driver keeps the changing state of an
+// *backoff.ExponentialBackOff in a copy of its own and only reads the
+// policy, so one instance serves concurrent requests.
+var defaultPolicy = DefaultBackOff()
+
+var defaultMethods = []string{http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace}
+
+var defaultIdempotencyHeaders = []string{"Idempotency-Key", "X-Idempotency-Key"}
+
+// NewTransport returns a Transport that sends requests through base,
+// retrying them as opts say. A nil base means http.DefaultTransport.
+//
+// NewTransport returns no error, so that it fits in an http.Client literal:
+// an option given a value it cannot use makes every RoundTrip fail, before
+// sending anything, with an error matching ErrInvalidConfiguration.
+func NewTransport(base http.RoundTripper, opts ...Option) *Transport {
+	c := config{
+		maxTries:      DefaultMaxTries,
+		policy:        DefaultPolicy,
+		methods:       defaultMethods,
+		idemHeaders:   defaultIdempotencyHeaders,
+		maxRetryAfter: DefaultMaxRetryAfter,
+		name:          "httpretry",
+	}
+	for _, opt := range opts {
+		if opt == nil {
+			c.fail("an Option is nil")
+			continue
+		}
+		opt(&c)
+	}
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	t := &Transport{
+		base:          base,
+		newBackOff:    c.newBackOff,
+		policy:        c.policy,
+		maxTries:      c.maxTries,
+		methods:       c.methods,
+		idemHeaders:   c.idemHeaders,
+		maxRetryAfter: c.maxRetryAfter,
+		err:           c.err,
+	}
+	ro := []backoff.RetryOption{
+		backoff.WithMaxTries(c.maxTries),
+		backoff.WithMaxElapsedTime(c.maxElapsed),
+		backoff.WithName(c.name),
+	}
+	if c.clock != nil {
+		t.clock = c.clock
+		ro = append(ro, backoff.WithClock(c.clock))
+	}
+	if c.logger != nil {
+		ro = append(ro, backoff.WithLogger(c.logger))
+	}
+	for _, in := range c.instrumenters {
+		ro = append(ro, backoff.WithInstrumenter(in))
+	}
+	if c.newBackOff == nil {
+		ro = append(ro, backoff.WithBackOff(defaultPolicy))
+	}
+	t.retryOpts = slices.Clip(ro)
+	return t
+}
+
+// RoundTrip sends req through the base RoundTripper, retrying it as the
+// Transport is configured to. It implements http.RoundTripper: it returns
+// exactly one of a response and an error, never modifies req, and always
+// closes req's body. The first attempt sends req itself; each retry sends a
+// clone of req whose body comes from req.GetBody.
+//
+// A response is returned with a nil error, whatever its status: the first
+// one the retry policy does not find retryable, one that may not be retried
+// (see the package documentation), or the last one when the attempts, the
+// time limit or the context's deadline leave no room for another retry.
+//
+// Otherwise the error is a *backoff.Error whose Cause says why retrying
+// stopped and whose LastErr is the last attempt's error: it matches
+// backoff.ErrExhausted when the attempts ran out on a transport error,
+// backoff.ErrPermanent when the error was not retryable, the context's
+// error when the request was cancelled or its deadline leaves no time for
+// another attempt, ErrBodyNotReplayable when the body stopped a retry, and
+// ErrInvalidConfiguration when nothing was sent.
+//
+// Cancelling the request's context ends a wait at once; RoundTrip then
+// closes any response it holds and returns an error matching the context's
+// error.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req == nil {
+		return nil, &backoff.Error{Cause: invalidf("the request is nil")}
+	}
+	if t.err != nil || t.policy == nil {
+		closeBody(req)
+		err := t.err
+		if err == nil {
+			err = invalidf("the Transport was not built with NewTransport")
+		}
+		return nil, &backoff.Error{Cause: err}
+	}
+	c := call{t: t, req: req, ctx: req.Context()}
+	c.eligible = t.eligible(req)
+	c.replayable = req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
+
+	opts := append(c.optsBuf[:0], t.retryOpts...)
+	opts = append(opts, backoff.WithNotify(c.retrying))
+	if t.newBackOff != nil {
+		opts = append(opts, backoff.WithBackOff(t.newBackOff()))
+	}
+	resp, err := backoff.Do(c.ctx, c.attempt, opts...)
+	if !c.sent {
+		closeBody(req)
+	}
+	if err == nil {
+		return resp, nil
+	}
+	if held := c.held; held != nil {
+		c.held = nil
+		var e *backoff.Error
+		if c.ctx.Err() == nil && !(errors.As(err, &e) && errors.Is(e.Cause, ErrInvalidConfiguration)) {
+			return held, nil
+		}
+		closeResponse(held)
+	}
+	return nil, err
+}
+
+// CloseIdleConnections closes the idle connections of the base
+// RoundTripper, if it has such a method; http.Client.CloseIdleConnections
+// calls it.
+func (t *Transport) CloseIdleConnections() {
+	if b, ok := t.base.(interface{ CloseIdleConnections() }); ok {
+		b.CloseIdleConnections()
+	}
+}
+
+// eligible reports whether req's method, or an idempotency key, lets it be
+// retried, as net/http's own replay rule does.
+func (t *Transport) eligible(req *http.Request) bool {
+	m := req.Method
+	if m == "" {
+		m = http.MethodGet
+	}
+	if slices.Contains(t.methods, m) {
+		return true
+	}
+	for _, h := range t.idemHeaders {
+		if _, ok := req.Header[h]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// now is the Transport's clock.
+func (t *Transport) now() time.Time {
+	if t.clock == nil {
+		return time.Now()
+	}
+	return t.clock.Now()
+}
+
+// call is the state of one RoundTrip.
+type call struct {
+	t          *Transport
+	req        *http.Request
+	ctx        context.Context
+	eligible   bool           // the method or an idempotency key allows a retry
+	replayable bool           // the body can be recreated
+	sent       bool           // req, and so its body, went to the base
+	attempts   int            // attempts started
+	held       *http.Response // the last attempt's retryable response
+	optsBuf    [8]backoff.RetryOption
+}
+
+// attempt is the operation the driver retries: one round trip.
+func (c *call) attempt(actx context.Context) (*http.Response, error) {
+	c.attempts++
+	r, err := c.request(actx)
+	if err != nil {
+		return nil, backoff.Permanent(err)
+	}
+	resp, err := c.t.base.RoundTrip(r)
+	if err != nil {
+		if resp != nil && resp.Body != nil { // the base broke its contract
+			resp.Body.Close()
+		}
+		return nil, c.failed(err)
+	}
+	if resp == nil {
+		return nil, backoff.Permanent(errNilResponse)
+	}
+	if !c.t.policy(c.req, resp, nil) {
+		return resp, nil
+	}
+	c.held = resp
+	serr := &StatusError{Method: method(c.req), URL: redactURL(c.req.URL), StatusCode: resp.StatusCode}
+	switch {
+	case c.ctx.Err() != nil, c.last():
+		return nil, serr // the driver reports the context, or the budget
+	case !c.eligible:
+		serr.reason = errMethodNotReplayable
+		return nil, backoff.Permanent(serr)
+	case !c.replayable:
+		serr.reason = ErrBodyNotReplayable
+		return nil, backoff.Permanent(serr)
+	}
+	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+		if wait, ok := c.t.retryAfter(resp); ok {
+			serr.RetryAfter = wait
+			if wait > c.t.maxRetryAfter {
+				serr.reason = &retryAfterTooLongError{wait: wait, max: c.t.maxRetryAfter}
+				return nil, backoff.Permanent(serr)
+			}
+			return nil, backoff.RetryAfter(wait, serr)
+		}
+	}
+	return nil, serr
+}
+
+// request returns the request for the next attempt: the caller's own for
+// the first, a clone with a recreated body for a retry.
+func (c *call) request(actx context.Context) (*http.Request, error) {
+	if c.attempts == 1 {
+		c.sent = true
+		if actx == c.ctx {
+			return c.req, nil
+		}
+		return c.req.WithContext(actx), nil
+	}
+	r := c.req.Clone(actx)
+	if c.req.Body == nil || c.req.Body == http.NoBody {
+		return r, nil
+	}
+	body, err := c.req.GetBody()
+	if err != nil || body == nil {
+		if err != nil {
+			err = redactError(err, c.req.URL)
+		}
+		return nil, &getBodyError{err: err}
+	}
+	r.Body = body
+	return r, nil
+}
+
+// failed classifies a transport error for the driver.
+func (c *call) failed(err error) error {
+	transient := c.t.policy(c.req, nil, err)
+	err = redactError(err, c.req.URL)
+	switch {
+	case c.ctx.Err() != nil:
+		return err // the driver reports the context
+	case !transient:
+		return backoff.Permanent(err)
+	case c.last():
+		return err // the driver reports the exhausted budget
+	case !c.eligible:
+		return backoff.Permanent(err)
+	case !c.replayable:
+		return backoff.Permanent(&notReplayableError{err: err})
+	}
+	return err
+}
+
+// last reports whether the attempt that just ended was the last one the
+// budget allows, so that no other reason for not retrying applies.
+func (c *call) last() bool { return uint(c.attempts) >= c.t.maxTries }
+
+// retrying runs when the driver has decided to retry, before it waits: the
+// response held from the attempt is drained, so its connection can be
+// reused, and closed.
+func (c *call) retrying(error, time.Duration) {
+	if c.held != nil {
+		drain(c.held)
+		c.held = nil
+	}
+}
+
+func method(req *http.Request) string {
+	if req.Method == "" {
+		return http.MethodGet
+	}
+	return req.Method
+}
+
+func closeResponse(resp *http.Response) {
+	if resp.Body != nil {
+		resp.Body.Close()
+	}
+}
+
+func closeBody(req *http.Request) {
+	if req.Body != nil {
+		req.Body.Close()
+	}
+}
