@@ -1,0 +1,141 @@
+package bench
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+// The comparisons are only fair if every library is configured alike:
+// these tests check that each row succeeds at once when the operation does,
+// takes exactly three attempts in ThreeAttemptsZeroDelay, and gives up after
+// exactly five.
+
+func counting(op operation) (operation, *atomic.Int64) {
+	var n atomic.Int64
+	return func() (int, error) {
+		n.Add(1)
+		return op()
+	}, &n
+}
+
+func failing() (int, error) { return 0, errSentinel }
+
+func TestSuccessCallsOnce(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	for _, l := range expoLibs {
+		op, n := counting(succeed)
+		v, err := l.call(context.Background(), op)
+		if err != nil || v != 1 {
+			t.Errorf("%s: got (%d, %v), want (1, nil)", l.name, v, err)
+		}
+		if got := n.Load(); got != 1 {
+			t.Errorf("%s: %d attempts, want 1", l.name, got)
+		}
+	}
+}
+
+func TestZeroDelayTakesThreeAttempts(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	for _, l := range zeroLibs {
+		f := &flaky{}
+		op, n := counting(f.op)
+		v, err := l.call(context.Background(), op)
+		if err != nil || v != 1 {
+			t.Errorf("%s: got (%d, %v), want (1, nil)", l.name, v, err)
+		}
+		if got := n.Load(); got != 3 {
+			t.Errorf("%s: %d attempts, want 3", l.name, got)
+		}
+	}
+}
+
+// TestGivesUpAfterFiveAttempts runs the exponential configurations on
+// virtual time: their waits add up to seconds.
+func TestGivesUpAfterFiveAttempts(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	check := func(t *testing.T, libs []lib) {
+		for _, l := range libs {
+			if l.name == "bare-direct" || strings.HasSuffix(l.name, "-nooptions") {
+				continue // no retries, or no attempt budget
+			}
+			op, n := counting(failing)
+			if _, err := l.call(context.Background(), op); err == nil {
+				t.Errorf("%s: nil error from an operation that always fails", l.name)
+			}
+			if got := n.Load(); got != maxAttempts {
+				t.Errorf("%s: %d attempts, want %d", l.name, got, maxAttempts)
+			}
+		}
+	}
+	synctest.Test(t, func(t *testing.T) { check(t, expoLibs) })
+	check(t, zeroLibs)
+}
+
+// TestExponentialWaitsGrow checks that the exponential configurations do
+// wait, and longer each time: on virtual time, the run takes at least the
+// sum of the smallest waits each library documents.
+func TestExponentialWaitsGrow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		for _, l := range expoLibs {
+			if l.name == "bare-direct" || strings.HasSuffix(l.name, "-nooptions") {
+				continue
+			}
+			start := time.Now()
+			_, _ = l.call(context.Background(), failing)
+			// avast/retry-go starts at 100ms; the others at 500ms or
+			// more, less jitter. Four growing waits from 50ms add up to
+			// well over 300ms.
+			if took := time.Since(start); took < 300*time.Millisecond {
+				t.Errorf("%s: four retries took %v of virtual time; the waits are not exponential", l.name, took)
+			}
+		}
+	})
+}
+
+func TestWaitersReturnOnCancel(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	for _, l := range waiterLibs {
+		r := runWaiters(t, l, 200)
+		if r.leaked != 0 {
+			t.Errorf("%s: %v goroutines left after cancel", l.name, r.leaked)
+		}
+		if r.bytes <= 0 {
+			t.Errorf("%s: %v bytes per waiter; the measurement is broken", l.name, r.bytes)
+		}
+	}
+}
+
+func TestNextDelayRows(t *testing.T) {
+	for _, r := range nextDelayRows(t) {
+		for i := range 20 {
+			d := r.next()
+			if d <= 0 || d > 2*time.Minute {
+				t.Errorf("%s: delay %d is %v, outside (0, 2m]", r.name, i, d)
+			}
+		}
+	}
+}
+
+func TestTransportRowsSendOnce(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	srv, n := newServer(t)
+	defer srv.Close()
+	for _, r := range transportRows {
+		base := http.DefaultTransport.(*http.Transport).Clone()
+		before := n.Load()
+		if err := get(r.client(base), srv.URL); err != nil {
+			t.Errorf("%s: %v", r.name, err)
+		}
+		if got := n.Load() - before; got != 1 {
+			t.Errorf("%s: the server saw %d requests, want 1", r.name, got)
+		}
+		base.CloseIdleConnections()
+	}
+}

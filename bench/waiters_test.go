@@ -1,0 +1,257 @@
+package bench
+
+import (
+	"context"
+	"runtime"
+	"runtime/metrics"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	retryv4 "github.com/avast/retry-go/v4"
+	retryv5 "github.com/avast/retry-go/v5"
+	cenkaltiv5 "github.com/cenkalti/backoff/v5"
+	cenkaltiv7 "github.com/cenkalti/backoff/v7"
+	"github.com/failsafe-go/failsafe-go"
+	"github.com/failsafe-go/failsafe-go/retrypolicy"
+	"github.com/herdsafe/backoff"
+	sethretry "github.com/sethvargo/go-retry"
+)
+
+// waiters is how many goroutines wait at once in BenchmarkWaiters.
+const waiters = 10_000
+
+// hour is the first wait of every waiter: long enough that only the
+// cancellation ends it.
+const hour = time.Hour
+
+// waitFunc runs op, which fails, and then waits for the retry until ctx
+// is cancelled. prepare returns one for a given ctx, for the libraries that
+// bind the context when their retrier is built; all the waiters of a run
+// share it.
+type waiterLib struct {
+	name    string
+	prepare func(ctx context.Context) func(op func() error)
+}
+
+var (
+	herdsafeHour = backoff.NewExponentialBackOff(
+		backoff.WithInitialInterval(hour), backoff.WithMaxInterval(hour))
+	failsafeHour = retrypolicy.NewBuilder[any]().
+			WithMaxAttempts(maxAttempts).
+			WithBackoff(hour, 2*hour).
+			Build()
+)
+
+var waiterLibs = []waiterLib{
+	{"bare", func(ctx context.Context) func(op func() error) {
+		return func(op func() error) {
+			_ = op()
+			t := time.NewTimer(hour)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+			}
+		}
+	}},
+	{"herdsafe", func(ctx context.Context) func(op func() error) {
+		// One *ExponentialBackOff configures every call: the driver keeps
+		// its state in a copy of its own.
+		opts := []backoff.RetryOption{backoff.WithBackOff(herdsafeHour),
+			backoff.WithMaxTries(maxAttempts), backoff.WithMaxElapsedTime(0)}
+		return func(op func() error) { _ = backoff.RetryErrorCtx(ctx, op, opts...) }
+	}},
+	{"cenkalti-v5", func(ctx context.Context) func(op func() error) {
+		return func(op func() error) {
+			b := cenkaltiv5.NewExponentialBackOff()
+			b.InitialInterval, b.MaxInterval = hour, hour
+			_, _ = cenkaltiv5.Retry(ctx, func() (struct{}, error) { return struct{}{}, op() },
+				cenkaltiv5.WithBackOff(b), cenkaltiv5.WithMaxTries(maxAttempts), cenkaltiv5.WithMaxElapsedTime(0))
+		}
+	}},
+	{"cenkalti-v7", func(ctx context.Context) func(op func() error) {
+		return func(op func() error) {
+			b := cenkaltiv7.NewExponentialBackOff()
+			b.InitialInterval, b.MaxInterval = hour, hour
+			_, _ = cenkaltiv7.Retry(ctx, func() (struct{}, error) { return struct{}{}, op() },
+				cenkaltiv7.WithBackOff(b), cenkaltiv7.WithMaxTries(maxAttempts), cenkaltiv7.WithMaxElapsedTime(0))
+		}
+	}},
+	{"sethvargo", func(ctx context.Context) func(op func() error) {
+		return func(op func() error) {
+			b := sethretry.WithMaxRetries(maxAttempts-1, sethretry.NewExponential(hour))
+			_ = sethretry.Do(ctx, b, func(context.Context) error {
+				if err := op(); err != nil {
+					return sethRetryable
+				}
+				return nil
+			})
+		}
+	}},
+	{"avast-v4", func(ctx context.Context) func(op func() error) {
+		return func(op func() error) {
+			_ = retryv4.Do(op, retryv4.Attempts(maxAttempts), retryv4.Context(ctx), retryv4.Delay(hour))
+		}
+	}},
+	{"avast-v5", func(ctx context.Context) func(op func() error) {
+		r := retryv5.New(retryv5.Attempts(maxAttempts), retryv5.Context(ctx), retryv5.Delay(hour))
+		return func(op func() error) { _ = r.Do(op) }
+	}},
+	{"failsafe", func(ctx context.Context) func(op func() error) {
+		e := failsafe.With[any](failsafeHour).WithContext(ctx)
+		return func(op func() error) { _ = e.Run(op) }
+	}},
+}
+
+// BenchmarkWaiters puts 10,000 goroutines each in a one-hour retry wait,
+// then cancels their shared context once. It reports the memory each
+// waiting goroutine holds (B/waiter: heap and stack), the time from the
+// cancel until every goroutine has returned (cancel-ns), the goroutines
+// still alive afterwards (leaked-goroutines), and the memory still held
+// after they returned (retained-B/waiter). The bare row is a goroutine
+// blocked in a select on a time.Timer and ctx.Done().
+func BenchmarkWaiters(b *testing.B) {
+	for _, l := range waiterLibs {
+		b.Run(l.name, func(b *testing.B) {
+			warmGoroutines(waiters)
+			var r waitersResult
+			for b.Loop() {
+				r.add(runWaiters(b, l, waiters))
+			}
+			n := float64(b.N)
+			b.ReportMetric(r.bytes/n, "B/waiter")
+			b.ReportMetric(r.stack/n, "stack-B/waiter")
+			b.ReportMetric(r.cancel/n, "cancel-ns")
+			b.ReportMetric(r.leaked/n, "leaked-goroutines")
+			b.ReportMetric(r.retained/n, "retained-B/waiter")
+		})
+	}
+}
+
+type waitersResult struct{ bytes, stack, cancel, leaked, retained float64 }
+
+func (r *waitersResult) add(o waitersResult) {
+	r.bytes += o.bytes
+	r.stack += o.stack
+	r.cancel += o.cancel
+	r.leaked += o.leaked
+	r.retained += o.retained
+}
+
+// runWaiters runs one round of BenchmarkWaiters.
+func runWaiters(tb testing.TB, l waiterLib, n int) waitersResult {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	wait := l.prepare(ctx)
+	var started atomic.Int64
+	op := func() error {
+		started.Add(1)
+		return errSentinel
+	}
+	var wg sync.WaitGroup
+	g0 := runtime.NumGoroutine()
+	before := memInUse()
+
+	wg.Add(n)
+	for range n {
+		go func() {
+			defer wg.Done()
+			wait(op)
+		}()
+	}
+	if !allParked(&started, int64(n), 10*time.Second) {
+		cancel()
+		wg.Wait()
+		tb.Fatalf("%s: the waiters did not all block within 10s", l.name)
+	}
+	during := memInUse()
+
+	t0 := time.Now()
+	cancel()
+	wg.Wait()
+	latency := time.Since(t0)
+
+	leaked := settle(g0, 100*time.Millisecond)
+	after := memInUse()
+	return waitersResult{
+		bytes:    float64(during.total()-before.total()) / float64(n),
+		stack:    float64(during.stack-before.stack) / float64(n),
+		cancel:   float64(latency.Nanoseconds()),
+		leaked:   float64(leaked),
+		retained: float64(max(after.total()-before.total(), 0)) / float64(n),
+	}
+}
+
+// memory is what is in use after a collection: the bytes of heap objects,
+// and of goroutine stacks.
+type memory struct{ heap, stack int64 }
+
+func memInUse() memory {
+	// The first collection shrinks stacks that grew and no longer need
+	// their size; the second frees the stack spans that emptied.
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return memory{int64(ms.HeapAlloc), int64(ms.StackInuse)}
+}
+
+func (m memory) total() int64 { return m.heap + m.stack }
+
+var schedSamples = []metrics.Sample{
+	{Name: "/sched/goroutines/runnable:goroutines"},
+	{Name: "/sched/goroutines/running:goroutines"},
+}
+
+// allParked waits until n operations have started and no goroutine is
+// runnable any more but the caller, so that every waiter is blocked in its
+// wait. It reports false if that takes longer than limit.
+func allParked(started *atomic.Int64, n int64, limit time.Duration) bool {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		if started.Load() == n {
+			metrics.Read(schedSamples)
+			if schedSamples[0].Value.Uint64() == 0 && schedSamples[1].Value.Uint64() <= 1 {
+				return true
+			}
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+	return false
+}
+
+// settle waits up to limit for the goroutine count to fall back to g0, and
+// returns how many goroutines are left over.
+func settle(g0 int, limit time.Duration) int {
+	deadline := time.Now().Add(limit)
+	for {
+		n := runtime.NumGoroutine() - g0
+		if n <= 0 {
+			return 0
+		}
+		if time.Now().After(deadline) {
+			return n
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// warmGoroutines starts and ends n goroutines, so that the runtime has n
+// goroutine descriptors to reuse and every row pays for stacks and its own
+// state only, whichever runs first.
+func warmGoroutines(n int) {
+	release := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(n)
+	for range n {
+		go func() {
+			defer wg.Done()
+			<-release
+		}()
+	}
+	close(release)
+	wg.Wait()
+	settle(0, 100*time.Millisecond)
+}

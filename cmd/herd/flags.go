@@ -1,0 +1,227 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/herdsafe/backoff/herd"
+)
+
+// options is what the command line asks for, checked.
+type options struct {
+	clients    []int
+	scenarios  []herd.Scenario
+	strategies []herd.Strategy
+	seed       uint64
+	runs       int
+	base, cap  time.Duration
+	capacity   int
+	delay      herd.Delay
+	maxCalls   int
+	horizon    time.Duration
+	out        string
+	format     string
+	chart      string
+	quiet      bool
+	live       bool
+	liveLimit  time.Duration
+}
+
+// Formats and chart kinds the flags accept.
+var (
+	formats = []string{"table", "csv", "json"}
+	charts  = []string{"png", "svg", "none"}
+)
+
+const (
+	defaultClients     = "100,1000"
+	defaultLiveClients = 300
+	maxLiveClients     = 2000
+	maxRuns            = 1000
+)
+
+// errHelp is returned when -h or -help was asked for: the usage was
+// printed and the command exits successfully.
+var errHelp = flag.ErrHelp
+
+// usageError is a bad command line; the command prints it and exits 2.
+// printed says the flag package has already printed it, with the usage.
+type usageError struct {
+	msg     string
+	printed bool
+}
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// parseArgs parses and checks the command line. Errors from the flag
+// package itself are printed on stderr by it, with the usage; the others are
+// returned for the caller to print.
+func parseArgs(args []string, stderr io.Writer) (*options, error) {
+	fs := flag.NewFlagSet("herd", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := &options{}
+	var (
+		clients    = fs.String("clients", defaultClients, "comma-separated fleet sizes to simulate (in -live mode: one size, default 300)")
+		scenario   = fs.String("scenario", "all", `scenarios: "occ", "restart" or "all", comma-separated`)
+		strategies = fs.String("strategies", "all", "strategies to compare, comma-separated: all, "+strings.Join(strategyNames(), ", "))
+		mean       = fs.Duration("delay", herd.DefaultDelayMean, "mean one-way network delay")
+		stddev     = fs.Duration("delay-stddev", herd.DefaultDelayStdDev, "standard deviation of the network delay (0: none)")
+	)
+	fs.Uint64Var(&o.seed, "seed", 1, "random seed; runs use seed, seed+1, …")
+	fs.IntVar(&o.runs, "runs", 1, "runs per point, averaged, each with its own seed")
+	fs.DurationVar(&o.base, "base", herd.DefaultBase, "first backoff interval of every strategy (InitialInterval)")
+	fs.DurationVar(&o.cap, "cap", herd.DefaultCap, "largest backoff interval of every strategy (MaxInterval)")
+	fs.IntVar(&o.capacity, "capacity", herd.DefaultCapacity, "restart: connections the server accepts per 10 ms window (in -live mode: requests served per 10 ms)")
+	fs.IntVar(&o.maxCalls, "max-calls", herd.DefaultMaxCalls, "calls one client makes before it gives up")
+	fs.DurationVar(&o.horizon, "horizon", herd.DefaultHorizon, "simulated time after which a run stops")
+	fs.StringVar(&o.out, "out", "herd-out", "folder the charts are written to")
+	fs.StringVar(&o.format, "format", "table", "output format: "+strings.Join(formats, ", "))
+	fs.StringVar(&o.chart, "chart", "png", "chart format: "+strings.Join(charts, ", "))
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
+	fs.BoolVar(&o.live, "live", false, "ask the question for real: goroutine clients against a loopback HTTP server that restarts")
+	fs.DurationVar(&o.liveLimit, "live-limit", 30*time.Second, "-live: give up on clients still failing after this long")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), `Usage: herd [flags]
+
+herd simulates a fleet of clients that fail together and retry with each
+backoff strategy, and reports the work each strategy puts on the server
+(calls), the time until every client succeeded, and the peak load per 10 ms
+window. It prints a table and writes charts to -out.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, errHelp
+		}
+		return nil, &usageError{msg: err.Error(), printed: true}
+	}
+	if fs.NArg() > 0 {
+		return nil, usagef("unexpected argument %q: herd takes flags only", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+
+	var err error
+	if o.live && !set["clients"] {
+		o.clients = []int{defaultLiveClients}
+	} else if o.clients, err = parseClients(*clients); err != nil {
+		return nil, err
+	}
+	if o.scenarios, err = parseScenarios(*scenario); err != nil {
+		return nil, err
+	}
+	o.delay = herd.Delay{Mean: *mean, StdDev: *stddev}
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	if o.strategies, err = parseStrategies(*strategies, o.base, o.cap); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// check reports the first option that makes no sense.
+func (o *options) check() error {
+	switch {
+	case o.runs < 1 || o.runs > maxRuns:
+		return usagef("-runs is %d; it must lie in [1, %d]", o.runs, maxRuns)
+	case o.base <= 0:
+		return usagef("-base is %v; it must be positive", o.base)
+	case o.cap < o.base:
+		return usagef("-cap (%v) is smaller than -base (%v)", o.cap, o.base)
+	case o.capacity < 1:
+		return usagef("-capacity is %d; the server must accept at least 1 connection per window", o.capacity)
+	case o.delay.Mean < 0 || o.delay.StdDev < 0:
+		return usagef("-delay and -delay-stddev must not be negative")
+	case o.delay.Mean == 0 && o.delay.StdDev == 0:
+		return usagef("-delay and -delay-stddev are both 0; a network takes some time")
+	case o.maxCalls < 1:
+		return usagef("-max-calls is %d; it must be at least 1", o.maxCalls)
+	case o.horizon <= 0:
+		return usagef("-horizon is %v; it must be positive", o.horizon)
+	case !slices.Contains(formats, o.format):
+		return usagef("-format %q is not one of %s", o.format, strings.Join(formats, ", "))
+	case !slices.Contains(charts, o.chart):
+		return usagef("-chart %q is not one of %s", o.chart, strings.Join(charts, ", "))
+	case o.chart != "none" && o.out == "":
+		return usagef("-out is empty; name a folder, or pass -chart none")
+	case o.live && len(o.clients) != 1:
+		return usagef("-live runs one fleet; give -clients a single size")
+	case o.live && o.clients[0] > maxLiveClients:
+		return usagef("-live with %d clients: at most %d goroutine clients", o.clients[0], maxLiveClients)
+	case o.live && o.liveLimit <= 0:
+		return usagef("-live-limit is %v; it must be positive", o.liveLimit)
+	}
+	return nil
+}
+
+func parseClients(s string) ([]int, error) {
+	var out []int
+	for f := range strings.SplitSeq(s, ",") {
+		f = strings.TrimSpace(f)
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 || n > herd.MaxClients {
+			return nil, usagef("-clients: %q is not a fleet size; give whole numbers in [1, %d], comma-separated", f, herd.MaxClients)
+		}
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+func parseScenarios(s string) ([]herd.Scenario, error) {
+	if strings.TrimSpace(s) == "all" {
+		return herd.Scenarios(), nil
+	}
+	var out []herd.Scenario
+	for f := range strings.SplitSeq(s, ",") {
+		sc := herd.Scenario(strings.TrimSpace(f))
+		if !slices.Contains(herd.Scenarios(), sc) {
+			return nil, usagef("-scenario: %q is not a scenario; use occ, restart or all", f)
+		}
+		if !slices.Contains(out, sc) {
+			out = append(out, sc)
+		}
+	}
+	return out, nil
+}
+
+func strategyNames() []string {
+	var names []string
+	for _, s := range herd.Strategies(herd.DefaultBase, herd.DefaultCap) {
+		names = append(names, s.Name)
+	}
+	return names
+}
+
+func parseStrategies(s string, base, cap time.Duration) ([]herd.Strategy, error) {
+	all := herd.Strategies(base, cap)
+	if strings.TrimSpace(s) == "all" {
+		return all, nil
+	}
+	var out []herd.Strategy
+	for f := range strings.SplitSeq(s, ",") {
+		f = strings.TrimSpace(f)
+		i := slices.IndexFunc(all, func(st herd.Strategy) bool { return st.Name == f })
+		if i < 0 {
+			return nil, usagef("-strategies: %q is not a strategy; use all or some of %s", f, strings.Join(strategyNames(), ", "))
+		}
+		if !slices.ContainsFunc(out, func(st herd.Strategy) bool { return st.Name == f }) {
+			out = append(out, all[i])
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// runCmd runs the command with args and returns its exit code and output.
+func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, &out, &errb, false)
+	return code, out.String(), errb.String()
+}
+
+// small is a quick sweep: two small fleets, both scenarios, all strategies.
+func small(t *testing.T, extra ...string) []string {
+	return append([]string{"-clients", "5,20", "-out", t.TempDir()}, extra...)
+}
+
+func TestRunWritesTableAndCharts(t *testing.T) {
+	t.Parallel()
+	for _, format := range []string{"png", "svg"} {
+		t.Run(format, func(t *testing.T) {
+			t.Parallel()
+			args := small(t, "-chart", format)
+			dir := args[3]
+			code, out, errs := runCmd(t, args...)
+			if code != 0 {
+				t.Fatalf("exit %d, stderr:\n%s", code, errs)
+			}
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			var rows int
+			for _, l := range lines[1:] {
+				if l != "" {
+					rows++
+				}
+			}
+			if want := 2 * 2 * len(strategyNames()); rows != want {
+				t.Fatalf("%d table rows, want %d:\n%s", rows, want, out)
+			}
+			want := []string{"occ-timeline-5", "occ-timeline-20", "occ-vs-clients",
+				"restart-timeline-5", "restart-timeline-20", "restart-vs-clients"}
+			for _, name := range want {
+				b, err := os.ReadFile(filepath.Join(dir, name+"."+format))
+				if err != nil {
+					t.Fatal(err)
+				}
+				magic := map[string]string{"png": "\x89PNG", "svg": "<?xml"}[format]
+				if !bytes.HasPrefix(b, []byte(magic)) {
+					t.Fatalf("%s.%s does not start with %q", name, format, magic)
+				}
+			}
+			if !strings.Contains(errs, "wrote 6 charts") {
+				t.Fatalf("stderr does not say where the charts went:\n%s", errs)
+			}
+		})
+	}
+}
+
+func TestRunFormats(t *testing.T) {
+	t.Parallel()
+	args := []string{"-clients", "8", "-scenario", "restart", "-strategies", "full,no-jitter", "-runs", "3", "-chart", "none", "-quiet"}
+
+	_, table, _ := runCmd(t, args...)
+	code, out, errs := runCmd(t, append(args, "-format", "json")...)
+	if code != 0 || errs != "" {
+		t.Fatalf("json: exit %d, stderr %q", code, errs)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("json output does not parse: %v\n%s", err, out)
+	}
+	if len(rows) != 2 || rows[0]["strategy"] != "full" || rows[1]["strategy"] != "no-jitter" ||
+		rows[0]["scenario"] != "restart" || rows[0]["clients"] != 8.0 || rows[0]["runs"] != 3.0 {
+		t.Fatalf("json rows = %v", rows)
+	}
+
+	code, out, _ = runCmd(t, append(args, "-format", "csv")...)
+	if code != 0 {
+		t.Fatalf("csv: exit %d", code)
+	}
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatalf("csv output does not parse: %v", err)
+	}
+	if len(recs) != 3 || recs[0][0] != "scenario" || recs[1][1] != "full" {
+		t.Fatalf("csv records = %v", recs)
+	}
+	// The three formats agree on the numbers.
+	for i, r := range rows {
+		calls := recs[i+1][3]
+		if calls != number(r["calls"].(float64)) || !strings.Contains(table, " "+calls+" ") {
+			t.Errorf("row %d: calls %v in json, %s in csv; table:\n%s", i, r["calls"], calls, table)
+		}
+	}
+}
+
+func TestRunIsRepeatable(t *testing.T) {
+	t.Parallel()
+	args := []string{"-clients", "30,60", "-runs", "2", "-chart", "none", "-format", "csv", "-seed", "5"}
+	_, a, _ := runCmd(t, args...)
+	_, b, _ := runCmd(t, args...)
+	if a != b {
+		t.Fatalf("two runs with the same seed differ:\n%s\n%s", a, b)
+	}
+	_, c, _ := runCmd(t, append(args[:len(args)-1], "6")...)
+	if a == c {
+		t.Fatal("seeds 5 and 6 gave the same table")
+	}
+}
+
+func TestBadFlags(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-nope"}, "flag provided but not defined: -nope"},
+		{[]string{"-clients", "abc"}, `-clients: "abc" is not a fleet size`},
+		{[]string{"-clients", "0"}, `-clients: "0" is not a fleet size`},
+		{[]string{"-clients", "10,,20"}, `-clients: "" is not a fleet size`},
+		{[]string{"-clients", "2000000"}, "is not a fleet size"},
+		{[]string{"-scenario", "stampede"}, `-scenario: "stampede" is not a scenario`},
+		{[]string{"-strategies", "full,fibonacci"}, `-strategies: "fibonacci" is not a strategy`},
+		{[]string{"-seed", "-1"}, `invalid value "-1" for flag -seed`},
+		{[]string{"-runs", "0"}, "-runs is 0"},
+		{[]string{"-base", "0s"}, "-base is 0s"},
+		{[]string{"-base", "5"}, `invalid value "5" for flag -base`},
+		{[]string{"-cap", "1ms"}, "-cap (1ms) is smaller than -base (5ms)"},
+		{[]string{"-capacity", "0"}, "-capacity is 0"},
+		{[]string{"-delay", "-1ms"}, "must not be negative"},
+		{[]string{"-delay", "0s", "-delay-stddev", "0s"}, "both 0"},
+		{[]string{"-max-calls", "0"}, "-max-calls is 0"},
+		{[]string{"-horizon", "0s"}, "-horizon is 0s"},
+		{[]string{"-format", "xml"}, `-format "xml" is not one of table, csv, json`},
+		{[]string{"-chart", "gif"}, `-chart "gif" is not one of png, svg, none`},
+		{[]string{"-out", ""}, "-out is empty"},
+		{[]string{"extra"}, `unexpected argument "extra"`},
+		{[]string{"-live", "-clients", "10,20"}, "give -clients a single size"},
+		{[]string{"-live", "-clients", "5000"}, "at most 2000 goroutine clients"},
+		{[]string{"-live", "-live-limit", "0s"}, "-live-limit is 0s"},
+	}
+	for _, tc := range cases {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			t.Parallel()
+			code, out, errs := runCmd(t, tc.args...)
+			if code != 2 {
+				t.Errorf("exit %d, want 2", code)
+			}
+			if out != "" {
+				t.Errorf("stdout %q, want nothing", out)
+			}
+			if !strings.Contains(errs, tc.want) {
+				t.Errorf("stderr %q does not say %q", errs, tc.want)
+			}
+		})
+	}
+}
+
+func TestHelp(t *testing.T) {
+	t.Parallel()
+	code, out, errs := runCmd(t, "-h")
+	if code != 0 || out != "" {
+		t.Fatalf("-h: exit %d, stdout %q", code, out)
+	}
+	for _, want := range []string{"Usage: herd", "-clients", "-live", "-format"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("usage lacks %q", want)
+		}
+	}
+}
+
+func TestParseArgsDefaults(t *testing.T) {
+	t.Parallel()
+	o, err := parseArgs(nil, new(bytes.Buffer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(o.clients, []int{100, 1000}) || len(o.scenarios) != 2 || len(o.strategies) != 6 ||
+		o.format != "table" || o.chart != "png" || o.out != "herd-out" || o.runs != 1 {
+		t.Fatalf("defaults: %+v", o)
+	}
+	o, err = parseArgs([]string{"-clients", " 1000, 10,100,10", "-strategies", "equal,full,equal", "-scenario", "restart"}, new(bytes.Buffer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(o.clients, []int{10, 100, 1000}) {
+		t.Errorf("clients %v, want sorted and without repeats", o.clients)
+	}
+	if len(o.strategies) != 2 || o.strategies[0].Name != "equal" || o.strategies[1].Name != "full" {
+		t.Errorf("strategies %v, want equal, full", o.strategies)
+	}
+	o, err = parseArgs([]string{"-live"}, new(bytes.Buffer))
+	if err != nil || !reflect.DeepEqual(o.clients, []int{defaultLiveClients}) {
+		t.Errorf("-live: clients %v, err %v; want %d", o.clients, err, defaultLiveClients)
+	}
+}
+
+func TestSweepStopsOnCancel(t *testing.T) {
+	t.Parallel()
+	o, err := parseArgs([]string{"-clients", "10,20,30", "-runs", "5"}, new(bytes.Buffer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := sweep(ctx, o, func() {}); err != context.Canceled {
+		t.Fatalf("sweep with a cancelled context: %v", err)
+	}
+}

@@ -1,0 +1,26 @@
+package herd_test
+
+import (
+	"testing"
+
+	"github.com/herdsafe/backoff/herd"
+)
+
+// BenchmarkSimulate measures one run of each strategy on 1000 clients.
+// Compare strategies to each other within one run: the cost follows the
+// number of calls a strategy makes.
+func BenchmarkSimulate(b *testing.B) {
+	for _, sc := range herd.Scenarios() {
+		for _, st := range strategies() {
+			b.Run(string(sc)+"/"+st.Name, func(b *testing.B) {
+				cfg := herd.Config{Scenario: sc, Clients: 1000, NewPolicy: st.NewPolicy, Seed: 1}
+				var calls int
+				for b.Loop() {
+					calls = herd.Simulate(cfg).Calls
+				}
+				b.ReportMetric(float64(calls), "calls/op")
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(calls), "ns/call")
+			})
+		}
+	}
+}

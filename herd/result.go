@@ -1,0 +1,48 @@
+package herd
+
+import "time"
+
+// Result is what one simulation measured.
+type Result struct {
+	// Err is non-nil when the simulation could not run or could not go on:
+	// an invalid Config (matching ErrInvalidConfig), a policy that fails its
+	// own Validate, or a policy that returned a negative wait other than
+	// backoff.Stop (both matching ErrInvalidPolicy). The other fields then
+	// hold what was measured up to that point.
+	Err error
+
+	// Scenario and Clients repeat the Config.
+	Scenario Scenario
+	Clients  int
+
+	// Calls is the total work: the calls that reached the server, summed
+	// over the fleet.
+	Calls int
+	// Succeeded counts the clients that got what they wanted.
+	Succeeded int
+	// GaveUp counts the clients that stopped without it: they reached
+	// Config.MaxCalls, or their policy returned backoff.Stop. The clients
+	// that neither succeeded nor gave up were still retrying at the
+	// horizon.
+	GaveUp int
+	// Completion is when the last client finished, by succeeding or by
+	// giving up; when every client succeeded it is the time until all of
+	// them had. If some were still retrying, it is Config.Horizon.
+	Completion time.Duration
+
+	// Window is the width of the windows Load counts calls in.
+	Window time.Duration
+	// Load is the timeline: Load[i] is the number of calls that reached
+	// the server in [i×Window, (i+1)×Window).
+	Load []int
+	// PeakLoad is the largest entry of Load. Every client's first call
+	// goes out at time 0, so PeakLoad is at least the size of that first
+	// wave, whatever the policy.
+	PeakLoad int
+	// ClientCalls[i] is the number of calls client i made.
+	ClientCalls []int
+}
+
+// Unfinished reports how many clients were still retrying when the
+// simulation stopped at its horizon.
+func (r Result) Unfinished() int { return r.Clients - r.Succeeded - r.GaveUp }

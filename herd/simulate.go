@@ -1,0 +1,240 @@
+package herd
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/herdsafe/backoff"
+)
+
+// ErrInvalidPolicy is matched, with errors.Is, by the Result.Err of a
+// simulation whose policy could not be used: NewPolicy returned nil or the
+// same *backoff.ExponentialBackOff twice, a policy failed its own Validate,
+// or NextBackOff returned a negative wait other than backoff.Stop.
+var ErrInvalidPolicy = errors.New("herd: invalid policy")
+
+// Simulate runs the fleet that cfg describes to the end, in virtual time,
+// and returns what it measured. It never sleeps and starts no goroutine;
+// its cost grows with the number of calls the fleet makes. The same cfg
+// gives the same Result (see Config.NewPolicy for the policies this
+// holds for).
+//
+// Every client calls Reset on its policy before its first call and
+// NextBackOff after each failed call, then waits that long, in virtual
+// time, before it tries again. backoff.Stop makes the client give up, and
+// so does reaching Config.MaxCalls.
+//
+// A Config that Validate rejects gives a Result with Err set and nothing
+// measured. It is safe to call Simulate from several goroutines at once,
+// provided cfg.NewPolicy is.
+func Simulate(cfg Config) Result {
+	if err := cfg.Validate(); err != nil {
+		return Result{Err: err, Scenario: cfg.Scenario, Clients: cfg.Clients}
+	}
+	cfg = cfg.withDefaults()
+	s := &sim{
+		cfg: cfg,
+		res: Result{
+			Scenario:    cfg.Scenario,
+			Clients:     cfg.Clients,
+			Window:      cfg.Window,
+			ClientCalls: make([]int, cfg.Clients),
+		},
+		clients: make([]client, cfg.Clients),
+		net:     rand.New(rand.NewPCG(mix(cfg.Seed), mix(cfg.Seed^0x6a09e667f3bcc908))),
+	}
+	if err := s.initPolicies(); err != nil {
+		s.res.Err = err
+		return s.res
+	}
+	s.run()
+	return s.res
+}
+
+// client is one member of the fleet; Result.ClientCalls counts its calls.
+type client struct {
+	policy backoff.BackOff
+}
+
+// sim is the state of one simulation.
+type sim struct {
+	cfg     Config
+	res     Result
+	clients []client
+	q       queue
+	net     *rand.Rand // network delays
+	now     time.Duration
+
+	version  uint64 // OCC: the row's version
+	window   int    // Restart: the window accepted counts
+	accepted int    // Restart: connections accepted in window
+}
+
+// initPolicies builds and resets one policy per client, giving each of the
+// library's exponential policies its own seeded random source.
+func (s *sim) initPolicies() error {
+	seen := make(map[*backoff.ExponentialBackOff]bool)
+	for i := range s.clients {
+		p := s.cfg.NewPolicy()
+		if p == nil {
+			return fmt.Errorf("%w: NewPolicy returned nil for client %d", ErrInvalidPolicy, i)
+		}
+		if v, ok := p.(interface{ Validate() error }); ok {
+			if err := v.Validate(); err != nil {
+				return fmt.Errorf("%w: %w", ErrInvalidPolicy, err)
+			}
+		}
+		if e, ok := p.(*backoff.ExponentialBackOff); ok {
+			if seen[e] {
+				return fmt.Errorf("%w: NewPolicy returned the same *backoff.ExponentialBackOff twice; return a fresh one per client", ErrInvalidPolicy)
+			}
+			seen[e] = true
+			r := rand.New(rand.NewPCG(mix(s.cfg.Seed), mix(uint64(i)+1)))
+			backoff.WithRandom(r.Float64)(e)
+		}
+		p.Reset()
+		s.clients[i].policy = p
+	}
+	return nil
+}
+
+// run starts every client at time 0 and processes events until every
+// client finished, the horizon is reached, or a policy misbehaves.
+func (s *sim) run() {
+	s.q.events = make([]event, 0, 2*len(s.clients))
+	for i := range s.clients {
+		s.q.push(event{at: 0, client: int32(i), kind: wake})
+	}
+	for s.q.len() > 0 && s.res.Err == nil {
+		e := s.q.pop()
+		if e.at > s.cfg.Horizon {
+			s.res.Completion = s.cfg.Horizon
+			break
+		}
+		s.now = e.at
+		switch e.kind {
+		case wake:
+			s.attempt(e.client)
+		case readArrive:
+			s.send(event{client: e.client, kind: readReply, version: s.version})
+		case readReply:
+			s.send(event{client: e.client, kind: callArrive, version: e.version})
+		case callArrive:
+			s.arrive(e)
+		case callReply:
+			s.reply(e)
+		}
+	}
+	for _, n := range s.res.Load {
+		s.res.PeakLoad = max(s.res.PeakLoad, n)
+	}
+}
+
+// attempt starts client c's next attempt: a read in OCC, a connection
+// attempt in Restart.
+func (s *sim) attempt(c int32) {
+	if s.cfg.Scenario == OCC {
+		s.send(event{client: c, kind: readArrive})
+		return
+	}
+	s.send(event{client: c, kind: callArrive})
+}
+
+// arrive is a call reaching the server: it is counted, and answered.
+func (s *sim) arrive(e event) {
+	s.res.Calls++
+	s.res.ClientCalls[e.client]++
+	w := int(s.now / s.cfg.Window)
+	for len(s.res.Load) <= w {
+		s.res.Load = append(s.res.Load, 0)
+	}
+	s.res.Load[w]++
+
+	var ok bool
+	switch s.cfg.Scenario {
+	case OCC:
+		ok = e.version == s.version
+		if ok {
+			s.version++
+		}
+	case Restart:
+		if w != s.window {
+			s.window, s.accepted = w, 0
+		}
+		ok = s.accepted < s.cfg.Capacity
+		if ok {
+			s.accepted++
+		}
+	}
+	s.send(event{client: e.client, kind: callReply, ok: ok})
+}
+
+// reply is a call's answer reaching its client: done, or back off.
+func (s *sim) reply(e event) {
+	if e.ok {
+		s.finish(true)
+		return
+	}
+	if s.res.ClientCalls[e.client] >= s.cfg.MaxCalls {
+		s.finish(false)
+		return
+	}
+	d := s.clients[e.client].policy.NextBackOff()
+	switch {
+	case d == backoff.Stop:
+		s.finish(false)
+		return
+	case d < 0:
+		s.res.Err = fmt.Errorf("%w: NextBackOff returned a negative wait (%v)", ErrInvalidPolicy, d)
+		return
+	}
+	s.q.push(event{at: sat(s.now, d), client: e.client, kind: wake})
+}
+
+// finish records that a client is done, successfully or not.
+func (s *sim) finish(succeeded bool) {
+	if succeeded {
+		s.res.Succeeded++
+	} else {
+		s.res.GaveUp++
+	}
+	s.res.Completion = s.now
+}
+
+// send schedules e after one network delay.
+func (s *sim) send(e event) {
+	e.at = sat(s.now, s.delay())
+	s.q.push(e)
+}
+
+// delay draws one one-way network delay, |Normal(Mean, StdDev)|.
+func (s *sim) delay() time.Duration {
+	d := s.cfg.Delay
+	if d.StdDev == 0 {
+		return d.Mean
+	}
+	v := math.Abs(float64(d.Mean) + s.net.NormFloat64()*float64(d.StdDev))
+	if v >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return time.Duration(v)
+}
+
+// sat returns t+d, saturating at the largest Duration.
+func sat(t, d time.Duration) time.Duration {
+	if d > math.MaxInt64-t {
+		return math.MaxInt64
+	}
+	return t + d
+}
+
+// mix is SplitMix64's finalizer: it spreads nearby seeds apart.
+func mix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}

@@ -1,0 +1,396 @@
+package herd_test
+
+import (
+	"errors"
+	"reflect"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/herd"
+)
+
+// noVariance is a network where every message takes exactly 10 ms.
+var noVariance = herd.Delay{Mean: 10 * time.Millisecond}
+
+func strategies() []herd.Strategy { return herd.Strategies(herd.DefaultBase, herd.DefaultCap) }
+
+func mustSimulate(t *testing.T, cfg herd.Config) herd.Result {
+	t.Helper()
+	r := herd.Simulate(cfg)
+	if r.Err != nil {
+		t.Fatalf("Simulate(%+v): %v", cfg, r.Err)
+	}
+	return r
+}
+
+// checkInvariants asserts what every Result must satisfy, whatever the
+// policy: the counts add up, Load and PeakLoad agree with Calls.
+func checkInvariants(t *testing.T, cfg herd.Config, r herd.Result) {
+	t.Helper()
+	sum := func(s []int) (n int) {
+		for _, v := range s {
+			n += v
+		}
+		return n
+	}
+	maxCalls := cfg.MaxCalls
+	if maxCalls == 0 {
+		maxCalls = herd.DefaultMaxCalls
+	}
+	switch {
+	case r.Scenario != cfg.Scenario || r.Clients != cfg.Clients:
+		t.Errorf("Result names %s/%d, want %s/%d", r.Scenario, r.Clients, cfg.Scenario, cfg.Clients)
+	case len(r.ClientCalls) != cfg.Clients:
+		t.Errorf("len(ClientCalls) = %d, want %d", len(r.ClientCalls), cfg.Clients)
+	case sum(r.ClientCalls) != r.Calls:
+		t.Errorf("ClientCalls sum to %d, Calls = %d", sum(r.ClientCalls), r.Calls)
+	case sum(r.Load) != r.Calls:
+		t.Errorf("Load sums to %d, Calls = %d", sum(r.Load), r.Calls)
+	case len(r.Load) > 0 && slices.Max(r.Load) != r.PeakLoad:
+		t.Errorf("PeakLoad = %d, max(Load) = %d", r.PeakLoad, slices.Max(r.Load))
+	case r.Succeeded+r.GaveUp+r.Unfinished() != r.Clients || r.Unfinished() < 0:
+		t.Errorf("Succeeded %d + GaveUp %d + Unfinished %d != Clients %d", r.Succeeded, r.GaveUp, r.Unfinished(), r.Clients)
+	case slices.Max(r.ClientCalls) > maxCalls:
+		t.Errorf("a client made %d calls, over MaxCalls %d", slices.Max(r.ClientCalls), maxCalls)
+	case slices.Min(r.ClientCalls) < 1:
+		t.Errorf("a client made no call")
+	case r.Window != herd.DefaultWindow && cfg.Window == 0:
+		t.Errorf("Window = %v, want the default %v", r.Window, herd.DefaultWindow)
+	}
+}
+
+func TestInvariants(t *testing.T) {
+	t.Parallel()
+	for _, sc := range herd.Scenarios() {
+		for _, st := range strategies() {
+			for _, n := range []int{1, 2, 37} {
+				for seed := range uint64(3) {
+					cfg := herd.Config{Scenario: sc, Clients: n, NewPolicy: st.NewPolicy, Seed: seed, MaxCalls: 50}
+					r := mustSimulate(t, cfg)
+					checkInvariants(t, cfg, r)
+					if r.Unfinished() != 0 {
+						t.Errorf("%s/%s/%d: %d clients unfinished", sc, st.Name, n, r.Unfinished())
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestSameSeedSameResult(t *testing.T) {
+	t.Parallel()
+	for _, sc := range herd.Scenarios() {
+		for _, st := range strategies() {
+			t.Run(string(sc)+"/"+st.Name, func(t *testing.T) {
+				t.Parallel()
+				cfg := herd.Config{Scenario: sc, Clients: 200, NewPolicy: st.NewPolicy, Seed: 42}
+				a, b := mustSimulate(t, cfg), mustSimulate(t, cfg)
+				if !reflect.DeepEqual(a, b) {
+					t.Fatalf("two runs with seed 42 differ: %d vs %d calls, %v vs %v", a.Calls, b.Calls, a.Completion, b.Completion)
+				}
+				cfg.Seed = 43
+				if c := mustSimulate(t, cfg); reflect.DeepEqual(a.ClientCalls, c.ClientCalls) && a.Completion == c.Completion {
+					t.Fatalf("seeds 42 and 43 gave the same run: the seed is not used")
+				}
+			})
+		}
+	}
+}
+
+// The library's policies draw from math/rand/v2 unless told otherwise;
+// Simulate must replace that source for runs to repeat, and do it per
+// client, so that clients do not all draw the same numbers.
+func TestSimulateSeedsEachClient(t *testing.T) {
+	t.Parallel()
+	var made []*backoff.ExponentialBackOff
+	cfg := herd.Config{Scenario: herd.OCC, Clients: 2, Seed: 7, NewPolicy: func() backoff.BackOff {
+		b := backoff.NewExponentialBackOff(backoff.WithJitter(backoff.FullJitter),
+			backoff.WithRandom(func() float64 { return 1 })) // replaced by Simulate
+		made = append(made, b)
+		return b
+	}}
+	mustSimulate(t, cfg)
+	a, b := made[0].NextBackOff(), made[1].NextBackOff()
+	if a == b {
+		t.Fatalf("two clients drew the same full-jitter wait %v: they share a random source", a)
+	}
+	if nominal := made[0].InitialInterval; a == nominal && b == nominal {
+		t.Fatalf("the policy's own random source was kept")
+	}
+}
+
+// With no variance in network delays, a herd without jitter stays in
+// lockstep: every call lands in a window together with the call of every
+// client still trying, so the non-empty windows hold N, N-1, …, 1 calls in
+// OCC (one winner per round) and N, N-C, … in Restart.
+func TestNoJitterHerdStaysInLockstep(t *testing.T) {
+	t.Parallel()
+	const n, capacity = 30, 4
+	for _, sc := range herd.Scenarios() {
+		t.Run(string(sc), func(t *testing.T) {
+			t.Parallel()
+			cfg := herd.Config{Scenario: sc, Clients: n, Capacity: capacity, Delay: noVariance, Seed: 1,
+				NewPolicy: herd.NoJitter(herd.DefaultBase, herd.DefaultCap)}
+			r := mustSimulate(t, cfg)
+			winners := 1
+			if sc == herd.Restart {
+				winners = capacity
+			}
+			var want []int
+			for left := n; left > 0; left -= winners {
+				want = append(want, left)
+			}
+			if got := nonEmpty(r.Load); !slices.Equal(got, want) {
+				t.Fatalf("calls per non-empty window = %v, want the whole remaining herd each time: %v", got, want)
+			}
+
+			// Jitter breaks the lockstep on the same network.
+			cfg.NewPolicy = herd.FullJitter(herd.DefaultBase, herd.DefaultCap)
+			if got := nonEmpty(mustSimulate(t, cfg).Load); slices.Equal(got, want) {
+				t.Fatalf("full jitter stayed in lockstep: %v", got)
+			}
+		})
+	}
+}
+
+func nonEmpty(load []int) []int {
+	var out []int
+	for _, n := range load {
+		if n > 0 {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// The conclusions of the AWS study, checked as properties of the OCC
+// scenario at 100 clients, averaged over a few seeds: full jitter does less
+// than half the work of exponential backoff without jitter, and no jitter
+// is the slowest of all strategies to complete.
+func TestOCCReproducesTheStudy(t *testing.T) {
+	t.Parallel()
+	const seeds = 5
+	calls := map[string]int{}
+	completion := map[string]time.Duration{}
+	for _, st := range strategies() {
+		for seed := range uint64(seeds) {
+			cfg := herd.Config{Scenario: herd.OCC, Clients: 100, NewPolicy: st.NewPolicy, Seed: seed}
+			r := mustSimulate(t, cfg)
+			if r.Succeeded != r.Clients {
+				t.Fatalf("%s, seed %d: %d of %d clients succeeded", st.Name, seed, r.Succeeded, r.Clients)
+			}
+			calls[st.Name] += r.Calls
+			completion[st.Name] += r.Completion
+		}
+	}
+	if full, none := calls["full"], calls["no-jitter"]; 2*full >= none {
+		t.Errorf("full jitter made %d calls over %d seeds, no jitter %d: not less than half", full, seeds, none)
+	}
+	for name, c := range completion {
+		if name != "no-jitter" && c >= completion["no-jitter"] {
+			t.Errorf("%s took %v in total over %d seeds, no jitter %v: no jitter should be the slowest", name, c, seeds, completion["no-jitter"])
+		}
+	}
+}
+
+func TestRestartRespectsCapacity(t *testing.T) {
+	t.Parallel()
+	for _, capacity := range []int{1, 7, 50} {
+		cfg := herd.Config{Scenario: herd.Restart, Clients: 300, Capacity: capacity, NewPolicy: herd.Immediate(), Seed: 3}
+		r := mustSimulate(t, cfg)
+		checkInvariants(t, cfg, r)
+		if r.Succeeded != r.Clients {
+			t.Fatalf("capacity %d: %d of %d reconnected", capacity, r.Succeeded, r.Clients)
+		}
+		// At most capacity connections are accepted per window, so the
+		// last is accepted no earlier than this.
+		lower := time.Duration((r.Clients+capacity-1)/capacity-1) * r.Window
+		if r.Completion < lower {
+			t.Fatalf("capacity %d: all reconnected by %v, before %v", capacity, r.Completion, lower)
+		}
+	}
+}
+
+func TestMaxCallsEndsImmediateRetry(t *testing.T) {
+	t.Parallel()
+	cfg := herd.Config{Scenario: herd.OCC, Clients: 50, MaxCalls: 3, NewPolicy: herd.Immediate(), Seed: 1}
+	r := mustSimulate(t, cfg)
+	checkInvariants(t, cfg, r)
+	if r.GaveUp == 0 {
+		t.Fatalf("no client gave up after 3 calls among 50 contending clients")
+	}
+	if r.Calls > cfg.Clients*cfg.MaxCalls {
+		t.Fatalf("%d calls, over Clients × MaxCalls", r.Calls)
+	}
+}
+
+func TestStopMakesClientsGiveUp(t *testing.T) {
+	t.Parallel()
+	cfg := herd.Config{Scenario: herd.Restart, Clients: 100, Capacity: 5, Seed: 1,
+		NewPolicy: func() backoff.BackOff { return &backoff.StopBackOff{} }}
+	r := mustSimulate(t, cfg)
+	checkInvariants(t, cfg, r)
+	if r.Calls != r.Clients || r.Succeeded == 0 || r.GaveUp != r.Clients-r.Succeeded {
+		t.Fatalf("StopBackOff: %d calls, %d succeeded, %d gave up; want one call each and the rest giving up", r.Calls, r.Succeeded, r.GaveUp)
+	}
+}
+
+func TestHorizonStopsTheSimulation(t *testing.T) {
+	t.Parallel()
+	cfg := herd.Config{Scenario: herd.OCC, Clients: 200, Horizon: 500 * time.Millisecond, Seed: 1,
+		NewPolicy: herd.NoJitter(herd.DefaultBase, herd.DefaultCap)}
+	r := mustSimulate(t, cfg)
+	checkInvariants(t, cfg, r)
+	if r.Unfinished() == 0 || r.Completion != cfg.Horizon {
+		t.Fatalf("at a 500ms horizon: %d unfinished, completion %v", r.Unfinished(), r.Completion)
+	}
+	if got := time.Duration(len(r.Load)) * r.Window; got > cfg.Horizon+r.Window {
+		t.Fatalf("the timeline runs to %v, past the horizon", got)
+	}
+}
+
+// countingPolicy records how Simulate drives a policy.
+type countingPolicy struct {
+	resets, nexts   int
+	nextBeforeReset bool
+}
+
+func (p *countingPolicy) Reset() { p.resets++ }
+
+func (p *countingPolicy) NextBackOff() time.Duration {
+	if p.resets == 0 {
+		p.nextBeforeReset = true
+	}
+	p.nexts++
+	return time.Duration(p.nexts) * time.Millisecond
+}
+
+func TestPolicyDrivenThroughTheInterface(t *testing.T) {
+	t.Parallel()
+	var policies []*countingPolicy
+	cfg := herd.Config{Scenario: herd.OCC, Clients: 40, Seed: 1, NewPolicy: func() backoff.BackOff {
+		p := &countingPolicy{}
+		policies = append(policies, p)
+		return p
+	}}
+	r := mustSimulate(t, cfg)
+	checkInvariants(t, cfg, r)
+	if len(policies) != cfg.Clients {
+		t.Fatalf("NewPolicy called %d times for %d clients", len(policies), cfg.Clients)
+	}
+	for i, p := range policies {
+		if p.resets != 1 || p.nextBeforeReset {
+			t.Fatalf("client %d: Reset called %d times (before NextBackOff: %v), want once, first", i, p.resets, !p.nextBeforeReset)
+		}
+		// Every failed call but a final one is followed by one NextBackOff.
+		if p.nexts != r.ClientCalls[i]-1 {
+			t.Fatalf("client %d: %d calls but %d NextBackOff", i, r.ClientCalls[i], p.nexts)
+		}
+	}
+}
+
+func TestSimulateIsSafeConcurrently(t *testing.T) {
+	t.Parallel()
+	cfg := herd.Config{Scenario: herd.OCC, Clients: 100, NewPolicy: herd.FullJitter(herd.DefaultBase, herd.DefaultCap), Seed: 9}
+	var wg sync.WaitGroup
+	results := make([]herd.Result, 4)
+	for i := range results {
+		wg.Go(func() { results[i] = herd.Simulate(cfg) })
+	}
+	wg.Wait()
+	for _, r := range results[1:] {
+		if !reflect.DeepEqual(r, results[0]) {
+			t.Fatal("concurrent runs of one Config differ")
+		}
+	}
+}
+
+func TestInvalidConfig(t *testing.T) {
+	t.Parallel()
+	good := herd.Config{Scenario: herd.OCC, Clients: 10, NewPolicy: herd.Immediate()}
+	if err := good.Validate(); err != nil {
+		t.Fatalf("Validate of a good Config: %v", err)
+	}
+	cases := []struct {
+		name  string
+		edit  func(*herd.Config)
+		field string
+	}{
+		{"unknown_scenario", func(c *herd.Config) { c.Scenario = "stampede" }, "Scenario"},
+		{"empty_scenario", func(c *herd.Config) { c.Scenario = "" }, "Scenario"},
+		{"no_clients", func(c *herd.Config) { c.Clients = 0 }, "Clients"},
+		{"negative_clients", func(c *herd.Config) { c.Clients = -1 }, "Clients"},
+		{"too_many_clients", func(c *herd.Config) { c.Clients = herd.MaxClients + 1 }, "Clients"},
+		{"nil_policy", func(c *herd.Config) { c.NewPolicy = nil }, "NewPolicy"},
+		{"negative_delay", func(c *herd.Config) { c.Delay.Mean = -time.Millisecond }, "Delay.Mean"},
+		{"negative_stddev", func(c *herd.Config) { c.Delay.StdDev = -1 }, "Delay.StdDev"},
+		{"negative_window", func(c *herd.Config) { c.Window = -1 }, "Window"},
+		{"negative_capacity", func(c *herd.Config) { c.Capacity = -1 }, "Capacity"},
+		{"negative_max_calls", func(c *herd.Config) { c.MaxCalls = -1 }, "MaxCalls"},
+		{"negative_horizon", func(c *herd.Config) { c.Horizon = -1 }, "Horizon"},
+		{"too_many_windows", func(c *herd.Config) { c.Window = time.Nanosecond }, "Windows"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := good
+			tc.edit(&cfg)
+			err := cfg.Validate()
+			if !errors.Is(err, herd.ErrInvalidConfig) {
+				t.Fatalf("Validate = %v, want ErrInvalidConfig", err)
+			}
+			if !containsWord(err.Error(), tc.field) {
+				t.Fatalf("Validate = %q does not name %s", err, tc.field)
+			}
+			if r := herd.Simulate(cfg); !errors.Is(r.Err, herd.ErrInvalidConfig) || r.Calls != 0 {
+				t.Fatalf("Simulate: Err %v after %d calls, want ErrInvalidConfig before any", r.Err, r.Calls)
+			}
+		})
+	}
+}
+
+func containsWord(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		if s[i:i+len(w)] == w {
+			return true
+		}
+	}
+	return false
+}
+
+// negativePolicy returns a negative wait that is not backoff.Stop.
+type negativePolicy struct{}
+
+func (negativePolicy) NextBackOff() time.Duration { return -5 * time.Second }
+func (negativePolicy) Reset()                     {}
+
+func TestInvalidPolicy(t *testing.T) {
+	t.Parallel()
+	shared := backoff.NewExponentialBackOff()
+	cases := []struct {
+		name   string
+		policy func() backoff.BackOff
+		also   error
+	}{
+		{"nil", func() backoff.BackOff { return nil }, nil},
+		{"shared", func() backoff.BackOff { return shared }, nil},
+		{"base_above_cap", herd.FullJitter(time.Second, time.Millisecond), backoff.ErrInvalidConfiguration},
+		{"negative_base", herd.NoJitter(-time.Millisecond, time.Second), backoff.ErrInvalidConfiguration},
+		{"negative_wait", func() backoff.BackOff { return negativePolicy{} }, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := herd.Simulate(herd.Config{Scenario: herd.OCC, Clients: 5, NewPolicy: tc.policy})
+			if !errors.Is(r.Err, herd.ErrInvalidPolicy) {
+				t.Fatalf("Err = %v, want ErrInvalidPolicy", r.Err)
+			}
+			if tc.also != nil && !errors.Is(r.Err, tc.also) {
+				t.Fatalf("Err = %v, want it to match %v as well", r.Err, tc.also)
+			}
+		})
+	}
+}

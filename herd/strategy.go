@@ -1,0 +1,84 @@
+package herd
+
+import (
+	"time"
+
+	"github.com/herdsafe/backoff"
+)
+
+// Strategy is a named policy factory, as the command cmd/herd compares
+// them.
+type Strategy struct {
+	// Name is short and stable, fit for a flag or a table column.
+	Name string
+	// NewPolicy returns a fresh policy for one client; see
+	// Config.NewPolicy.
+	NewPolicy func() backoff.BackOff
+}
+
+// Strategies returns the six strategies of the AWS study's comparison,
+// each with InitialInterval base and MaxInterval cap, in this order:
+// "no-jitter" ([NoJitter]), "full" ([FullJitter]), "equal"
+// ([EqualJitter]), "decorrelated" ([DecorrelatedJitter]), "default"
+// ([LibraryDefault]) and "immediate" ([Immediate]).
+func Strategies(base, cap time.Duration) []Strategy {
+	return []Strategy{
+		{"no-jitter", NoJitter(base, cap)},
+		{"full", FullJitter(base, cap)},
+		{"equal", EqualJitter(base, cap)},
+		{"decorrelated", DecorrelatedJitter(base, cap)},
+		{"default", LibraryDefault(base, cap)},
+		{"immediate", Immediate()},
+	}
+}
+
+// NoJitter returns exponential backoff without jitter: waits of base,
+// 2×base, 4×base, … up to cap, the same for every client. It is the
+// backoff.ExponentialBackOff with RandomizationFactor 0 and Multiplier 2.
+func NoJitter(base, cap time.Duration) func() backoff.BackOff {
+	return exponential(base, cap, backoff.WithMultiplier(2), backoff.WithRandomizationFactor(0))
+}
+
+// FullJitter returns exponential backoff with full jitter, multiplier 2:
+// each wait is uniform in [0, min(cap, base×2ⁿ)]. See backoff.FullJitter.
+func FullJitter(base, cap time.Duration) func() backoff.BackOff {
+	return exponential(base, cap, backoff.WithMultiplier(2), backoff.WithJitter(backoff.FullJitter))
+}
+
+// EqualJitter returns exponential backoff with equal jitter, multiplier 2:
+// half of each nominal wait, plus a uniform draw over the other half. See
+// backoff.EqualJitter.
+func EqualJitter(base, cap time.Duration) func() backoff.BackOff {
+	return exponential(base, cap, backoff.WithMultiplier(2), backoff.WithJitter(backoff.EqualJitter))
+}
+
+// DecorrelatedJitter returns backoff with decorrelated jitter: each wait is
+// uniform in [base, 3 × the previous wait], capped. See
+// backoff.DecorrelatedJitter.
+func DecorrelatedJitter(base, cap time.Duration) func() backoff.BackOff {
+	return exponential(base, cap, backoff.WithMultiplier(2), backoff.WithJitter(backoff.DecorrelatedJitter))
+}
+
+// LibraryDefault returns the library's default ExponentialBackOff
+// (multiplier 1.5, randomization ±50%) with InitialInterval base and
+// MaxInterval cap.
+func LibraryDefault(base, cap time.Duration) func() backoff.BackOff {
+	return exponential(base, cap)
+}
+
+// Immediate returns the control: retry at once, every time (a
+// backoff.ZeroBackOff). Only Config.MaxCalls ends a client that keeps
+// failing.
+func Immediate() func() backoff.BackOff {
+	return func() backoff.BackOff { return &backoff.ZeroBackOff{} }
+}
+
+// exponential returns a factory of ExponentialBackOffs with the given
+// interval bounds and options.
+func exponential(base, cap time.Duration, opts ...backoff.ExponentialBackOffOption) func() backoff.BackOff {
+	opts = append([]backoff.ExponentialBackOffOption{
+		backoff.WithInitialInterval(base),
+		backoff.WithMaxInterval(cap),
+	}, opts...)
+	return func() backoff.BackOff { return backoff.NewExponentialBackOff(opts...) }
+}

@@ -1,0 +1,116 @@
+package herd_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/herd"
+)
+
+func TestStrategiesNamesAndOrder(t *testing.T) {
+	t.Parallel()
+	want := []string{"no-jitter", "full", "equal", "decorrelated", "default", "immediate"}
+	got := strategies()
+	if len(got) != len(want) {
+		t.Fatalf("%d strategies, want %d", len(got), len(want))
+	}
+	for i, s := range got {
+		if s.Name != want[i] || s.NewPolicy == nil {
+			t.Errorf("strategy %d = %q (policy %v), want %q", i, s.Name, s.NewPolicy != nil, want[i])
+		}
+		if a, b := s.NewPolicy(), s.NewPolicy(); s.Name != "immediate" && a == b {
+			t.Errorf("%s: NewPolicy returned the same policy twice", s.Name)
+		}
+	}
+}
+
+// exp returns the *backoff.ExponentialBackOff a factory builds, with a
+// random source that always returns r.
+func exp(t *testing.T, f func() backoff.BackOff, r float64) *backoff.ExponentialBackOff {
+	t.Helper()
+	b, ok := f().(*backoff.ExponentialBackOff)
+	if !ok {
+		t.Fatalf("the factory built %T, want *backoff.ExponentialBackOff", f())
+	}
+	if err := b.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	backoff.WithRandom(func() float64 { return r })(b)
+	b.Reset()
+	return b
+}
+
+func TestStrategiesAreTheLibrarysPolicies(t *testing.T) {
+	t.Parallel()
+	const base, cap = 5 * time.Millisecond, 100 * time.Millisecond
+	nominal := []time.Duration{5, 10, 20, 40, 80, 100, 100}
+	for i := range nominal {
+		nominal[i] *= time.Millisecond
+	}
+
+	t.Run("no_jitter", func(t *testing.T) {
+		for _, r := range []float64{0, 0.5, 1} {
+			b := exp(t, herd.NoJitter(base, cap), r)
+			for i, want := range nominal {
+				if got := b.NextBackOff(); got != want {
+					t.Fatalf("random %v, wait %d = %v, want %v whatever the draw", r, i, got, want)
+				}
+			}
+		}
+	})
+	for _, tc := range []struct {
+		name   string
+		f      func(base, cap time.Duration) func() backoff.BackOff
+		jitter backoff.Jitter
+		lo, hi func(d time.Duration) time.Duration
+	}{
+		{"full", herd.FullJitter, backoff.FullJitter, func(time.Duration) time.Duration { return 0 }, func(d time.Duration) time.Duration { return d }},
+		{"equal", herd.EqualJitter, backoff.EqualJitter, func(d time.Duration) time.Duration { return d / 2 }, func(d time.Duration) time.Duration { return d }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lo, hi := exp(t, tc.f(base, cap), 0), exp(t, tc.f(base, cap), 1)
+			if lo.Jitter != tc.jitter || lo.Multiplier != 2 || lo.InitialInterval != base || lo.MaxInterval != cap {
+				t.Fatalf("policy %+v, want %v, ×2, %v..%v", lo, tc.jitter, base, cap)
+			}
+			for i, d := range nominal {
+				if got, want := lo.NextBackOff(), tc.lo(d); got != want {
+					t.Fatalf("lowest wait %d = %v, want %v", i, got, want)
+				}
+				if got, want := hi.NextBackOff(), tc.hi(d); got != want {
+					t.Fatalf("highest wait %d = %v, want %v", i, got, want)
+				}
+			}
+		})
+	}
+	t.Run("decorrelated", func(t *testing.T) {
+		b := exp(t, herd.DecorrelatedJitter(base, cap), 1)
+		if b.Jitter != backoff.DecorrelatedJitter {
+			t.Fatalf("jitter %v", b.Jitter)
+		}
+		prev := base
+		for i := range 10 {
+			got := b.NextBackOff()
+			if want := min(3*prev, cap); got != want {
+				t.Fatalf("wait %d = %v, want %v (3 × the previous, capped)", i, got, want)
+			}
+			prev = got
+		}
+	})
+	t.Run("default", func(t *testing.T) {
+		b := exp(t, herd.LibraryDefault(base, cap), 0.5)
+		if b.Multiplier != backoff.DefaultMultiplier || b.RandomizationFactor != backoff.DefaultRandomizationFactor ||
+			b.Jitter != backoff.RandomizationJitter || b.InitialInterval != base || b.MaxInterval != cap {
+			t.Fatalf("policy %+v is not the library default with %v..%v", b, base, cap)
+		}
+	})
+	t.Run("immediate", func(t *testing.T) {
+		b := herd.Immediate()()
+		if _, ok := b.(*backoff.ZeroBackOff); !ok {
+			t.Fatalf("Immediate built %T, want *backoff.ZeroBackOff", b)
+		}
+		if d := b.NextBackOff(); d != 0 {
+			t.Fatalf("wait %v, want 0", d)
+		}
+	})
+}
