@@ -84,7 +84,10 @@ func (e *configError) Error() string { return "backoff: invalid configuration: "
 func (e *configError) Is(target error) bool { return target == ErrInvalidConfiguration }
 
 // invalidf returns an error that matches ErrInvalidConfiguration and
-// explains which setting is wrong.
+// explains which setting is wrong. It is never on a hot path, so it is not
+// inlined into one.
+//
+//go:noinline
 func invalidf(format string, args ...any) error {
 	return &configError{msg: fmt.Sprintf(format, args...)}
 }

@@ -11,64 +11,126 @@ import (
 // driver is the state of one run of Retry, RetryCtx, Do and their kin. It
 // lives on the caller's stack: nothing here allocates unless a retry or an
 // option needs it.
+//
+// It is kept small on purpose: a goroutine parked in a wait holds the
+// frame of run, and a goroutine whose stack stays within 1 KiB while it
+// waits is shrunk back to the minimum by the garbage collector.
 type driver struct {
 	o        *retryOptions
-	clock    clock.Clock   // nil: the time package
-	start    time.Time     // when the run started, on clock
-	startNS  time.Duration // when the run started, since epoch, without clock
-	started  bool
-	attempt  int
 	schedule schedule
+	start    time.Duration // the clock's reading when the run started
+	attempt  int
+	started  bool
 	bypass   int8 // 0 not yet looked up, 1 bypassed, -1 not
 }
 
-// run is the retry loop behind every entry point.
-func run[T any](ctx context.Context, fn func(context.Context) (T, error), opts []RetryOption) (T, error) {
-	o := &defaultOptions
+// attemptFunc runs one attempt. The entry points wrap the caller's
+// function in one that keeps its result where they can return it, so the
+// loop itself is not generic and its frames stay small.
+type attemptFunc func(ctx context.Context) error
+
+// run is the retry loop behind every entry point. It returns nil or an
+// *Error.
+//
+// The operation is fn, or op when fn is nil: RetryError and RetryErrorCtx
+// pass the caller's function as it is, with no closure around it.
+func run(ctx context.Context, fn attemptFunc, op func() error, opts []RetryOption) error {
+	d := driver{o: &defaultOptions}
 	if len(opts) > 0 {
-		o = buildOptions(opts)
-		defer o.release()
+		// Taken here rather than in buildOptions, so that an allocation,
+		// which may run deep into the runtime, starts from a shallow stack.
+		o, _ := optionsPool.Get().(*retryOptions)
+		if o == nil {
+			o = new(retryOptions)
+		}
+		d.o = o.build(opts)
 	}
-	d := driver{o: o, clock: o.clock}
-	var last T
-	if ctx == nil {
-		return last, &Error{Cause: invalidf("the context is nil")}
+	defer d.release(len(opts) > 0)
+	if e := d.setup(ctx, fn == nil && op == nil); e != nil {
+		return e
 	}
-	if err := o.validate(); err != nil {
-		return last, &Error{Cause: err}
-	}
-	if ctx.Err() != nil {
-		return last, d.giveUp(ctx, context.Cause(ctx), nil, nil)
-	}
-	d.begin()
-	d.schedule.start(o.backOff)
 	for {
 		d.attempt++
 		actx := d.beforeAttempt(ctx)
-		res, err := attempt(&d, actx, fn)
+		err := d.call(actx, fn, op)
 		if err == nil {
 			d.afterSuccess(actx)
-			return res, nil
+			return nil
 		}
-		last = res
-		delay, lastErr, cause := d.decide(ctx, err)
-		if cause != nil {
-			return last, d.giveUp(actx, cause, lastErr, err)
+		// The policy's state is made here, at the shallowest point of the
+		// failure path: its allocation may run deep into the runtime.
+		d.schedule.prepare(d.o.backOff)
+		delay, e := d.failed(ctx, actx, err)
+		if e != nil {
+			return e
 		}
-		d.retrying(actx, err, delay)
-		if cause := d.wait(ctx, delay); cause != nil {
-			return last, d.giveUp(actx, cause, lastErr, err)
+		// The wait, written out rather than a call to wait: a goroutine
+		// parked here holds every frame above sleep.
+		if delay > 0 && ctx.Err() == nil && !d.bypassed(ctx) {
+			d.sleep(ctx, delay)
+		}
+		if ctx.Err() != nil {
+			return d.giveUp(actx, context.Cause(ctx), reportable(err), err)
 		}
 	}
 }
 
-// attempt calls fn once, with the attempt's own deadline if there is one,
+// setup checks what run was given and starts the run: it returns the
+// *Error to return at once, or nil.
+//
+//go:noinline
+func (d *driver) setup(ctx context.Context, nilOperation bool) *Error {
+	switch {
+	case ctx == nil:
+		return &Error{Cause: invalidf("the context is nil")}
+	case nilOperation:
+		return &Error{Cause: invalidf("the operation is nil")}
+	}
+	if err := d.o.validate(); err != nil {
+		return &Error{Cause: err}
+	}
+	if ctx.Err() != nil {
+		return d.giveUp(ctx, context.Cause(ctx), nil, nil)
+	}
+	d.begin()
+	d.schedule.start(d.o.backOff)
+	return nil
+}
+
+// failed handles an attempt that returned err: it decides whether to
+// retry and reports the retry. It returns the wait before the next
+// attempt, or the *Error to return.
+func (d *driver) failed(ctx, actx context.Context, err error) (time.Duration, *Error) {
+	delay, lastErr, cause := d.decide(ctx, err)
+	if cause != nil {
+		return 0, d.giveUp(actx, cause, lastErr, err)
+	}
+	d.retrying(actx, err, delay)
+	return delay, nil
+}
+
+// reportable is the error to report as Error.LastErr for a retryable
+// error: the cause given to RetryAfter, or err itself.
+func reportable(err error) error {
+	_, last, _ := retryAfter(err)
+	return orElse(last, err)
+}
+
+// release gives back what the run borrowed.
+func (d *driver) release(options bool) {
+	d.schedule.release()
+	if options {
+		d.o.release()
+	}
+}
+
+// call runs fn once, with the attempt's own deadline if there is one,
 // turning a panic into a *PanicError if asked to.
-func attempt[T any](d *driver, ctx context.Context, fn func(context.Context) (T, error)) (res T, err error) {
+func (d *driver) call(ctx context.Context, fn attemptFunc, op func() error) (err error) {
 	if d.o.attemptTimeout > 0 {
 		var cancel context.CancelFunc
-		if d.clock != nil {
-			ctx, cancel = d.clock.WithTimeout(ctx, d.o.attemptTimeout)
+		if c := d.o.clock; c != nil {
+			ctx, cancel = c.WithTimeout(ctx, d.o.attemptTimeout)
 		} else {
 			ctx, cancel = context.WithTimeout(ctx, d.o.attemptTimeout)
 		}
@@ -80,6 +142,9 @@ func attempt[T any](d *driver, ctx context.Context, fn func(context.Context) (T,
 				err = &PanicError{Value: v, Stack: debug.Stack()}
 			}
 		}()
+	}
+	if fn == nil {
+		return op()
 	}
 	return fn(ctx)
 }
@@ -93,8 +158,7 @@ func (d *driver) decide(ctx context.Context, err error) (delay time.Duration, la
 		if last, ok := permanentCause(err); ok {
 			return 0, last, context.Cause(ctx)
 		}
-		_, last, _ := retryAfter(err)
-		return 0, orElse(last, err), context.Cause(ctx)
+		return 0, reportable(err), context.Cause(ctx)
 	}
 	if last, ok := permanentCause(err); ok {
 		return 0, last, ErrPermanent
@@ -109,9 +173,9 @@ func (d *driver) decide(ctx context.Context, err error) (delay time.Duration, la
 	}
 	if told {
 		delay = serverDelay
-		d.schedule.reset()
+		d.schedule.reset(d.o.backOff)
 	} else {
-		delay = d.schedule.next()
+		delay = d.schedule.next(d.o.backOff)
 		if delay == Stop {
 			return 0, lastErr, d.stopCause()
 		}
@@ -151,27 +215,43 @@ func (d *driver) limit(ctx context.Context, delay time.Duration) error {
 // wait blocks for delay or until ctx is done, and returns the context's
 // cause if it is. A zero wait creates no timer and does not park.
 func (d *driver) wait(ctx context.Context, delay time.Duration) error {
-	if ctx.Err() == nil && delay > 0 && !d.bypassed(ctx) {
-		if d.clock == nil {
-			t := time.NewTimer(delay)
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
-			}
-		} else {
-			t := d.clock.Timer(delay)
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
-			}
-		}
+	if delay > 0 && ctx.Err() == nil && !d.bypassed(ctx) {
+		d.sleep(ctx, delay)
 	}
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
 	return nil
+}
+
+// sleep waits for delay or until ctx is done, on the driver's clock.
+func (d *driver) sleep(ctx context.Context, delay time.Duration) {
+	if c := d.o.clock; c != nil {
+		sleepOn(c, ctx, delay)
+		return
+	}
+	sleep(ctx, delay)
+}
+
+// sleep waits for d or until ctx is done, on the time package. It and
+// sleepOn are kept small: a goroutine parked here holds their frames.
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		t.Stop()
+	}
+}
+
+// sleepOn is sleep on the clock c.
+func sleepOn(c clock.Clock, ctx context.Context, d time.Duration) {
+	t := c.Timer(d)
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		t.Stop()
+	}
 }
 
 func (d *driver) bypassed(ctx context.Context) bool {
@@ -184,39 +264,43 @@ func (d *driver) bypassed(ctx context.Context) bool {
 	return d.bypass > 0
 }
 
-// epoch is the origin of the driver's monotonic readings of the time
-// package. time.Since reads only the monotonic clock, which costs half of
-// time.Now on the success path.
+// epoch is the origin of the driver's readings of the time package.
+// time.Since reads only the monotonic clock, which costs half of time.Now.
 var epoch = time.Now()
+
+// mockEpoch is the origin of the driver's readings of a clock from
+// WithClock.
+var mockEpoch = time.Unix(0, 0)
+
+// now reads the driver's clock, as a duration since an origin.
+func (d *driver) now() time.Duration {
+	if c := d.o.clock; c != nil {
+		return c.Now().Sub(mockEpoch)
+	}
+	return time.Since(epoch)
+}
 
 // begin starts the run's elapsed-time accounting.
 func (d *driver) begin() {
 	d.started = true
-	if d.clock != nil {
-		d.start = d.clock.Now()
-		return
-	}
-	d.startNS = time.Since(epoch)
+	d.start = d.now()
 }
 
 // until returns the time left before t on the driver's clock, so that a
 // deadline set on a mock clock (clock.Mock.WithTimeout) is read on it.
 func (d *driver) until(t time.Time) time.Duration {
-	if d.clock != nil {
-		return d.clock.Until(t)
+	if c := d.o.clock; c != nil {
+		return c.Until(t)
 	}
 	return time.Until(t)
 }
 
 // elapsed returns the time since begin, or 0 before it.
 func (d *driver) elapsed() time.Duration {
-	switch {
-	case !d.started:
+	if !d.started {
 		return 0
-	case d.clock != nil:
-		return d.clock.Since(d.start)
 	}
-	return time.Since(epoch) - d.startNS
+	return d.now() - d.start
 }
 
 // state describes the current attempt.
@@ -260,15 +344,11 @@ func (d *driver) retrying(ctx context.Context, err error, delay time.Duration) {
 	if d.o.notify != nil {
 		d.o.notify(err, delay)
 	}
-	if len(d.o.instrumenters) == 0 && d.o.logger == nil {
-		return
+	if len(d.o.instrumenters) > 0 || d.o.logger != nil {
+		s := d.state(err)
+		s.NextDelay = delay
+		d.report(ctx, &s)
 	}
-	s := d.state(err)
-	s.NextDelay = delay
-	for _, in := range d.o.instrumenters {
-		in.AfterAttempt(ctx, s)
-	}
-	d.o.logRetry(ctx, &s)
 }
 
 // giveUp builds the *Error for a run that stops, and reports it.
@@ -278,12 +358,25 @@ func (d *driver) giveUp(ctx context.Context, cause, lastErr, attemptErr error) *
 		s := d.state(attemptErr)
 		s.Elapsed = e.Elapsed
 		s.GivingUp, s.Cause = true, cause
-		for _, in := range d.o.instrumenters {
-			in.AfterAttempt(ctx, s)
-		}
-		d.o.logGiveUp(ctx, &s)
+		d.report(ctx, &s)
 	}
 	return e
+}
+
+// report hands the outcome of an attempt to the instrumenters and the
+// logger. It is not inlined: a State is large, and the frames of the driver
+// stay small for the goroutines that park in its waits.
+//
+//go:noinline
+func (d *driver) report(ctx context.Context, s *State) {
+	for _, in := range d.o.instrumenters {
+		in.AfterAttempt(ctx, *s)
+	}
+	if s.GivingUp {
+		d.o.logGiveUp(ctx, s)
+	} else {
+		d.o.logRetry(ctx, s)
+	}
 }
 
 // orElse returns err, or fallback if err is nil.

@@ -166,6 +166,15 @@ func (b *ExponentialBackOff) Validate() error {
 	return nil
 }
 
+// valid is Validate() == nil, cheap enough for every NextBackOff. NaN
+// fails every comparison, and +Inf fails the last one on Multiplier.
+func (b *ExponentialBackOff) valid() bool {
+	return b.InitialInterval >= 0 && b.InitialInterval <= b.MaxInterval &&
+		b.Multiplier >= 1 && b.Multiplier <= math.MaxFloat64 &&
+		b.RandomizationFactor >= 0 && b.RandomizationFactor <= 1 &&
+		b.Jitter.valid() && !b.nilRandom
+}
+
 // Reset the interval back to the initial retry interval. NewExponentialBackOff
 // calls it, and so does the first NextBackOff of a policy built as a struct
 // literal.
@@ -181,39 +190,42 @@ func (b *ExponentialBackOff) Reset() {
 //
 // or the formula of the policy's Jitter. It returns Stop if Validate fails.
 func (b *ExponentialBackOff) NextBackOff() time.Duration {
-	if b.Validate() != nil {
+	if !b.valid() {
 		return Stop
 	}
 	if !b.started {
 		b.Reset()
 	}
-	u := b.draw()
-	d := b.currentInterval
-	var wait time.Duration
-	switch b.Jitter {
-	case FullJitter:
-		wait = scale(d, u)
-	case EqualJitter:
-		wait = d/2 + scale(d-d/2, u)
-	case DecorrelatedJitter:
-		hi := max(saturatingTriple(b.previous), b.InitialInterval)
-		span := hi - b.InitialInterval
-		wait = min(b.InitialInterval+min(scale(span, u), span), b.MaxInterval)
-		b.previous = wait
-	default:
-		f := b.RandomizationFactor
-		wait = scale(d, 1-f+2*f*u)
+	var u float64
+	if b.random == nil {
+		u = defaultRandom()
+	} else {
+		u = unitInterval(b.random())
 	}
+	d := b.currentInterval
 	b.currentInterval = grow(d, b.Multiplier, b.MaxInterval)
-	return wait
+	if b.Jitter == RandomizationJitter {
+		f := b.RandomizationFactor
+		return scale(d, 1-f+2*f*u)
+	}
+	return b.jitter(d, u)
 }
 
-// draw returns the next random number in [0, 1].
-func (b *ExponentialBackOff) draw() float64 {
-	if b.random == nil {
-		return defaultRandom()
+// jitter randomizes the nominal interval d with the draw u, for the jitter
+// kinds other than RandomizationJitter.
+func (b *ExponentialBackOff) jitter(d time.Duration, u float64) time.Duration {
+	switch b.Jitter {
+	case FullJitter:
+		return scale(d, u)
+	case EqualJitter:
+		return d/2 + scale(d-d/2, u)
 	}
-	return unitInterval(b.random())
+	// DecorrelatedJitter
+	hi := max(saturatingTriple(b.previous), b.InitialInterval)
+	span := hi - b.InitialInterval
+	wait := min(b.InitialInterval+min(scale(span, u), span), b.MaxInterval)
+	b.previous = wait
+	return wait
 }
 
 // grow multiplies d by m, saturating at max.

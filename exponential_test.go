@@ -23,7 +23,7 @@ func within(got, want, tol float64) bool {
 }
 
 type goldenRow struct {
-	n                int
+	n               int
 	nominal, lo, hi float64
 }
 

@@ -27,6 +27,10 @@ func WithLogger(l *slog.Logger) RetryOption {
 }
 
 // logRetry writes the warning for a failed attempt that will be retried.
+// It is not inlined, so that its record does not enlarge the driver's
+// frame, which a goroutine parked in a wait keeps.
+//
+//go:noinline
 func (o *retryOptions) logRetry(ctx context.Context, s *State) {
 	if o.logger == nil || !o.logger.Enabled(ctx, slog.LevelWarn) {
 		return
@@ -39,6 +43,8 @@ func (o *retryOptions) logRetry(ctx context.Context, s *State) {
 }
 
 // logGiveUp writes the error record for a run that failed.
+//
+//go:noinline
 func (o *retryOptions) logGiveUp(ctx context.Context, s *State) {
 	if o.logger == nil || !o.logger.Enabled(ctx, slog.LevelError) {
 		return

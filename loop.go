@@ -34,15 +34,7 @@ type Loop struct {
 // NewLoop returns a Loop configured by opts. An invalid option makes the
 // first Wait return false, and Err report it.
 func NewLoop(opts ...RetryOption) *Loop {
-	o := &retryOptions{maxElapsed: DefaultMaxElapsedTime}
-	for _, opt := range opts {
-		if opt == nil {
-			o.fail("a RetryOption is nil")
-			continue
-		}
-		opt(o)
-	}
-	return &Loop{d: driver{o: o, clock: o.clock}}
+	return &Loop{d: driver{o: new(retryOptions).build(opts)}}
 }
 
 // Wait reports whether another attempt should be made, after waiting for
@@ -80,7 +72,7 @@ func (l *Loop) Wait(ctx context.Context) bool {
 	if l.pending {
 		delay, l.pending = l.override, false
 	} else {
-		delay = d.schedule.next()
+		delay = d.schedule.next(d.o.backOff)
 		if delay == Stop {
 			return l.stop(d.stopCause())
 		}

@@ -40,12 +40,11 @@ var defaultOptions = retryOptions{maxElapsed: DefaultMaxElapsedTime}
 
 // optionsPool recycles option sets, so that applying options does not
 // allocate on every call.
-var optionsPool = sync.Pool{New: func() any { return new(retryOptions) }}
+var optionsPool sync.Pool
 
-// buildOptions applies opts to a recycled option set. Release it with
-// release when the call is over.
-func buildOptions(opts []RetryOption) *retryOptions {
-	o := optionsPool.Get().(*retryOptions)
+// build applies opts to o, a recycled option set, and returns o. Release it
+// with release when the call is over.
+func (o *retryOptions) build(opts []RetryOption) *retryOptions {
 	*o = retryOptions{
 		maxElapsed:    DefaultMaxElapsedTime,
 		classifiers:   o.classifiers[:0],
@@ -62,7 +61,7 @@ func buildOptions(opts []RetryOption) *retryOptions {
 	return o
 }
 
-// release returns an option set built by buildOptions to the pool. What it
+// release returns an option set built by build to the pool. What it
 // still references is dropped when it is next built, or when the pool is
 // emptied by the garbage collector.
 func (o *retryOptions) release() { optionsPool.Put(o) }

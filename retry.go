@@ -44,7 +44,13 @@ func RetryCtx[T any](ctx context.Context, operation Operation[T], opts ...RetryO
 		var zero T
 		return zero, &Error{Cause: invalidf("the operation is nil")}
 	}
-	return run(ctx, func(context.Context) (T, error) { return operation() }, opts)
+	var res T
+	err := run(ctx, func(context.Context) error {
+		var err error
+		res, err = operation()
+		return err
+	}, nil, opts)
+	return res, err
 }
 
 // RetryError is RetryErrorCtx with context.Background(), as Retry is to
@@ -57,11 +63,7 @@ func RetryError(operation func() error, opts ...RetryOption) error {
 // error. It behaves identically to RetryCtx in every other respect,
 // including the options it accepts and the *Error it returns on failure.
 func RetryErrorCtx(ctx context.Context, operation func() error, opts ...RetryOption) error {
-	if operation == nil {
-		return &Error{Cause: invalidf("the operation is nil")}
-	}
-	_, err := run(ctx, func(context.Context) (struct{}, error) { return struct{}{}, operation() }, opts)
-	return err
+	return run(ctx, nil, operation, opts)
 }
 
 // Do is RetryCtx for a function that takes a context: the same options, the
@@ -77,5 +79,11 @@ func Do[T any](ctx context.Context, fn func(context.Context) (T, error), opts ..
 		var zero T
 		return zero, &Error{Cause: invalidf("the function given to Do is nil")}
 	}
-	return run(ctx, fn, opts)
+	var res T
+	err := run(ctx, func(ctx context.Context) error {
+		var err error
+		res, err = fn(ctx)
+		return err
+	}, nil, opts)
+	return res, err
 }
