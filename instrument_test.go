@@ -1,0 +1,450 @@
+package backoff
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// specEvent is one call to an Instrumenter.
+type specEvent struct {
+	method string // "before" or "after"
+	s      State
+	ctx    context.Context
+}
+
+// specInstrumenter records every call, and gives each attempt a context
+// carrying its number under specKey.
+type specInstrumenter struct {
+	mu     sync.Mutex
+	events []specEvent
+}
+
+func (in *specInstrumenter) BeforeAttempt(ctx context.Context, s State) context.Context {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.events = append(in.events, specEvent{"before", s, ctx})
+	return context.WithValue(ctx, specKey{}, s.Attempt)
+}
+
+func (in *specInstrumenter) AfterAttempt(ctx context.Context, s State) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.events = append(in.events, specEvent{"after", s, ctx})
+}
+
+// specWantState is what a test expects of one call: the fields it names.
+type specWantState struct {
+	method    string
+	attempt   int
+	err       error // matched with errors.Is; nil means State.Err is nil
+	elapsed   time.Duration
+	nextDelay time.Duration
+	givingUp  bool
+	cause     error
+}
+
+func specCheckEvents(t *testing.T, got []specEvent, want []specWantState, name string, maxTries uint, maxElapsed time.Duration) {
+	t.Helper()
+	if len(got) != len(want) {
+		var b strings.Builder
+		for _, e := range got {
+			fmt.Fprintf(&b, "\n\t%s %+v", e.method, e.s)
+		}
+		t.Fatalf("%d calls, want %d:%s", len(got), len(want), b.String())
+	}
+	for i, w := range want {
+		g := got[i]
+		s := g.s
+		if g.method != w.method || s.Attempt != w.attempt {
+			t.Errorf("call %d: %s attempt %d, want %s attempt %d", i, g.method, s.Attempt, w.method, w.attempt)
+		}
+		if (w.err == nil) != (s.Err == nil) || (w.err != nil && !errors.Is(s.Err, w.err)) {
+			t.Errorf("call %d: Err = %v, want %v", i, s.Err, w.err)
+		}
+		if s.Elapsed != w.elapsed {
+			t.Errorf("call %d: Elapsed = %v, want %v", i, s.Elapsed, w.elapsed)
+		}
+		if s.NextDelay != w.nextDelay {
+			t.Errorf("call %d: NextDelay = %v, want %v", i, s.NextDelay, w.nextDelay)
+		}
+		if s.GivingUp != w.givingUp || !errors.Is(s.Cause, w.cause) || (w.cause == nil && s.Cause != nil) {
+			t.Errorf("call %d: GivingUp %v Cause %v, want %v %v", i, s.GivingUp, s.Cause, w.givingUp, w.cause)
+		}
+		if s.Name != name || s.MaxTries != maxTries || s.MaxElapsedTime != maxElapsed {
+			t.Errorf("call %d: Name %q MaxTries %d MaxElapsedTime %v, want %q %d %v",
+				i, s.Name, s.MaxTries, s.MaxElapsedTime, name, maxTries, maxElapsed)
+		}
+	}
+}
+
+// The exact sequence for a run that fails twice, then succeeds.
+func TestInstrumenterSequenceTwoFailuresThenSuccess(t *testing.T) {
+	for _, e := range specEntries {
+		t.Run(e.name, func(t *testing.T) {
+			clk := newSpecClock()
+			in := &specInstrumenter{}
+			op := specFailThenSucceed(2)
+			var err error
+			specDrive(t, clk, nil, func() {
+				_, err = e.run(context.Background(), op.run, WithClock(clk), WithInstrumenter(in), WithName("fetch"),
+					WithMaxTries(5), WithMaxElapsedTime(time.Hour), WithBackOff(specExp(time.Second, time.Minute)))
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := time.Second
+			specCheckEvents(t, in.events, []specWantState{
+				{method: "before", attempt: 1},
+				{method: "after", attempt: 1, err: attemptErr(1), nextDelay: s},
+				{method: "before", attempt: 2, elapsed: s},
+				{method: "after", attempt: 2, err: attemptErr(2), elapsed: s, nextDelay: 2 * s},
+				{method: "before", attempt: 3, elapsed: 3 * s},
+				{method: "after", attempt: 3, elapsed: 3 * s},
+			}, "fetch", 5, time.Hour)
+		})
+	}
+}
+
+// Every stop reason ends the sequence with one State that is giving up and
+// says why, with the Error's Cause; nothing follows it.
+func TestInstrumenterSequenceForEachStopReason(t *testing.T) {
+	s := time.Second
+	errBad := errors.New("bad request")
+	cases := []struct {
+		name    string
+		opts    []RetryOption
+		op      func(cancel context.CancelFunc) *specOp
+		react   func(clk *specClock, cancel context.CancelFunc) func(int, time.Duration)
+		want    []specWantState
+		maxTry  uint
+		maxTime time.Duration
+	}{
+		{
+			name: "Permanent",
+			op: func(context.CancelFunc) *specOp {
+				return specScript(func(n int) (int, error) {
+					if n == 2 {
+						return n, Permanent(errBad)
+					}
+					return n, attemptErr(n)
+				})
+			},
+			want: []specWantState{
+				{method: "before", attempt: 1},
+				{method: "after", attempt: 1, err: attemptErr(1), nextDelay: s},
+				{method: "before", attempt: 2, elapsed: s},
+				{method: "after", attempt: 2, err: errBad, elapsed: s, givingUp: true, cause: ErrPermanent},
+			},
+			maxTime: DefaultMaxElapsedTime,
+		},
+		{
+			name: "rejected by the classifier",
+			opts: []RetryOption{RetryIf(errBad)},
+			op:   func(context.CancelFunc) *specOp { return specAlways() },
+			want: []specWantState{
+				{method: "before", attempt: 1},
+				{method: "after", attempt: 1, err: attemptErr(1), givingUp: true, cause: ErrPermanent},
+			},
+			maxTime: DefaultMaxElapsedTime,
+		},
+		{
+			name: "MaxTries",
+			opts: []RetryOption{WithMaxTries(2)},
+			op:   func(context.CancelFunc) *specOp { return specAlways() },
+			want: []specWantState{
+				{method: "before", attempt: 1},
+				{method: "after", attempt: 1, err: attemptErr(1), nextDelay: s},
+				{method: "before", attempt: 2, elapsed: s},
+				{method: "after", attempt: 2, err: attemptErr(2), elapsed: s, givingUp: true, cause: ErrExhausted},
+			},
+			maxTry: 2, maxTime: DefaultMaxElapsedTime,
+		},
+		{
+			name: "policy Stop",
+			opts: []RetryOption{WithBackOff(&StopBackOff{})},
+			op:   func(context.CancelFunc) *specOp { return specAlways() },
+			want: []specWantState{
+				{method: "before", attempt: 1},
+				{method: "after", attempt: 1, err: attemptErr(1), givingUp: true, cause: ErrExhausted},
+			},
+			maxTime: DefaultMaxElapsedTime,
+		},
+		{
+			name: "MaxElapsedTime",
+			opts: []RetryOption{WithMaxElapsedTime(1500 * time.Millisecond)},
+			op:   func(context.CancelFunc) *specOp { return specAlways() },
+			want: []specWantState{
+				{method: "before", attempt: 1},
+				{method: "after", attempt: 1, err: attemptErr(1), nextDelay: s},
+				{method: "before", attempt: 2, elapsed: s},
+				{method: "after", attempt: 2, err: attemptErr(2), elapsed: s, givingUp: true, cause: ErrMaxElapsedTime},
+			},
+			maxTime: 1500 * time.Millisecond,
+		},
+		{
+			name: "context cancelled during an attempt",
+			op: func(cancel context.CancelFunc) *specOp {
+				return specScript(func(n int) (int, error) {
+					cancel()
+					return n, attemptErr(n)
+				})
+			},
+			want: []specWantState{
+				{method: "before", attempt: 1},
+				{method: "after", attempt: 1, err: attemptErr(1), givingUp: true, cause: context.Canceled},
+			},
+			maxTime: DefaultMaxElapsedTime,
+		},
+	}
+	for _, c := range cases {
+		for _, e := range specCtxEntries {
+			t.Run(c.name+"/"+e.name, func(t *testing.T) {
+				clk := newSpecClock()
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				in := &specInstrumenter{}
+				op := c.op(cancel)
+				opts := append([]RetryOption{WithClock(clk), WithInstrumenter(in), WithName("op"),
+					WithBackOff(NewConstantBackOff(s))}, c.opts...)
+				var err error
+				specDrive(t, clk, nil, func() { _, err = e.run(ctx, op.run, opts...) })
+				re := specAsError(t, err)
+				specCheckEvents(t, in.events, c.want, "op", c.maxTry, c.maxTime)
+				if last := in.events[len(in.events)-1].s; last.Cause != re.Cause {
+					t.Errorf("the last State's Cause %v differs from the Error's %v", last.Cause, re.Cause)
+				}
+			})
+		}
+	}
+}
+
+// A stop that comes during a wait (the context is cancelled) still ends the
+// sequence with one State giving up, with the context's cause, after the
+// last attempt's own State; no attempt follows.
+func TestInstrumenterSequenceWhenCancelledDuringAWait(t *testing.T) {
+	for _, e := range specCtxEntries {
+		t.Run(e.name, func(t *testing.T) {
+			clk := newSpecClock()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			in := &specInstrumenter{}
+			op := specAlways()
+			var err error
+			specDrive(t, clk, specCancelAt(clk, 1, cancel), func() {
+				_, err = e.run(ctx, op.run, WithClock(clk), WithInstrumenter(in), WithBackOff(NewConstantBackOff(time.Second)))
+			})
+			specCheckStop(t, err, context.Canceled, attemptErr(2))
+			var before, givingUp int
+			for i, ev := range in.events {
+				if ev.method == "before" {
+					before++
+				}
+				if ev.s.GivingUp {
+					givingUp++
+					if i != len(in.events)-1 {
+						t.Errorf("a State giving up is followed by %d more calls", len(in.events)-1-i)
+					}
+					if ev.s.Cause != context.Canceled || ev.s.Attempt != 2 {
+						t.Errorf("giving up at attempt %d with %v, want attempt 2 with context.Canceled", ev.s.Attempt, ev.s.Cause)
+					}
+				}
+			}
+			if before != 2 || givingUp != 1 {
+				t.Errorf("%d attempts and %d States giving up, want 2 and 1", before, givingUp)
+			}
+		})
+	}
+}
+
+// "BeforeAttempt(ctx, State) context.Context (may return a derived context,
+// so a tracer can open a span per attempt and hand it to fn)": the context
+// reaches fn, and AfterAttempt gets the same one to close the span.
+func TestInstrumenterContextReachesFn(t *testing.T) {
+	in := &specInstrumenter{}
+	var seen []any
+	_, err := Do(context.Background(), func(ctx context.Context) (int, error) {
+		seen = append(seen, ctx.Value(specKey{}))
+		if len(seen) < 3 {
+			return 0, errors.New("down")
+		}
+		return 1, nil
+	}, WithInstrumenter(in), WithBackOff(&ZeroBackOff{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 3 || seen[0] != 1 || seen[1] != 2 || seen[2] != 3 {
+		t.Errorf("fn saw %v, want the attempt numbers 1, 2, 3 set by BeforeAttempt", seen)
+	}
+	for _, ev := range in.events {
+		if ev.method != "after" {
+			continue
+		}
+		if got := ev.ctx.Value(specKey{}); got != ev.s.Attempt {
+			t.Errorf("AfterAttempt for attempt %d got a context carrying %v, want BeforeAttempt's", ev.s.Attempt, got)
+		}
+	}
+}
+
+// Several instrumenters and Notify all keep working together.
+func TestInstrumenterAlongsideNotify(t *testing.T) {
+	a, b := &specInstrumenter{}, &specInstrumenter{}
+	var n specNotify
+	op := specFailThenSucceed(2)
+	if _, err := Retry(op.run, WithInstrumenter(a), WithInstrumenter(b), WithNotify(n.notify), WithBackOff(&ZeroBackOff{})); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.events) != 6 || len(b.events) != 6 || len(n.errs) != 2 {
+		t.Errorf("instrumenters saw %d and %d calls, Notify %d; want 6, 6, 2", len(a.events), len(b.events), len(n.errs))
+	}
+}
+
+// specRecord is one JSON log record.
+type specRecord map[string]any
+
+func specRecords(t *testing.T, buf *bytes.Buffer) []specRecord {
+	t.Helper()
+	var out []specRecord
+	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		if line == "" {
+			continue
+		}
+		var r specRecord
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("bad record %q: %v", line, err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// "WithLogger: structured logs ..., a warning per retry and an error on
+// giving up, with stable attribute names (retry.name, retry.attempt,
+// retry.delay, error)."
+func TestLoggerRecords(t *testing.T) {
+	t.Run("retries then giving up", func(t *testing.T) {
+		var buf bytes.Buffer
+		logger := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		clk := newSpecClock()
+		op := specAlways()
+		specDrive(t, clk, nil, func() {
+			_, _ = Retry(op.run, WithLogger(logger), WithName("fetch"), WithClock(clk), WithMaxTries(3),
+				WithBackOff(specExp(time.Second, time.Minute)))
+		})
+		recs := specRecords(t, &buf)
+		if len(recs) != 3 {
+			t.Fatalf("%d records, want 2 warnings and 1 error:\n%s", len(recs), buf.String())
+		}
+		for i, r := range recs[:2] {
+			if r["level"] != "WARN" {
+				t.Errorf("record %d: level %v, want WARN", i, r["level"])
+			}
+			if r["retry.name"] != "fetch" {
+				t.Errorf("record %d: retry.name = %v", i, r["retry.name"])
+			}
+			if r["retry.attempt"] != float64(i+1) {
+				t.Errorf("record %d: retry.attempt = %v, want %d", i, r["retry.attempt"], i+1)
+			}
+			if want := float64(time.Second << i); r["retry.delay"] != want {
+				t.Errorf("record %d: retry.delay = %v, want %v", i, r["retry.delay"], want)
+			}
+			if want := attemptErr(i + 1).Error(); r["error"] != want {
+				t.Errorf("record %d: error = %v, want %q", i, r["error"], want)
+			}
+		}
+		last := recs[2]
+		if last["level"] != "ERROR" || last["retry.name"] != "fetch" || last["retry.attempt"] != float64(3) ||
+			last["error"] != attemptErr(3).Error() {
+			t.Errorf("giving-up record %v, want ERROR for attempt 3 with its error", last)
+		}
+	})
+	t.Run("success after retries", func(t *testing.T) {
+		var buf bytes.Buffer
+		logger := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		op := specFailThenSucceed(2)
+		if _, err := Retry(op.run, WithLogger(logger), WithBackOff(&ZeroBackOff{})); err != nil {
+			t.Fatal(err)
+		}
+		recs := specRecords(t, &buf)
+		if len(recs) != 2 || recs[0]["level"] != "WARN" || recs[1]["level"] != "WARN" {
+			t.Errorf("records %v, want two warnings and no error", recs)
+		}
+	})
+	t.Run("giving up at once", func(t *testing.T) {
+		var buf bytes.Buffer
+		logger := slog.New(slog.NewJSONHandler(&buf, nil))
+		op := specScript(func(n int) (int, error) { return n, Permanent(errors.New("bad request")) })
+		_, _ = Retry(op.run, WithLogger(logger), WithName("put"))
+		recs := specRecords(t, &buf)
+		if len(recs) != 1 || recs[0]["level"] != "ERROR" || recs[0]["error"] != "bad request" || recs[0]["retry.name"] != "put" {
+			t.Errorf("records %v, want one error record", recs)
+		}
+	})
+}
+
+// specCtxHandler records, for each record, the context value under specKey
+// of the context the logger was called with.
+type specCtxHandler struct {
+	mu   sync.Mutex
+	seen []any
+}
+
+func (h *specCtxHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h *specCtxHandler) Handle(ctx context.Context, _ slog.Record) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.seen = append(h.seen, ctx.Value(specKey{}))
+	return nil
+}
+func (h *specCtxHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h *specCtxHandler) WithGroup(string) slog.Handler      { return h }
+
+// "through the context-aware slog calls": the handler receives the
+// caller's context, so it can add the trace.
+func TestLoggerUsesTheContext(t *testing.T) {
+	h := &specCtxHandler{}
+	ctx := context.WithValue(context.Background(), specKey{}, "trace-1")
+	op := specAlways()
+	_, _ = RetryCtx(ctx, op.run, WithLogger(slog.New(h)), WithMaxTries(2), WithBackOff(&ZeroBackOff{}))
+	if len(h.seen) != 2 {
+		t.Fatalf("%d records, want 2", len(h.seen))
+	}
+	for i, v := range h.seen {
+		if v != "trace-1" {
+			t.Errorf("record %d was logged with a context carrying %v, want the caller's", i, v)
+		}
+	}
+}
+
+// A recovered panic reaches the instrumenters like any other failure.
+func TestInstrumenterSeesARecoveredPanic(t *testing.T) {
+	in := &specInstrumenter{}
+	op := specScript(func(n int) (int, error) { panic("boom") })
+	_, err := Retry(op.run, WithPanicRecovery(), WithInstrumenter(in), WithMaxTries(2), WithBackOff(&ZeroBackOff{}))
+	specAsError(t, err)
+	var after []State
+	for _, ev := range in.events {
+		if ev.method == "after" {
+			after = append(after, ev.s)
+		}
+	}
+	if len(after) != 2 {
+		t.Fatalf("%d AfterAttempt calls, want 2", len(after))
+	}
+	for i, s := range after {
+		var pe *PanicError
+		if !errors.As(s.Err, &pe) || pe.Value != "boom" {
+			t.Errorf("AfterAttempt %d: Err = %v, want the *PanicError", i+1, s.Err)
+		}
+	}
+	if !after[1].GivingUp || after[1].Cause != ErrExhausted {
+		t.Errorf("the last State: GivingUp %v Cause %v, want true, ErrExhausted", after[1].GivingUp, after[1].Cause)
+	}
+}
