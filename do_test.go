@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -87,7 +88,7 @@ func TestDoMatchesRetryCtx(t *testing.T) {
 	}
 	got, want := run(specEntries[4].run), run(specEntries[1].run)
 	if got.v != want.v || got.cause != want.cause || got.lastMsg != want.lastMsg ||
-		got.attempts != want.attempts || !specEqualDurations(got.waits, want.waits) {
+		got.attempts != want.attempts || !slices.Equal(got.waits, want.waits) {
 		t.Errorf("Do gave %+v, RetryCtx %+v", got, want)
 	}
 	if want.attempts != 4 || want.cause != ErrExhausted {
@@ -119,7 +120,7 @@ func TestDoAttemptTimeout(t *testing.T) {
 			if err != nil || v != "done" {
 				t.Fatalf("got (%q, %v), want success at the second attempt", v, err)
 			}
-			if want := []time.Duration{5 * time.Second, 11 * time.Second}; !specEqualDurations(deadlines, want) {
+			if want := []time.Duration{5 * time.Second, 11 * time.Second}; !slices.Equal(deadlines, want) {
 				t.Errorf("attempt deadlines at %v, want %v: each attempt's own", deadlines, want)
 			}
 			if len(n.errs) != 1 || !errors.Is(n.errs[0], context.DeadlineExceeded) {

@@ -372,11 +372,7 @@ func (d *driver) report(ctx context.Context, s *State) {
 	for _, in := range d.o.instrumenters {
 		in.AfterAttempt(ctx, *s)
 	}
-	if s.GivingUp {
-		d.o.logGiveUp(ctx, s)
-	} else {
-		d.o.logRetry(ctx, s)
-	}
+	d.o.log(ctx, s)
 }
 
 // orElse returns err, or fallback if err is nil.

@@ -285,18 +285,6 @@ func (n *specNotify) notify(err error, d time.Duration) {
 	n.delays = append(n.delays, d)
 }
 
-func specEqualDurations(a, b []time.Duration) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 type specKey struct{}
 
 func specSum(ds []time.Duration) time.Duration {

@@ -1,6 +1,7 @@
 package backoff
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -11,18 +12,6 @@ func sequence(b BackOff, n int) []time.Duration {
 		out[i] = b.NextBackOff()
 	}
 	return out
-}
-
-func equalSequences(a, b []time.Duration) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // With a fixed random draw each jitter kind gives its formula's exact
@@ -48,11 +37,11 @@ func TestJitterKindsExactSequences(t *testing.T) {
 	for _, c := range cases {
 		b := NewExponentialBackOff(WithInitialInterval(100*ms), WithMaxInterval(time.Second),
 			WithMultiplier(2), WithJitter(c.jitter), WithRandom(constRandom(c.draw)))
-		if got := sequence(b, len(c.want)); !equalSequences(got, c.want) {
+		if got := sequence(b, len(c.want)); !slices.Equal(got, c.want) {
 			t.Errorf("%v with draw %v: %v, want %v", c.jitter, c.draw, got, c.want)
 		}
 		b.Reset()
-		if got := sequence(b, len(c.want)); !equalSequences(got, c.want) {
+		if got := sequence(b, len(c.want)); !slices.Equal(got, c.want) {
 			t.Errorf("%v with draw %v after Reset: %v, want %v", c.jitter, c.draw, got, c.want)
 		}
 	}

@@ -26,30 +26,29 @@ func WithLogger(l *slog.Logger) RetryOption {
 	return func(o *retryOptions) { o.logger = l }
 }
 
-// logRetry writes the warning for a failed attempt that will be retried.
-// It is not inlined, so that its record does not enlarge the driver's
-// frame, which a goroutine parked in a wait keeps.
+// log writes the record for a failed attempt: a warning when it will be
+// retried, an error when the driver gives up. It is not inlined, so that
+// its record does not enlarge the driver's frames, which a goroutine
+// parked in a wait keeps.
 //
 //go:noinline
-func (o *retryOptions) logRetry(ctx context.Context, s *State) {
-	if o.logger == nil || !o.logger.Enabled(ctx, slog.LevelWarn) {
+func (o *retryOptions) log(ctx context.Context, s *State) {
+	level, msg := slog.LevelWarn, "retrying"
+	if s.GivingUp {
+		level, msg = slog.LevelError, "giving up"
+	}
+	if o.logger == nil || !o.logger.Enabled(ctx, level) {
 		return
 	}
-	o.logger.LogAttrs(ctx, slog.LevelWarn, "retrying",
-		slog.String(LogKeyName, s.Name),
-		slog.Int(LogKeyAttempt, s.Attempt),
-		slog.Duration(LogKeyDelay, s.NextDelay),
-		slog.Any(LogKeyError, s.Err))
-}
-
-// logGiveUp writes the error record for a run that failed.
-//
-//go:noinline
-func (o *retryOptions) logGiveUp(ctx context.Context, s *State) {
-	if o.logger == nil || !o.logger.Enabled(ctx, slog.LevelError) {
+	if !s.GivingUp {
+		o.logger.LogAttrs(ctx, level, msg,
+			slog.String(LogKeyName, s.Name),
+			slog.Int(LogKeyAttempt, s.Attempt),
+			slog.Duration(LogKeyDelay, s.NextDelay),
+			slog.Any(LogKeyError, s.Err))
 		return
 	}
-	o.logger.LogAttrs(ctx, slog.LevelError, "giving up",
+	o.logger.LogAttrs(ctx, level, msg,
 		slog.String(LogKeyName, s.Name),
 		slog.Int(LogKeyAttempt, s.Attempt),
 		slog.Duration(LogKeyElapsed, s.Elapsed),

@@ -3,6 +3,7 @@ package backoff
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -33,7 +34,7 @@ func specRunLoop(t *testing.T, clk *specClock, l *Loop, ctx context.Context, ste
 		if st.wait > 0 {
 			want = []time.Duration{st.wait}
 		}
-		if ok != st.ok || !specEqualDurations(waits, want) {
+		if ok != st.ok || !slices.Equal(waits, want) {
 			t.Fatalf("Wait %d: %v after waits %v, want %v after %v", i+1, ok, waits, st.ok, want)
 		}
 		if got := clk.Now().Sub(start); got != st.wait {

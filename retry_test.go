@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -109,7 +110,7 @@ func TestDriverRestartsAUsedExponentialBackOff(t *testing.T) {
 		if err != nil {
 			t.Fatalf("run %d: %v", run, err)
 		}
-		if want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}; !specEqualDurations(waits, want) {
+		if want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}; !slices.Equal(waits, want) {
 			t.Errorf("run %d: waits %v, want %v", run, waits, want)
 		}
 	}
@@ -323,7 +324,7 @@ func TestDriverStopReasons(t *testing.T) {
 				if re.Attempts != c.attempts {
 					t.Errorf("Attempts = %d, want %d", re.Attempts, c.attempts)
 				}
-				if !specEqualDurations(waits, c.waits) {
+				if !slices.Equal(waits, c.waits) {
 					t.Errorf("waits %v, want %v", waits, c.waits)
 				}
 				if got := clk.Now().Sub(start); got != c.elapsed {
@@ -408,10 +409,10 @@ func TestDriverNotifiesOncePerRetry(t *testing.T) {
 					t.Errorf("Notify call %d got %v, want %v", i+1, n.errs[i], c.errs[i])
 				}
 			}
-			if !specEqualDurations(n.delays, c.delays) {
+			if !slices.Equal(n.delays, c.delays) {
 				t.Errorf("Notify delays %v, want %v", n.delays, c.delays)
 			}
-			if !specEqualDurations(n.delays, waits) {
+			if !slices.Equal(n.delays, waits) {
 				t.Errorf("Notify delays %v, but the driver waited %v", n.delays, waits)
 			}
 		})
@@ -488,10 +489,10 @@ func TestDriverRetryAfterSetsTheWaitAndResetsThePolicy(t *testing.T) {
 				t.Fatalf("got (%d, %v), want success", v, err)
 			}
 			want := []time.Duration{s, 2 * s, 7 * s, s, 2 * s}
-			if !specEqualDurations(waits, want) {
+			if !slices.Equal(waits, want) {
 				t.Errorf("waits %v, want %v: the RetryAfter wait, then the policy from its start", waits, want)
 			}
-			if !specEqualDurations(n.delays, want) {
+			if !slices.Equal(n.delays, want) {
 				t.Errorf("Notify delays %v, want %v", n.delays, want)
 			}
 		})
@@ -513,7 +514,7 @@ func TestDriverRetryAfterSetsTheWaitAndResetsThePolicy(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := []time.Duration{s, 9 * s, s}; !specEqualDurations(waits, want) {
+		if want := []time.Duration{s, 9 * s, s}; !slices.Equal(waits, want) {
 			t.Errorf("waits %v, want %v", waits, want)
 		}
 		if b.resets != 2 {
@@ -806,7 +807,7 @@ func TestDriverSharesAnExponentialBackOffAcrossGoroutines(t *testing.T) {
 					errs <- err
 					return
 				}
-				if want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}; !specEqualDurations(n.delays, want) {
+				if want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}; !slices.Equal(n.delays, want) {
 					errs <- fmt.Errorf("waits %v, want %v", n.delays, want)
 				}
 			})

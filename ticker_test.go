@@ -8,34 +8,16 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/benbjohnson/clock"
 	"go.uber.org/goleak"
 )
 
-// tickerClock is a mock clock that reports each timer the Ticker starts, so
-// a test advances time exactly when the Ticker is waiting.
-type tickerClock struct {
-	*clock.Mock
-	timers chan time.Duration
-}
-
-func newTickerClock() *tickerClock {
-	return &tickerClock{Mock: clock.NewMock(), timers: make(chan time.Duration, 16)}
-}
-
-func (c *tickerClock) Timer(d time.Duration) *clock.Timer {
-	t := c.Mock.Timer(d)
-	c.timers <- d
-	return t
-}
-
-// next returns the duration of the next timer the Ticker starts.
-func (c *tickerClock) next(t *testing.T) time.Duration {
+// nextWait returns the duration of the next timer started on c.
+func nextWait(t *testing.T, c *specClock) time.Duration {
 	t.Helper()
 	select {
-	case d := <-c.timers:
+	case d := <-c.waits:
 		return d
-	case <-time.After(5 * time.Second): // a safety net against a hang, never reached when the test passes
+	case <-time.After(specGuard): // a safety net against a hang, never reached when the test passes
 		t.Fatal("the Ticker started no timer")
 		return 0
 	}
@@ -46,7 +28,7 @@ func receive(t *testing.T, c <-chan time.Time) (time.Time, bool) {
 	select {
 	case tick, ok := <-c:
 		return tick, ok
-	case <-time.After(5 * time.Second): // safety net only
+	case <-time.After(specGuard): // a safety net, never reached when the test passes
 		t.Fatal("no tick and no close")
 		return time.Time{}, false
 	}
@@ -54,7 +36,7 @@ func receive(t *testing.T, c <-chan time.Time) (time.Time, bool) {
 
 func TestTickerTicksAtThePolicysTimes(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	clk := newTickerClock()
+	clk := newSpecClock()
 	b := NewExponentialBackOff(WithInitialInterval(time.Second), WithMultiplier(2), WithRandomizationFactor(0))
 	ticker := NewTickerWithClock(b, clk)
 	defer ticker.Stop()
@@ -64,7 +46,7 @@ func TestTickerTicksAtThePolicysTimes(t *testing.T) {
 		t.Fatalf("first tick at %v, want at once (%v)", tick, start)
 	}
 	for i, want := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second} {
-		d := clk.next(t)
+		d := nextWait(t, clk)
 		if d != want {
 			t.Fatalf("wait %d: %v, want %v", i+1, d, want)
 		}
@@ -80,7 +62,7 @@ func TestTickerTicksAtThePolicysTimes(t *testing.T) {
 // stops.
 func TestTickerClosesWhenThePolicyStops(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	ticker := NewTickerWithClock(&StopBackOff{}, newTickerClock())
+	ticker := NewTickerWithClock(&StopBackOff{}, newSpecClock())
 	if _, ok := receive(t, ticker.C); !ok {
 		t.Fatal("no first tick")
 	}
@@ -94,10 +76,10 @@ func TestTickerClosesWhenThePolicyStops(t *testing.T) {
 // closed and the goroutine is gone, even with a tick pending.
 func TestTickerStopIsSynchronous(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	clk := newTickerClock()
+	clk := newSpecClock()
 	ticker := NewTickerWithClock(NewConstantBackOff(time.Second), clk)
 	receive(t, ticker.C)
-	clk.Add(clk.next(t)) // a tick is now waiting to be sent
+	clk.Add(nextWait(t, clk)) // a tick is now waiting to be sent
 	ticker.Stop()
 	if tick, ok := <-ticker.C; ok {
 		t.Fatalf("tick %v delivered after Stop returned", tick)
@@ -111,7 +93,7 @@ func TestTickerStopIsSynchronous(t *testing.T) {
 
 func TestTickerStopFromManyGoroutines(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	ticker := NewTickerWithClock(NewConstantBackOff(time.Minute), newTickerClock())
+	ticker := NewTickerWithClock(NewConstantBackOff(time.Minute), newSpecClock())
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(ticker.Stop)
@@ -124,18 +106,18 @@ func TestTickerStopFromManyGoroutines(t *testing.T) {
 // Reset mid-run restarts the sequence from the initial interval.
 func TestTickerResetRestartsFromTheInitialInterval(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	clk := newTickerClock()
+	clk := newSpecClock()
 	b := NewExponentialBackOff(WithInitialInterval(time.Second), WithMultiplier(2), WithRandomizationFactor(0))
 	ticker := NewTickerWithClock(b, clk)
 	defer ticker.Stop()
 	receive(t, ticker.C)
-	clk.Add(clk.next(t))
+	clk.Add(nextWait(t, clk))
 	receive(t, ticker.C)
-	if d := clk.next(t); d != 2*time.Second {
+	if d := nextWait(t, clk); d != 2*time.Second {
 		t.Fatalf("second wait %v, want 2s", d)
 	}
 	ticker.Reset()
-	if d := clk.next(t); d != time.Second {
+	if d := nextWait(t, clk); d != time.Second {
 		t.Fatalf("wait after Reset %v, want the initial 1s", d)
 	}
 	clk.Add(time.Second)
@@ -149,10 +131,10 @@ func TestTickerResetRestartsFromTheInitialInterval(t *testing.T) {
 func TestTickerEndsWithItsContext(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	clk := newTickerClock()
+	clk := newSpecClock()
 	ticker := NewTickerWithClock(WithContext(ctx, NewConstantBackOff(time.Hour)), clk)
 	receive(t, ticker.C)
-	clk.next(t)
+	nextWait(t, clk)
 	cancel()
 	if _, ok := receive(t, ticker.C); ok {
 		t.Fatal("tick after the context was cancelled")

@@ -217,7 +217,7 @@ func allParked(started *atomic.Int64, n int64, limit time.Duration) bool {
 				return true
 			}
 		}
-		time.Sleep(100 * time.Microsecond)
+		runtime.Gosched()
 	}
 	return false
 }
@@ -234,7 +234,7 @@ func settle(g0 int, limit time.Duration) int {
 		if time.Now().After(deadline) {
 			return n
 		}
-		time.Sleep(time.Millisecond)
+		runtime.Gosched()
 	}
 }
 
