@@ -12,15 +12,17 @@ import (
 // lives on the caller's stack: nothing here allocates unless a retry or an
 // option needs it.
 //
-// It is kept small on purpose: a goroutine parked in a wait holds the
-// frame of run, and a goroutine whose stack stays within 1 KiB while it
-// waits is shrunk back to the minimum by the garbage collector.
+// It is kept small on purpose, and so is every frame between run and the
+// timer: a goroutine parked in a wait holds them all, and a retry loop that
+// never needs more stack than a bare wait keeps a waiting goroutine on the
+// runtime's smallest stack.
 type driver struct {
 	o        *retryOptions
 	schedule schedule
 	start    time.Duration // the clock's reading when the run started
 	attempt  int
 	started  bool
+	slept    bool // the run has waited on a timer
 	bypass   int8 // 0 not yet looked up, 1 bypassed, -1 not
 }
 
@@ -37,8 +39,8 @@ type attemptFunc func(ctx context.Context) error
 func run(ctx context.Context, fn attemptFunc, op func() error, opts []RetryOption) error {
 	d := driver{o: &defaultOptions}
 	if len(opts) > 0 {
-		// Taken here rather than in buildOptions, so that an allocation,
-		// which may run deep into the runtime, starts from a shallow stack.
+		// Taken here rather than in build, so that an allocation, which
+		// may run deep into the runtime, starts from a shallow stack.
 		o, _ := optionsPool.Get().(*retryOptions)
 		if o == nil {
 			o = new(retryOptions)
@@ -64,8 +66,8 @@ func run(ctx context.Context, fn attemptFunc, op func() error, opts []RetryOptio
 		if e != nil {
 			return e
 		}
-		// The wait, written out rather than a call to wait: a goroutine
-		// parked here holds every frame above sleep.
+		// The wait, written out rather than a call to wait (which the Loop
+		// uses): a goroutine parked here holds every frame above sleep.
 		if delay > 0 && ctx.Err() == nil && !d.bypassed(ctx) {
 			d.sleep(ctx, delay)
 		}
@@ -116,8 +118,14 @@ func reportable(err error) error {
 	return orElse(last, err)
 }
 
-// release gives back what the run borrowed.
+// release gives back what the run borrowed. The pools serve runs that do
+// not wait, where a recycled object saves an allocation on a hot path; a run
+// that has waited leaves its objects to the garbage collector, so that ten
+// thousand waiters woken by one cancel do not all queue up to return them.
 func (d *driver) release(options bool) {
+	if d.slept {
+		return
+	}
 	d.schedule.release()
 	if options {
 		d.o.release()
@@ -226,6 +234,7 @@ func (d *driver) wait(ctx context.Context, delay time.Duration) error {
 
 // sleep waits for delay or until ctx is done, on the driver's clock.
 func (d *driver) sleep(ctx context.Context, delay time.Duration) {
+	d.slept = true
 	if c := d.o.clock; c != nil {
 		sleepOn(c, ctx, delay)
 		return
