@@ -791,70 +791,54 @@ func TestDriverRejectsMisconfiguration(t *testing.T) {
 
 // One *ExponentialBackOff shared by concurrent Retry calls: no data race
 // (run with -race), and each call sees the policy's sequence from its
-// start, as if it had the policy to itself.
+// start, as if it had the policy to itself; with the default randomized
+// policy, each wait lies within ±50% of that sequence.
 func TestDriverSharesAnExponentialBackOffAcrossGoroutines(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		b := specExp(time.Second, time.Minute)
-		ctx := WithTestingBypass(context.Background())
-		const calls = 50
-		var wg sync.WaitGroup
-		errs := make(chan error, calls)
-		for range calls {
-			wg.Go(func() {
-				var n specNotify
-				op := specFailThenSucceed(3)
-				if _, err := RetryCtx(ctx, op.run, WithBackOff(b), WithNotify(n.notify)); err != nil {
-					errs <- err
-					return
+	cases := []struct {
+		name    string
+		policy  *ExponentialBackOff
+		nominal []time.Duration
+		spread  float64
+	}{
+		{"no jitter", specExp(time.Second, time.Minute), []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}, 0},
+		{"default", NewExponentialBackOff(), []time.Duration{500 * time.Millisecond, 750 * time.Millisecond, 1125 * time.Millisecond}, 0.5},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx := WithTestingBypass(context.Background())
+				const calls = 50
+				var wg sync.WaitGroup
+				errs := make(chan error, calls)
+				for range calls {
+					wg.Go(func() {
+						var n specNotify
+						op := specFailThenSucceed(3)
+						if _, err := RetryCtx(ctx, op.run, WithBackOff(c.policy), WithNotify(n.notify)); err != nil {
+							errs <- err
+							return
+						}
+						if len(n.delays) != len(c.nominal) {
+							errs <- fmt.Errorf("waits %v, want %d", n.delays, len(c.nominal))
+							return
+						}
+						for i, d := range n.delays {
+							lo := time.Duration(float64(c.nominal[i]) * (1 - c.spread))
+							hi := time.Duration(float64(c.nominal[i]) * (1 + c.spread))
+							if d < lo || d > hi {
+								errs <- fmt.Errorf("wait %d is %v, outside [%v, %v]", i+1, d, lo, hi)
+							}
+						}
+					})
 				}
-				if want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}; !slices.Equal(n.delays, want) {
-					errs <- fmt.Errorf("waits %v, want %v", n.delays, want)
-				}
-			})
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Error(err)
-		}
-	})
-}
-
-// The same with the default, randomized policy: each call's waits lie in
-// the bounds of the policy's own sequence from its start.
-func TestDriverSharesADefaultExponentialBackOffAcrossGoroutines(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		b := NewExponentialBackOff()
-		ctx := WithTestingBypass(context.Background())
-		const calls = 50
-		var wg sync.WaitGroup
-		errs := make(chan error, calls)
-		for range calls {
-			wg.Go(func() {
-				var n specNotify
-				op := specFailThenSucceed(3)
-				if _, err := RetryCtx(ctx, op.run, WithBackOff(b), WithNotify(n.notify)); err != nil {
-					errs <- err
-					return
-				}
-				nominal := []time.Duration{500 * time.Millisecond, 750 * time.Millisecond, 1125 * time.Millisecond}
-				if len(n.delays) != len(nominal) {
-					errs <- fmt.Errorf("waits %v, want 3", n.delays)
-					return
-				}
-				for i, d := range n.delays {
-					if d < nominal[i]/2 || d > nominal[i]*3/2 {
-						errs <- fmt.Errorf("wait %d is %v, outside %v ± 50%%", i+1, d, nominal[i])
-					}
+				wg.Wait()
+				close(errs)
+				for err := range errs {
+					t.Error(err)
 				}
 			})
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Error(err)
-		}
-	})
+		})
+	}
 }
 
 // Cancelling a run in the middle of its wait leaves nothing behind: no
