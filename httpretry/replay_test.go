@@ -161,7 +161,7 @@ func TestBodyWithoutGetBodyResponse(t *testing.T) {
 	if resp.StatusCode != 503 || readBody(t, resp) != "1" || srv.hits.Load() != 1 {
 		t.Errorf("got %d after %d requests; want the first 503", resp.StatusCode, srv.hits.Load())
 	}
-	if !body.closed.Load() {
+	if !body.closedSoon() {
 		t.Error("the body was not closed")
 	}
 	if s := rec.all(); len(s) != 1 || !errors.Is(s[0].Err, ErrBodyNotReplayable) {

@@ -235,14 +235,14 @@ func TestRequestUnmodifiedAndBodiesClosed(t *testing.T) {
 		req.Header.Get("Idempotency-Key") != "k1" || req.Body != first || req.ContentLength != 7 {
 		t.Errorf("the request was modified: %+v", req)
 	}
-	if !first.closed.Load() {
+	if !first.closedSoon() {
 		t.Error("the request's body was not closed")
 	}
 	if len(made) != 2 {
 		t.Fatalf("GetBody was called %d times, want 2", len(made))
 	}
 	for i, b := range made {
-		if !b.closed.Load() {
+		if !b.closedSoon() {
 			t.Errorf("the body from GetBody call %d was not closed", i+1)
 		}
 	}
