@@ -72,7 +72,7 @@ func run(ctx context.Context, fn attemptFunc, op func() error, opts []RetryOptio
 			d.sleep(ctx, delay)
 		}
 		if ctx.Err() != nil {
-			return d.giveUp(actx, context.Cause(ctx), reportable(err), err)
+			return d.giveUp(actx, context.Cause(ctx), findMarks(err).lastErr(err), err)
 		}
 	}
 }
@@ -109,13 +109,6 @@ func (d *driver) failed(ctx, actx context.Context, err error) (time.Duration, *E
 	}
 	d.retrying(actx, err, delay)
 	return delay, nil
-}
-
-// reportable is the error to report as Error.LastErr for a retryable
-// error: the cause given to RetryAfter, or err itself.
-func reportable(err error) error {
-	_, last, _ := retryAfter(err)
-	return orElse(last, err)
 }
 
 // release gives back what the run borrowed. The pools serve runs that do
@@ -162,25 +155,20 @@ func (d *driver) call(ctx context.Context, fn attemptFunc, op func() error) (err
 // the error to report as Error.LastErr. A done context comes first, then a
 // Permanent mark, then the classifier, and only then the limits.
 func (d *driver) decide(ctx context.Context, err error) (delay time.Duration, lastErr, cause error) {
-	if ctx.Err() != nil { // the context decides, whatever the error says
-		if last, ok := permanentCause(err); ok {
-			return 0, last, context.Cause(ctx)
-		}
-		return 0, reportable(err), context.Cause(ctx)
-	}
-	if last, ok := permanentCause(err); ok {
-		return 0, last, ErrPermanent
-	}
-	if !d.o.retryable(err) {
-		return 0, err, ErrPermanent
-	}
-	serverDelay, last, told := retryAfter(err)
-	lastErr = orElse(last, err)
-	if d.o.maxTries > 0 && uint(d.attempt) >= d.o.maxTries {
+	m := findMarks(err)
+	lastErr = m.lastErr(err)
+	switch {
+	case ctx.Err() != nil: // the context decides, whatever the error says
+		return 0, lastErr, context.Cause(ctx)
+	case m.permanent:
+		return 0, lastErr, ErrPermanent
+	case !d.o.retryable(err):
+		return 0, lastErr, ErrPermanent
+	case d.o.maxTries > 0 && uint(d.attempt) >= d.o.maxTries:
 		return 0, lastErr, ErrExhausted
 	}
-	if told {
-		delay = serverDelay
+	if m.retryAfter != nil {
+		delay = max(m.retryAfter.Duration, 0)
 		d.schedule.reset(d.o.backOff)
 	} else {
 		delay = d.schedule.next(d.o.backOff)

@@ -77,7 +77,8 @@ func TestPermanent(t *testing.T) {
 		{fmt.Errorf("building the request: %w", p), nil}, // the whole chain
 		{errors.Join(io.EOF, p), nil},
 	} {
-		last, ok := permanentCause(c.err)
+		m := findMarks(c.err)
+		last, ok := m.lastErr(c.err), m.permanent
 		if !ok {
 			t.Fatalf("%v: Permanent mark not found", c.err)
 		}
@@ -89,7 +90,7 @@ func TestPermanent(t *testing.T) {
 			t.Errorf("%v: LastErr %v, want %v", c.err, last, want)
 		}
 	}
-	if _, ok := permanentCause(io.EOF); ok {
+	if findMarks(io.EOF).permanent {
 		t.Fatal("a plain error taken for a Permanent one")
 	}
 }
@@ -106,12 +107,17 @@ func TestRetryAfterError(t *testing.T) {
 	if got := RetryAfter(time.Second, nil).Error(); got != "retry after 1s" {
 		t.Errorf("without a cause, Error() = %q", got)
 	}
-	d, last, ok := retryAfter(fmt.Errorf("call: %w", err))
-	if !ok || d != 3*time.Second || last != cause {
-		t.Errorf("wrapped: %v %v %v, want 3s, the cause, true", d, last, ok)
+	wrapped := fmt.Errorf("call: %w", err)
+	m := findMarks(wrapped)
+	if m.retryAfter == nil || m.retryAfter.Duration != 3*time.Second || m.lastErr(wrapped) != cause {
+		t.Errorf("wrapped: marks %+v, LastErr %v; want the 3s RetryAfterError and its cause", m, m.lastErr(wrapped))
 	}
 	bare := RetryAfter(-time.Second, nil)
-	if d, last, _ := retryAfter(bare); d != 0 || last != bare {
-		t.Errorf("negative, causeless: %v %v, want 0 and the RetryAfterError itself", d, last)
+	if m := findMarks(bare); m.retryAfter == nil || m.lastErr(bare) != bare {
+		t.Errorf("causeless: marks %+v, want the RetryAfterError, reported itself", m)
+	}
+	joined := errors.Join(io.EOF, fmt.Errorf("x: %w", RetryAfter(time.Second, io.ErrClosedPipe)), Permanent(io.ErrNoProgress))
+	if m := findMarks(joined); !m.permanent || m.retryAfter == nil {
+		t.Errorf("joined: marks %+v, want both found in one walk", m)
 	}
 }

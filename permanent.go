@@ -22,16 +22,3 @@ func Permanent(err error) error {
 	}
 	return &permanentError{err: err}
 }
-
-// permanentCause reports whether err carries a Permanent mark, and the error
-// to report as LastErr: the error given to Permanent when err is the mark
-// itself, else err whole.
-func permanentCause(err error) (error, bool) {
-	if p, ok := err.(*permanentError); ok {
-		return p.err, true
-	}
-	if _, ok := findAs[*permanentError](err); ok {
-		return err, true
-	}
-	return nil, false
-}

@@ -39,18 +39,3 @@ func (e *RetryAfterError) Error() string {
 
 // Unwrap returns the error that triggered the retry, if one was provided.
 func (e *RetryAfterError) Unwrap() error { return e.err }
-
-// retryAfter finds a RetryAfterError in err's chain. It returns the wait it
-// asks for (never negative) and the error to report as LastErr: the cause
-// given to RetryAfter, or err when there was none.
-func retryAfter(err error) (time.Duration, error, bool) {
-	ra, ok := findAs[*RetryAfterError](err)
-	if !ok {
-		return 0, nil, false
-	}
-	last := ra.err
-	if last == nil {
-		last = err
-	}
-	return max(ra.Duration, 0), last, true
-}
