@@ -20,10 +20,13 @@ import (
 //	}
 //	return loop.Err()
 //
-// A Loop uses the options WithBackOff, WithMaxTries, WithMaxElapsedTime and
-// WithClock, with the driver's defaults, and ignores the others. It is not
-// safe for concurrent use: call its methods from the goroutine that runs the
-// loop.
+// A Loop takes the options WithBackOff, WithMaxTries, WithMaxElapsedTime
+// and WithClock, with the driver's defaults. It sees no operation and no
+// error, so the options about those (WithNotify, WithRetryable, RetryIf,
+// RetryIfType, WithInstrumenter, WithLogger, WithName, WithPanicRecovery,
+// WithAttemptTimeout) would do nothing: they are reported as
+// ErrInvalidConfiguration rather than ignored. It is not safe for concurrent
+// use: call its methods from the goroutine that runs the loop.
 type Loop struct {
 	d        driver
 	override time.Duration
@@ -34,7 +37,11 @@ type Loop struct {
 // NewLoop returns a Loop configured by opts. An invalid option makes the
 // first Wait return false, and Err report it.
 func NewLoop(opts ...RetryOption) *Loop {
-	return &Loop{d: driver{o: new(retryOptions).build(opts)}}
+	o := new(retryOptions).build(opts)
+	if name := o.callOnly(); name != "" {
+		o.fail("%s has no effect on a Loop, which runs no operation", name)
+	}
+	return &Loop{d: driver{o: o}}
 }
 
 // Wait reports whether another attempt should be made, after waiting for

@@ -3,6 +3,8 @@ package backoff
 import (
 	"context"
 	"errors"
+	"io"
+	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -341,3 +343,48 @@ func TestLoopResetRestartsACustomPolicy(t *testing.T) {
 	l.Reset()
 	specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, 0}, {true, s}})
 }
+
+// Options about an operation would do nothing on a Loop: they are reported,
+// not ignored, and the Loop admits no attempt.
+func TestLoopRejectsOptionsItCannotUse(t *testing.T) {
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	cases := []struct {
+		opt  RetryOption
+		name string
+	}{
+		{WithNotify(func(error, time.Duration) {}), "WithNotify"},
+		{WithRetryable(func(error) bool { return true }), "classifier"},
+		{RetryIf(io.EOF), "classifier"},
+		{RetryIfType[*PanicError](), "classifier"},
+		{WithInstrumenter(nopInstrumenter{}), "WithInstrumenter"},
+		{WithLogger(logger), "WithLogger"},
+		{WithName("reconnect"), "WithName"},
+		{WithPanicRecovery(), "WithPanicRecovery"},
+		{WithAttemptTimeout(time.Second), "WithAttemptTimeout"},
+	}
+	for _, c := range cases {
+		loop := NewLoop(WithMaxTries(3), c.opt)
+		if loop.Wait(context.Background()) {
+			t.Errorf("%s: the first Wait admitted an attempt", c.name)
+		}
+		err := loop.Err()
+		if !errors.Is(err, ErrInvalidConfiguration) || !strings.Contains(err.Error(), c.name) {
+			t.Errorf("%s: Err() = %v, want an ErrInvalidConfiguration naming it", c.name, err)
+		}
+	}
+	// The options a Loop takes, and a nil logger or Notify (which set
+	// nothing), are accepted.
+	loop := NewLoop(WithBackOff(&ZeroBackOff{}), WithMaxTries(2), WithMaxElapsedTime(time.Minute),
+		WithClock(newSpecClock()), WithLogger(nil), WithNotify(nil))
+	if !loop.Wait(context.Background()) || loop.Err() != nil {
+		t.Fatalf("a Loop with the options it takes: Err() = %v", loop.Err())
+	}
+}
+
+type nopInstrumenter struct{}
+
+func (nopInstrumenter) BeforeAttempt(ctx context.Context, _ State) context.Context {
+	return ctx
+}
+
+func (nopInstrumenter) AfterAttempt(context.Context, State) {}

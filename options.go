@@ -73,6 +73,28 @@ func (o *retryOptions) fail(format string, args ...any) {
 	}
 }
 
+// callOnly names an option that was set and that only a call of an
+// operation uses, or returns "".
+func (o *retryOptions) callOnly() string {
+	switch {
+	case o.notify != nil:
+		return "WithNotify"
+	case len(o.classifiers) > 0 || len(o.retryIf) > 0:
+		return "A classifier (WithRetryable, RetryIf, RetryIfType)"
+	case len(o.instrumenters) > 0:
+		return "WithInstrumenter"
+	case o.logger != nil:
+		return "WithLogger"
+	case o.name != "":
+		return "WithName"
+	case o.recoverPanics:
+		return "WithPanicRecovery"
+	case o.attemptTimeout > 0:
+		return "WithAttemptTimeout"
+	}
+	return ""
+}
+
 // validate reports the first invalid setting, including the policy's own.
 func (o *retryOptions) validate() error {
 	if o.err != nil {
