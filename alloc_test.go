@@ -6,6 +6,8 @@ import (
 	"io"
 	"log/slog"
 	"testing"
+	"testing/synctest"
+	"time"
 )
 
 var errTransient = errors.New("transient")
@@ -35,5 +37,39 @@ func TestSuccessPathAllocatesNothing(t *testing.T) {
 		if n := testing.AllocsPerRun(200, c.run); n != 0 {
 			t.Errorf("%s: %v allocations per successful call, want 0", c.name, n)
 		}
+	}
+}
+
+// A zero wait creates no timer and does not park: on a mock clock no timer
+// is started, and in a synctest bubble no virtual time passes, which it
+// would if the driver had blocked on a timer.
+func TestZeroWaitsStartNoTimer(t *testing.T) {
+	failTwice := func() func() (int, error) {
+		n := 0
+		return func() (int, error) {
+			if n++; n < 3 {
+				return 0, errTransient
+			}
+			return n, nil
+		}
+	}
+	clk := newSpecClock()
+	if _, err := Retry(failTwice(), WithBackOff(&ZeroBackOff{}), WithClock(clk)); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(clk.waits); n != 0 {
+		t.Errorf("%d timers started for zero waits, want none", n)
+	}
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		if _, err := Retry(failTwice(), WithBackOff(&ZeroBackOff{})); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d != 0 {
+			t.Errorf("%v of virtual time passed over zero waits, want none", d)
+		}
+	})
+	if n := testing.AllocsPerRun(100, func() { _, _ = Retry(failTwice(), WithBackOff(&ZeroBackOff{})) }); n > 1 {
+		t.Errorf("%v allocations for three attempts with zero waits, want at most 1 (the test's own closure)", n)
 	}
 }
