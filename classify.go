@@ -49,8 +49,8 @@ func RetryIfType[E error]() RetryOption {
 }
 
 func hasType[E error](err error) bool {
-	_, ok := findAs[E](err)
-	return ok
+	var target E
+	return errors.As(err, &target)
 }
 
 // retryable reports whether the classifiers accept err. With none, every

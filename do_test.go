@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -349,4 +350,24 @@ func TestTestingBypassSkipsEveryWait(t *testing.T) {
 			}
 		})
 	})
+}
+
+// WithAttemptTimeout needs a function that receives the attempt's context:
+// the entry points that pass none report it instead of ignoring it.
+func TestAttemptTimeoutOnlyForDo(t *testing.T) {
+	calls := 0
+	op := func() (int, error) { calls++; return 1, nil }
+	_, errRetry := RetryCtx(context.Background(), op, WithAttemptTimeout(time.Second))
+	errRetryError := RetryErrorCtx(context.Background(), func() error { calls++; return nil }, WithAttemptTimeout(time.Second))
+	for _, err := range []error{errRetry, errRetryError} {
+		if !errors.Is(err, ErrInvalidConfiguration) || !strings.Contains(err.Error(), "WithAttemptTimeout") {
+			t.Errorf("got %v, want an ErrInvalidConfiguration naming WithAttemptTimeout", err)
+		}
+	}
+	if calls != 0 {
+		t.Errorf("the operation ran %d times, want none", calls)
+	}
+	if _, err := Do(context.Background(), func(context.Context) (int, error) { return 1, nil }, WithAttemptTimeout(time.Second)); err != nil {
+		t.Errorf("Do with WithAttemptTimeout: %v", err)
+	}
 }

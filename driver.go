@@ -34,8 +34,9 @@ type attemptFunc func(ctx context.Context) error
 // run is the retry loop behind every entry point. It returns nil or an
 // *Error.
 //
-// The operation is fn, or op when fn is nil: RetryError and RetryErrorCtx
-// pass the caller's function as it is, with no closure around it.
+// The operation is fn, which takes the attempt's context (Do), or op when
+// fn is nil (Retry and its kin: RetryError and RetryErrorCtx pass the
+// caller's function as it is, with no closure around it).
 func run(ctx context.Context, fn attemptFunc, op func() error, opts []RetryOption) error {
 	d := driver{o: &defaultOptions}
 	if len(opts) > 0 {
@@ -48,7 +49,7 @@ func run(ctx context.Context, fn attemptFunc, op func() error, opts []RetryOptio
 		d.o = o.build(opts)
 	}
 	defer d.release(len(opts) > 0)
-	if e := d.setup(ctx, fn == nil && op == nil); e != nil {
+	if e := d.setup(ctx, fn == nil && op == nil, fn != nil); e != nil {
 		return e
 	}
 	for {
@@ -81,12 +82,14 @@ func run(ctx context.Context, fn attemptFunc, op func() error, opts []RetryOptio
 // *Error to return at once, or nil.
 //
 //go:noinline
-func (d *driver) setup(ctx context.Context, nilOperation bool) *Error {
+func (d *driver) setup(ctx context.Context, nilOperation, takesContext bool) *Error {
 	switch {
 	case ctx == nil:
 		return &Error{Cause: invalidf("the context is nil")}
 	case nilOperation:
 		return &Error{Cause: invalidf("the operation is nil")}
+	case d.o.attemptTimeout > 0 && !takesContext:
+		return &Error{Cause: invalidf("WithAttemptTimeout applies only to Do, whose function receives the attempt's context")}
 	}
 	if err := d.o.validate(); err != nil {
 		return &Error{Cause: err}
@@ -261,18 +264,16 @@ func (d *driver) bypassed(ctx context.Context) bool {
 	return d.bypass > 0
 }
 
-// epoch is the origin of the driver's readings of the time package.
-// time.Since reads only the monotonic clock, which costs half of time.Now.
+// epoch is the origin of the driver's readings of its clock. Since reads
+// only the monotonic clock of the time package, which costs half of
+// time.Now; on a mock clock the readings are negative, and their
+// differences are all that matters.
 var epoch = time.Now()
 
-// mockEpoch is the origin of the driver's readings of a clock from
-// WithClock.
-var mockEpoch = time.Unix(0, 0)
-
-// now reads the driver's clock, as a duration since an origin.
+// now reads the driver's clock, as a duration since epoch.
 func (d *driver) now() time.Duration {
 	if c := d.o.clock; c != nil {
-		return c.Now().Sub(mockEpoch)
+		return c.Since(epoch)
 	}
 	return time.Since(epoch)
 }
@@ -370,12 +371,4 @@ func (d *driver) report(ctx context.Context, s *State) {
 		in.AfterAttempt(ctx, *s)
 	}
 	d.o.log(ctx, s)
-}
-
-// orElse returns err, or fallback if err is nil.
-func orElse(err, fallback error) error {
-	if err != nil {
-		return err
-	}
-	return fallback
 }

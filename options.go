@@ -200,7 +200,9 @@ func WithName(name string) RetryOption {
 }
 
 // WithAttemptTimeout gives each attempt made by Do its own deadline, d after
-// the attempt starts, through the context Do passes to fn. An attempt that
+// the attempt starts, through the context Do passes to fn. The other entry
+// points pass their operation no context, so they report the option as
+// ErrInvalidConfiguration. An attempt that
 // runs out of time is an ordinary failure, retried like any other, because
 // the caller's context is still alive. 0, the default, sets no per-attempt
 // deadline; a negative d is reported as ErrInvalidConfiguration. The

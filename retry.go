@@ -45,11 +45,11 @@ func RetryCtx[T any](ctx context.Context, operation Operation[T], opts ...RetryO
 		return zero, &Error{Cause: invalidf("the operation is nil")}
 	}
 	var res T
-	err := run(ctx, func(context.Context) error {
+	err := run(ctx, nil, func() error {
 		var err error
 		res, err = operation()
 		return err
-	}, nil, opts)
+	}, opts)
 	return res, err
 }
 

@@ -78,23 +78,56 @@ func TestGivesUpAfterFiveAttempts(t *testing.T) {
 	check(t, zeroLibs)
 }
 
-// TestExponentialWaitsGrow checks that the exponential configurations do
-// wait, and longer each time: on virtual time, the run takes at least the
-// sum of the smallest waits each library documents.
+// TestExponentialWaitsGrow checks that the exponential configurations
+// wait, and longer each time. Each library runs an operation that fails four
+// times, then succeeds, on the virtual time of testing/synctest, where an
+// attempt takes no time, so the gaps between attempts are the waits
+// themselves. With ±50% jitter a single wait may be shorter than the one
+// before it, so the test compares the mean of each wait over many runs: it
+// must be at least 1.25 times the mean of the wait before (the libraries
+// multiply by 1.5 or 2). Constant waits fail it.
 func TestExponentialWaitsGrow(t *testing.T) {
+	const (
+		runs   = 400
+		waits  = maxAttempts - 1
+		growth = 1.25
+	)
 	synctest.Test(t, func(t *testing.T) {
 		for _, l := range expoLibs {
-			if l.name == "bare-direct" || strings.HasSuffix(l.name, "-nooptions") {
-				continue
+			if l.name == "bare-direct" {
+				continue // it does not retry
 			}
-			start := time.Now()
-			_, _ = l.call(context.Background(), failing)
-			// avast/retry-go starts at 100ms; the others at 500ms or
-			// more, less jitter. Four growing waits from 50ms add up to
-			// well over 300ms.
-			if took := time.Since(start); took < 300*time.Millisecond {
-				t.Errorf("%s: four retries took %v of virtual time; the waits are not exponential", l.name, took)
+			var sum [waits]time.Duration
+			for range runs {
+				var at []time.Time
+				op := func() (int, error) {
+					at = append(at, time.Now())
+					if len(at) < maxAttempts {
+						return 0, errSentinel
+					}
+					return 1, nil
+				}
+				if _, err := l.call(context.Background(), op); err != nil || len(at) != maxAttempts {
+					t.Fatalf("%s: %d attempts and error %v; want %d and nil", l.name, len(at), err, maxAttempts)
+				}
+				for i := range waits {
+					sum[i] += at[i+1].Sub(at[i])
+				}
 			}
+			var mean [waits]time.Duration
+			for i := range waits {
+				mean[i] = sum[i] / runs
+			}
+			if mean[0] <= 0 {
+				t.Errorf("%s: mean first wait %v; the retries do not wait", l.name, mean[0])
+			}
+			for i := 1; i < waits; i++ {
+				if float64(mean[i]) < growth*float64(mean[i-1]) {
+					t.Errorf("%s: mean waits %v: wait %d is not %.2f times wait %d; the waits are not exponential",
+						l.name, mean, i+1, growth, i)
+				}
+			}
+			t.Logf("%s: mean waits %v", l.name, mean)
 		}
 	})
 }

@@ -25,9 +25,12 @@ type Result struct {
 	// that neither succeeded nor gave up were still retrying at the
 	// horizon.
 	GaveUp int
-	// Completion is when the last client finished, by succeeding or by
-	// giving up; when every client succeeded it is the time until all of
-	// them had. If some were still retrying, it is Config.Horizon.
+	// Completion is when the last client to succeed did so: when every
+	// client succeeded, the time until all of them had. The clients that
+	// gave up are not in it; read it together with GaveUp (0 when no
+	// client succeeded). If some clients were still retrying at the
+	// horizon, Completion is Config.Horizon: a lower bound of the time
+	// until all would have succeeded.
 	Completion time.Duration
 
 	// Window is the width of the windows Load counts calls in.
@@ -35,9 +38,10 @@ type Result struct {
 	// Load is the timeline: Load[i] is the number of calls that reached
 	// the server in [i×Window, (i+1)×Window).
 	Load []int
-	// PeakLoad is the largest entry of Load. Every client's first call
-	// goes out at time 0, so PeakLoad is at least the size of that first
-	// wave, whatever the policy.
+	// PeakLoad is the largest entry of Load: the most calls that reached
+	// the server in one window. Every client's first call goes out at time
+	// 0, but the network delays spread that first wave over several
+	// windows, so PeakLoad can be smaller than Clients.
 	PeakLoad int
 	// ClientCalls[i] is the number of calls client i made.
 	ClientCalls []int

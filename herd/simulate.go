@@ -194,13 +194,14 @@ func (s *sim) reply(e event) {
 	s.q.push(event{at: sat(s.now, d), client: e.client, kind: wake})
 }
 
-// finish records that a client is done, successfully or not.
+// finish records that a client is done, successfully or not. Only a
+// success moves Completion.
 func (s *sim) finish(succeeded bool) {
-	if succeeded {
-		s.res.Succeeded++
-	} else {
+	if !succeeded {
 		s.res.GaveUp++
+		return
 	}
+	s.res.Succeeded++
 	s.res.Completion = s.now
 }
 

@@ -16,8 +16,11 @@ type Strategy struct {
 	NewPolicy func() backoff.BackOff
 }
 
-// Strategies returns the six strategies of the AWS study's comparison,
-// each with InitialInterval base and MaxInterval cap, in this order:
+// Strategies returns the six strategies the command cmd/herd compares,
+// each with InitialInterval base and MaxInterval cap: the four of the AWS
+// study's comparison (exponential backoff without jitter, with full, equal
+// and decorrelated jitter), then the library's default policy and
+// immediate retry as the control. In this order:
 // "no-jitter" ([NoJitter]), "full" ([FullJitter]), "equal"
 // ([EqualJitter]), "decorrelated" ([DecorrelatedJitter]), "default"
 // ([LibraryDefault]) and "immediate" ([Immediate]).
