@@ -19,7 +19,6 @@
 package backoff
 
 import (
-	"errors"
 	"fmt"
 	"time"
 )
@@ -49,14 +48,6 @@ type BackOff interface {
 	// Reset to initial state.
 	Reset()
 }
-
-// ErrInvalidConfiguration is the cause when the driver was given something
-// it cannot use: a nil operation, a nil BackOff, a nil clock or classifier, a
-// negative duration, or a policy whose Validate method fails. The driver
-// reports it before calling the operation. The error in Error.Cause wraps
-// ErrInvalidConfiguration and names the offending setting; match it with
-// errors.Is.
-var ErrInvalidConfiguration = errors.New("backoff: invalid configuration")
 
 // validator is implemented by policies that can check their own settings.
 // The driver, the Loop and the Ticker consult it before they start.

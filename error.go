@@ -19,6 +19,17 @@ var (
 	// ErrMaxElapsedTime is the cause when retrying stops because
 	// WithMaxElapsedTime was reached, or the next wait would overrun it.
 	ErrMaxElapsedTime = errors.New("backoff: maximum elapsed time exceeded")
+
+	// ErrInvalidConfiguration is the cause when the driver was given
+	// something it cannot use: a nil operation, a nil BackOff, a nil clock
+	// or classifier, a negative duration, an option the entry point cannot
+	// apply, or a policy whose Validate method fails; the driver reports it
+	// before calling the operation. A BackOff of your own that returns a
+	// negative wait other than Stop is reported the same way when the first
+	// retry asks for one. The error in Error.Cause wraps
+	// ErrInvalidConfiguration and names the offending setting; match it
+	// with errors.Is.
+	ErrInvalidConfiguration = errors.New("backoff: invalid configuration")
 )
 
 // Error is the error returned by Retry for every failure. It records the
@@ -26,24 +37,28 @@ var (
 // retrying stopped (Cause), so callers never lose either piece of
 // information.
 //
-// Inspect it with errors.Is and errors.As:
+// Inspect it with errors.As, and switch on its Cause:
 //
 //	result, err := backoff.RetryCtx(ctx, op)
-//	switch {
-//	case errors.Is(err, backoff.ErrPermanent):
-//		// operation returned a Permanent error
-//	case errors.Is(err, context.Canceled):
-//		// caller cancelled ctx
-//	case errors.Is(err, backoff.ErrMaxElapsedTime):
-//		// ran out of the WithMaxElapsedTime budget
-//	case errors.Is(err, backoff.ErrExhausted):
-//		// hit WithMaxTries or the backoff policy stopped
-//	}
-//
 //	var re *backoff.Error
 //	if errors.As(err, &re) {
+//		switch {
+//		case errors.Is(re.Cause, backoff.ErrPermanent):
+//			// operation returned a Permanent error
+//		case errors.Is(re.Cause, context.Canceled):
+//			// caller cancelled ctx
+//		case errors.Is(re.Cause, backoff.ErrMaxElapsedTime):
+//			// ran out of the WithMaxElapsedTime budget
+//		case errors.Is(re.Cause, backoff.ErrExhausted):
+//			// hit WithMaxTries or the backoff policy stopped
+//		}
 //		log.Printf("gave up after %d attempts in %v: %v", re.Attempts, re.Elapsed, re.LastErr)
 //	}
+//
+// errors.Is on the whole error also works for the package's causes, but it
+// looks into LastErr too, where an attempt's own timeout matches
+// context.DeadlineExceeded although the caller's context is alive: read
+// the Cause to learn why retrying stopped.
 //
 // Because Error implements Unwrap() []error, errors.Unwrap (the single error
 // form) returns nil for it; use errors.Is or errors.As.

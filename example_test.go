@@ -7,6 +7,7 @@ import (
 	"io"
 	"log"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
 )
 
@@ -92,22 +94,24 @@ func ExampleRetry_outcomes() {
 		backoff.WithMaxTries(3),
 	)
 
-	switch {
-	case err == nil:
+	if err == nil {
 		fmt.Println(result)
-	case errors.Is(err, backoff.ErrPermanent):
-		fmt.Println("permanent:", err)
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		fmt.Println("context done:", err)
-	case errors.Is(err, backoff.ErrMaxElapsedTime):
-		fmt.Println("timed out:", err)
-	case errors.Is(err, backoff.ErrExhausted):
-		fmt.Println("retries exhausted:", err)
+		return
 	}
-
-	// The last operation error is always available, whatever the cause.
+	// Switch on the Cause: errors.Is on err itself also looks into LastErr.
 	var re *backoff.Error
 	if errors.As(err, &re) {
+		switch {
+		case errors.Is(re.Cause, backoff.ErrPermanent):
+			fmt.Println("permanent:", err)
+		case errors.Is(re.Cause, context.Canceled), errors.Is(re.Cause, context.DeadlineExceeded):
+			fmt.Println("context done:", err)
+		case errors.Is(re.Cause, backoff.ErrMaxElapsedTime):
+			fmt.Println("timed out:", err)
+		case errors.Is(re.Cause, backoff.ErrExhausted):
+			fmt.Println("retries exhausted:", err)
+		}
+		// The last operation error is always there, whatever the cause.
 		fmt.Println("attempts:", re.Attempts, "server calls:", calls.Load())
 	}
 	// Output:
@@ -441,4 +445,85 @@ func ExampleError() {
 	// Output:
 	// 3 backoff: retries exhausted | connection refused
 	// connection refused
+}
+
+// RetryIfType retries the errors whose chain holds a given type, here the
+// *net.OpError of a refused connection, and stops on any other.
+func ExampleRetryIfType() {
+	attempts := 0
+	err := backoff.RetryError(func() error {
+		attempts++
+		if attempts < 3 {
+			return fmt.Errorf("connecting: %w", &net.OpError{Op: "dial", Net: "tcp", Err: errConnRefused})
+		}
+		return errors.New("401 Unauthorized")
+	}, backoff.RetryIfType[*net.OpError](), backoff.WithBackOff(&backoff.ZeroBackOff{}))
+	fmt.Println(attempts, err, errors.Is(err, backoff.ErrPermanent))
+	// Output:
+	// 3 401 Unauthorized true
+}
+
+// timerClock is a mock clock that reports each timer started on it, so a
+// test advances it exactly when something waits.
+type timerClock struct {
+	*clock.Mock
+	started chan time.Duration
+}
+
+func (c timerClock) Timer(d time.Duration) *clock.Timer {
+	t := c.Mock.Timer(d)
+	c.started <- d
+	return t
+}
+
+// A test drives the driver's waits with a mock clock instead of spending
+// them.
+func ExampleWithClock() {
+	clk := timerClock{clock.NewMock(), make(chan time.Duration)}
+	done := make(chan error)
+	attempts := 0
+	go func() {
+		done <- backoff.RetryError(func() error {
+			if attempts++; attempts < 3 {
+				return errConnRefused
+			}
+			return nil
+		}, backoff.WithClock(clk), backoff.WithBackOff(backoff.NewConstantBackOff(time.Minute)))
+	}()
+	for {
+		select {
+		case wait := <-clk.started:
+			fmt.Println("waiting", wait)
+			clk.Add(wait)
+		case err := <-done:
+			fmt.Println(attempts, err)
+			return
+		}
+	}
+	// Output:
+	// waiting 1m0s
+	// waiting 1m0s
+	// 3 <nil>
+}
+
+func ExampleNewTickerWithClock() {
+	clk := timerClock{clock.NewMock(), make(chan time.Duration, 1)}
+	b := backoff.NewExponentialBackOff(backoff.WithInitialInterval(time.Second),
+		backoff.WithMultiplier(2), backoff.WithRandomizationFactor(0))
+	ticker := backoff.NewTickerWithClock(b, clk)
+	defer ticker.Stop()
+
+	start := clk.Now()
+	for i := range 4 {
+		tick := <-ticker.C
+		fmt.Println("tick at", tick.Sub(start))
+		if i < 3 {
+			clk.Add(<-clk.started) // release the wait the Ticker has just started
+		}
+	}
+	// Output:
+	// tick at 0s
+	// tick at 1s
+	// tick at 3s
+	// tick at 7s
 }

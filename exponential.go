@@ -78,7 +78,7 @@ type ExponentialBackOff struct {
 
 	currentInterval time.Duration
 	previous        time.Duration // the last wait, for DecorrelatedJitter
-	started         bool          // Reset has run since the fields were set
+	started         bool          // Reset has run at least once
 	random          func() float64
 	nilRandom       bool // WithRandom(nil) was given
 }

@@ -15,7 +15,10 @@ import (
 // either State.NextDelay is the wait before the next attempt, or
 // State.GivingUp is true and State.Cause says why.
 //
-// A run that fails ends with exactly one State whose GivingUp is true. When
+// A run that fails after it has started ends with exactly one State whose
+// GivingUp is true. (A run rejected as misconfigured never starts: it
+// reports to no instrumenter and returns its ErrInvalidConfiguration at
+// once.) When
 // the stop comes after the AfterAttempt of the last attempt (the context is
 // cancelled during the wait, or in Notify), AfterAttempt is called a second
 // time for that attempt, with GivingUp set; when it comes before any attempt

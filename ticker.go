@@ -38,7 +38,9 @@ type Ticker struct {
 // (notably calling NextBackOff or Reset) while the ticker is running.
 //
 // Like time.NewTicker, it panics if its argument cannot be used: a nil
-// BackOff, or a policy whose Validate method fails. Wrap the policy with
+// BackOff, or a policy whose Validate method fails. A policy of your own
+// that returns a negative wait other than Stop ends the Ticker as Stop
+// does. Wrap the policy with
 // WithContext to stop the Ticker with a context.
 func NewTicker(b BackOff) *Ticker {
 	return newTicker(b, nil)

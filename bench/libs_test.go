@@ -156,6 +156,30 @@ func TestNextDelayRows(t *testing.T) {
 	}
 }
 
+// TestDelayMakersBuildFreshValues checks that each value a delayMaker builds
+// starts its own sequence, as BenchmarkParallelNextDelay needs: over many
+// fresh values, the second delay is on average at least 1.25 times the first
+// (the policies grow by 1.5 or 2). Values sharing one sequence would give
+// two consecutive delays from deep in it, both near the cap.
+func TestDelayMakersBuildFreshValues(t *testing.T) {
+	const values = 1000
+	for _, m := range delayMakers {
+		var first, second time.Duration
+		for range values {
+			next, err := m.make()
+			if err != nil {
+				t.Fatalf("%s: %v", m.name, err)
+			}
+			first += next()
+			second += next()
+		}
+		if float64(second) < 1.25*float64(first) {
+			t.Errorf("%s: mean first delay %v, second %v; the values do not start afresh",
+				m.name, first/values, second/values)
+		}
+	}
+}
+
 func TestTransportRowsSendOnce(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	srv, n := newServer(t)

@@ -394,3 +394,44 @@ func TestInvalidPolicy(t *testing.T) {
 		})
 	}
 }
+
+// Completion is when the last client to succeed did so: a client that gives
+// up later does not move it. Here, on a network without variance, client 0
+// wins the first round at 40 ms; client 1 retries at once and wins at 80 ms;
+// client 2 retries 5 ms later, reads the version client 1 is about to
+// change, fails, and gives up at 85 ms on reaching MaxCalls.
+func TestCompletionIsTheLastSuccess(t *testing.T) {
+	t.Parallel()
+	made := 0
+	cfg := herd.Config{Scenario: herd.OCC, Clients: 3, Delay: noVariance, MaxCalls: 2, Seed: 1,
+		NewPolicy: func() backoff.BackOff {
+			made++
+			if made == 3 {
+				return backoff.NewConstantBackOff(5 * time.Millisecond)
+			}
+			return &backoff.ZeroBackOff{}
+		}}
+	r := mustSimulate(t, cfg)
+	checkInvariants(t, cfg, r)
+	if r.Succeeded != 2 || r.GaveUp != 1 {
+		t.Fatalf("%d succeeded, %d gave up; want 2 and 1", r.Succeeded, r.GaveUp)
+	}
+	if r.Completion != 80*time.Millisecond {
+		t.Fatalf("Completion = %v, want 80ms, the last success (the give-up at 85ms does not count)", r.Completion)
+	}
+}
+
+// The first wave does not land in one window when the network delays vary,
+// so the peak load can be smaller than the fleet; on a network without
+// variance it is the whole fleet.
+func TestPeakLoadOfTheFirstWave(t *testing.T) {
+	t.Parallel()
+	cfg := herd.Config{Scenario: herd.Restart, Clients: 1000, Seed: 1, NewPolicy: herd.FullJitter(herd.DefaultBase, herd.DefaultCap)}
+	if r := mustSimulate(t, cfg); r.PeakLoad >= r.Clients {
+		t.Fatalf("varying delays: PeakLoad %d, want fewer than the %d clients", r.PeakLoad, r.Clients)
+	}
+	cfg.Delay = noVariance
+	if r := mustSimulate(t, cfg); r.PeakLoad != r.Clients {
+		t.Fatalf("no variance: PeakLoad %d, want all %d clients in one window", r.PeakLoad, r.Clients)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,6 +43,7 @@ var (
 const (
 	defaultClients     = "100,1000"
 	defaultLiveClients = 300
+	defaultLiveLimit   = 6 * time.Second
 	maxLiveClients     = 2000
 	maxRuns            = 1000
 )
@@ -89,14 +91,25 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.chart, "chart", "png", "chart format: "+strings.Join(charts, ", "))
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
 	fs.BoolVar(&o.live, "live", false, "ask the question for real: goroutine clients against a loopback HTTP server that restarts")
-	fs.DurationVar(&o.liveLimit, "live-limit", 30*time.Second, "-live: give up on clients still failing after this long")
+	fs.DurationVar(&o.liveLimit, "live-limit", defaultLiveLimit, "-live: the time each strategy gets, the 2s outage included; clients still failing then count as failed")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `Usage: herd [flags]
 
 herd simulates a fleet of clients that fail together and retry with each
-backoff strategy, and reports the work each strategy puts on the server
-(calls), the time until every client succeeded, and the peak load per 10 ms
-window. It prints a table and writes charts to -out.
+backoff strategy, prints a table and writes charts to -out. Its columns:
+
+  calls         the total work: calls that reached the server
+  last success  when the last client that succeeded did so; when failed
+                is 0, the time until every client succeeded
+  peak/10ms     the most calls that reached the server in one 10 ms window
+  failed        clients that did not succeed: they gave up (-max-calls),
+                or were still failing when the run was cut off (-horizon,
+                or -live-limit); then last success reads ">T", T being
+                the cut-off, and "-" when no client succeeded
+
+-live runs the strategies one after another, each for at most -live-limit,
+against a fresh loopback server; -scenario, -runs, -seed, -delay,
+-delay-stddev and -horizon do not apply to it.
 
 Flags:
 `)
@@ -113,6 +126,9 @@ Flags:
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := checkMode(o.live, set); err != nil {
+		return nil, err
+	}
 
 	var err error
 	if o.live && !set["clients"] {
@@ -162,8 +178,35 @@ func (o *options) check() error {
 		return usagef("-live runs one fleet; give -clients a single size")
 	case o.live && o.clients[0] > maxLiveClients:
 		return usagef("-live with %d clients: at most %d goroutine clients", o.clients[0], maxLiveClients)
-	case o.live && o.liveLimit <= 0:
-		return usagef("-live-limit is %v; it must be positive", o.liveLimit)
+	case o.live && o.liveLimit <= liveOutage:
+		return usagef("-live-limit is %v; it must be longer than the %v outage, or no client can succeed", o.liveLimit, liveOutage)
+	}
+	return nil
+}
+
+// notLive says, for each flag that does not apply to -live, why.
+var notLive = map[string]string{
+	"scenario":     "-live always runs a server restart",
+	"runs":         "-live runs each strategy once",
+	"seed":         "-live runs in real time and is not seeded",
+	"delay":        "-live uses the real loopback network",
+	"delay-stddev": "-live uses the real loopback network",
+	"horizon":      "-live is bounded by -live-limit",
+}
+
+// checkMode rejects the flags set on the command line that do not apply to
+// the mode asked for, rather than ignoring them.
+func checkMode(live bool, set map[string]bool) error {
+	if !live {
+		if set["live-limit"] {
+			return usagef("-live-limit applies only with -live")
+		}
+		return nil
+	}
+	for _, name := range slices.Sorted(maps.Keys(notLive)) {
+		if set[name] {
+			return usagef("-%s does not apply to -live: %s", name, notLive[name])
+		}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -27,18 +28,31 @@ func writeRows(w io.Writer, format string, rows []row) error {
 	}
 }
 
-var header = []string{"scenario", "strategy", "clients", "calls", "completion", "peak/10ms", "failed"}
+var header = []string{"scenario", "strategy", "clients", "calls", "last success", "peak/10ms", "failed"}
 
-// cells formats a row for the table and the CSV file.
+// cells formats a row for the table and the CSV file. In the table, the
+// time of the last success reads ">T" when some clients were still failing
+// at the cut-off T, and "-" when no client succeeded; the CSV file keeps
+// the number, and the unfinished count in a column of its own.
 func cells(r row, table bool) []string {
 	completion := strconv.FormatFloat(r.Seconds, 'f', 3, 64)
 	if table {
 		completion = strconv.FormatFloat(r.Seconds, 'f', 2, 64) + "s"
+		switch {
+		case r.Unfinished > 0:
+			completion = ">" + completion
+		case r.Failed >= float64(r.Clients):
+			completion = "-"
+		}
 	}
-	return []string{
+	c := []string{
 		r.Scenario, r.Strategy, strconv.Itoa(r.Clients),
 		number(r.Calls), completion, number(r.PeakLoad), number(r.Failed),
 	}
+	if !table {
+		c = append(c, number(r.Unfinished))
+	}
+	return c
 }
 
 // number prints a mean: whole numbers as such, the others with one decimal.
@@ -81,6 +95,13 @@ func writeTable(w io.Writer, rows []row) error {
 		}
 		b.WriteString("\n")
 	}
+	if slices.ContainsFunc(rows, func(r row) bool { return r.Unfinished > 0 }) {
+		b.WriteString("\n>T: some clients were still failing when the run was cut off at T (-horizon, or\n" +
+			"-live-limit); they count as failed, and T is a lower bound of the time until all succeed.\n")
+	}
+	if slices.ContainsFunc(rows, func(r row) bool { return r.Unfinished == 0 && r.Failed >= float64(r.Clients) }) {
+		b.WriteString("\n-: no client succeeded; every one gave up (-max-calls).\n")
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -88,7 +109,8 @@ func writeTable(w io.Writer, rows []row) error {
 func writeCSV(w io.Writer, rows []row) error {
 	cw := csv.NewWriter(w)
 	h := append([]string(nil), header...)
-	h[4], h[5] = "completion_s", "peak_per_10ms"
+	h[4], h[5] = "last_success_s", "peak_per_10ms"
+	h = append(h, "unfinished")
 	if err := cw.Write(h); err != nil {
 		return err
 	}

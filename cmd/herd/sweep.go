@@ -12,17 +12,23 @@ import (
 // row is one line of the table: a strategy on one fleet size in one
 // scenario, averaged over the runs.
 type row struct {
-	Scenario   string        `json:"scenario"`
-	Strategy   string        `json:"strategy"`
-	Clients    int           `json:"clients"`
-	Runs       int           `json:"runs"`
-	Calls      float64       `json:"calls"`
+	Scenario string  `json:"scenario"`
+	Strategy string  `json:"strategy"`
+	Clients  int     `json:"clients"`
+	Runs     int     `json:"runs"`
+	Calls    float64 `json:"calls"`
+	// Completion is when the last client to succeed did so (see
+	// herd.Result.Completion), averaged; Seconds is the same in seconds.
+	// When Unfinished is not 0, it is the cut-off: a lower bound.
 	Completion time.Duration `json:"-"`
-	Seconds    float64       `json:"completion_s"`
+	Seconds    float64       `json:"last_success_s"`
 	PeakLoad   float64       `json:"peak_load"`
 	// Failed is the mean number of clients that did not succeed: they gave
 	// up, or were still retrying at the horizon (or, live, at -live-limit).
 	Failed float64 `json:"failed"`
+	// Unfinished is the part of Failed that was still retrying when the run
+	// was cut off at the horizon (or, live, at -live-limit).
+	Unfinished float64 `json:"unfinished"`
 
 	// timeline is the load per window of the first run, for the charts.
 	timeline []int
@@ -82,6 +88,7 @@ func sweep(ctx context.Context, o *options, tick func()) ([]row, error) {
 				r.Completion += res.Completion
 				r.PeakLoad += float64(res.PeakLoad)
 				r.Failed += float64(res.Clients - res.Succeeded)
+				r.Unfinished += float64(res.Unfinished())
 				if j.keep {
 					r.timeline, r.window = res.Load, res.Window
 				}
@@ -112,6 +119,7 @@ feed:
 		r.Calls /= k
 		r.PeakLoad /= k
 		r.Failed /= k
+		r.Unfinished /= k
 		r.Completion /= time.Duration(r.Runs)
 		r.Seconds = r.Completion.Seconds()
 	}

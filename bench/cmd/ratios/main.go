@@ -1,7 +1,10 @@
 // Command ratios reads the output of the bench module's benchmarks and
-// prints, as markdown, the ratio of each herdsafe row to each other row of
-// the same benchmark (median of the runs), then checks the targets the
-// library holds itself to.
+// prints, as markdown, the ratios of herdsafe to the other rows (median of
+// the runs): first one summary table, a row per scenario and a column per
+// peer in the unit each scenario is judged by; then, per benchmark and
+// GOMAXPROCS, every herdsafe row against every other row in every unit; then
+// how each row's time per operation scales from -cpu 1 to the largest -cpu
+// run; and last the targets the library holds itself to, checked.
 //
 // Usage:
 //
@@ -43,6 +46,5 @@ func main() {
 	}
 	w := bufio.NewWriter(os.Stdout)
 	defer w.Flush()
-	writeRatios(w, res)
-	writeTargets(w, res)
+	writeReport(w, res)
 }

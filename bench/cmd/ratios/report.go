@@ -146,8 +146,12 @@ func targets(r *results) []check {
 			}
 		}
 	}
-	// No global lock: per-op time at the most procs no worse than at 1.
-	if g := "ParallelSuccess"; have(g) && len(r.procs[g]) > 1 {
+	// No global lock: per-op time at the most procs no worse than at 1, on
+	// the success path and in the random source of the delays.
+	for _, g := range []string{"ParallelSuccess", "ParallelNextDelay"} {
+		if !have(g) || len(r.procs[g]) < 2 {
+			continue
+		}
 		hi := mainProcs(r, g)
 		for _, row := range r.rows[g] {
 			if !isOurs(row) {
