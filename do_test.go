@@ -371,3 +371,37 @@ func TestAttemptTimeoutOnlyForDo(t *testing.T) {
 		t.Errorf("Do with WithAttemptTimeout: %v", err)
 	}
 }
+
+// WithAttemptTimeout on a mock clock: the attempt's deadline is on the
+// clock, so advancing it times the attempt out, and the attempt is retried.
+func TestAttemptTimeoutOnTheMockClock(t *testing.T) {
+	clk := newSpecClock()
+	done := make(chan error, 1)
+	attempts := 0
+	go func() {
+		_, err := Do(context.Background(), func(ctx context.Context) (int, error) {
+			attempts++
+			if attempts == 1 {
+				<-ctx.Done()
+				return 0, ctx.Err()
+			}
+			return 1, nil
+		}, WithClock(clk), WithAttemptTimeout(time.Minute), WithBackOff(&ZeroBackOff{}))
+		done <- err
+	}()
+	// The mock's contexts start no Timer to report, so advance the clock a
+	// minute at a time until the run ends; a real-time deadline would never
+	// fire here.
+	for range 1000 {
+		select {
+		case err := <-done:
+			if err != nil || attempts != 2 {
+				t.Fatalf("got %v after %d attempts, want success after 2", err, attempts)
+			}
+			return
+		default:
+			clk.Add(time.Minute)
+		}
+	}
+	t.Fatal("the attempt did not time out on the mock clock")
+}

@@ -388,3 +388,21 @@ func (nopInstrumenter) BeforeAttempt(ctx context.Context, _ State) context.Conte
 }
 
 func (nopInstrumenter) AfterAttempt(context.Context, State) {}
+
+// Once Wait has returned false it keeps returning false, without waiting,
+// until Reset.
+func TestLoopStaysStoppedUntilReset(t *testing.T) {
+	clk := newSpecClock()
+	loop := NewLoop(WithMaxTries(1), WithClock(clk), WithBackOff(NewConstantBackOff(time.Hour)))
+	ctx := context.Background()
+	if !loop.Wait(ctx) || loop.Wait(ctx) || loop.Wait(ctx) {
+		t.Fatal("want true, then false, false")
+	}
+	if !errors.Is(loop.Err(), ErrExhausted) || len(clk.waits) != 0 {
+		t.Fatalf("Err() = %v after %d waits, want ErrExhausted and none", loop.Err(), len(clk.waits))
+	}
+	loop.Reset()
+	if !loop.Wait(ctx) || loop.Err() != nil || loop.Attempt() != 1 {
+		t.Fatalf("after Reset: Err() = %v, Attempt() = %d", loop.Err(), loop.Attempt())
+	}
+}

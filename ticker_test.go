@@ -182,3 +182,32 @@ func TestTickerOnRealTimeInABubble(t *testing.T) {
 		}
 	})
 }
+
+// Reset while a tick waits to be received, and the policy's context ending
+// then, are both handled; Reset after Stop does nothing.
+func TestTickerWithAPendingTick(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	clk := newSpecClock()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b := NewExponentialBackOff(WithInitialInterval(time.Second), WithMultiplier(2), WithRandomizationFactor(0))
+	ticker := NewTickerWithClock(WithContext(ctx, b), clk)
+	receive(t, ticker.C)
+	clk.Add(nextWait(t, clk)) // 1s: a tick is now pending
+	ticker.Reset()            // while the tick waits to be sent
+	receive(t, ticker.C)
+	if d := nextWait(t, clk); d != time.Second {
+		t.Fatalf("wait after a Reset with a pending tick: %v, want the initial 1s", d)
+	}
+	clk.Add(time.Second) // a tick is pending again
+	cancel()
+	if _, ok := receive(t, ticker.C); ok {
+		// The pending tick may win the race with the cancel once; after
+		// it, the channel must close.
+		if _, ok := receive(t, ticker.C); ok {
+			t.Fatal("ticks go on after the policy's context ended")
+		}
+	}
+	ticker.Stop()
+	ticker.Reset() // after Stop: returns at once
+}

@@ -25,11 +25,19 @@ var (
 
 // errMethodNotReplayable is why a request whose method is not retryable,
 // and which carries no idempotency key, was not retried.
-var errMethodNotReplayable = errors.New("httpretry: the method is not retryable and the request carries no idempotency key")
+var errMethodNotReplayable = errors.New("the method is not retryable and the request carries no idempotency key")
 
 // StatusError describes a response the retry policy found retryable. It is
-// the error an Instrumenter and a logger see for such an attempt; RoundTrip
-// itself never returns it, since the caller gets the response.
+// the error an Instrumenter and a logger see for such an attempt.
+//
+// RoundTrip returns the response itself, not a StatusError, whenever it can.
+// A StatusError reaches its caller only when RoundTrip has to close that
+// response instead: the request's context was cancelled, or its deadline
+// passed, during or after the attempt that got it (the error then matches
+// the context's error), or the backoff policy failed while deciding on a
+// retry (the error matches ErrInvalidConfiguration). In both cases the
+// returned error is a *backoff.Error whose LastErr is the StatusError, so
+// errors.As finds it.
 type StatusError struct {
 	// Method is the request's method.
 	Method string
@@ -50,7 +58,7 @@ type StatusError struct {
 func (e *StatusError) Error() string {
 	msg := fmt.Sprintf("httpretry: %s %s: %d %s", e.Method, e.URL, e.StatusCode, http.StatusText(e.StatusCode))
 	if e.reason != nil {
-		msg += " (not retried: " + e.reason.Error() + ")"
+		msg += " (not retried: " + reasonText(e.reason) + ")"
 	}
 	return msg
 }
@@ -68,43 +76,48 @@ func (e *retryAfterTooLongError) Error() string {
 }
 
 // notReplayableError is a retryable transport error met by a request whose
-// body cannot be recreated. It matches both the transport error and
-// ErrBodyNotReplayable.
-type notReplayableError struct{ err error }
+// body cannot be recreated. It matches the transport error, and reason,
+// which is ErrBodyNotReplayable or a *getBodyError.
+type notReplayableError struct{ err, reason error }
 
 func (e *notReplayableError) Error() string {
-	return e.err.Error() + " (not retried: the request body cannot be replayed)"
+	return e.err.Error() + " (not retried: " + reasonText(e.reason) + ")"
 }
 
-func (e *notReplayableError) Unwrap() []error { return []error{e.err, ErrBodyNotReplayable} }
+func (e *notReplayableError) Unwrap() []error { return []error{e.err, e.reason} }
 
-// getBodyError is a failure to recreate the request body for a retry.
+// reasonText is why a failure was not retried, for a message.
+func reasonText(reason error) string {
+	if reason == ErrBodyNotReplayable {
+		return "the request body cannot be replayed"
+	}
+	return reason.Error()
+}
+
+// getBodyError is a failure to recreate the request body for a retry: GetBody
+// returned an error, or a nil body. It matches ErrBodyNotReplayable and
+// GetBody's error.
 type getBodyError struct{ err error }
 
 func (e *getBodyError) Error() string {
 	if e.err == nil {
-		return "httpretry: GetBody returned a nil body"
+		return "the request body cannot be replayed: GetBody returned a nil body"
 	}
-	return "httpretry: recreating the request body: " + e.err.Error()
+	return "the request body cannot be replayed: GetBody failed: " + e.err.Error()
 }
 
 func (e *getBodyError) Unwrap() []error {
 	if e.err == nil {
 		return []error{ErrBodyNotReplayable}
 	}
-	return []error{e.err, ErrBodyNotReplayable}
+	return []error{ErrBodyNotReplayable, e.err}
 }
 
-// configError is an option the Transport cannot use. It matches
-// ErrInvalidConfiguration.
-type configError struct{ msg string }
-
-func (e *configError) Error() string { return "httpretry: invalid configuration: " + e.msg }
-
-func (e *configError) Is(target error) bool { return target == ErrInvalidConfiguration }
-
+// invalidf returns an error that matches ErrInvalidConfiguration and names
+// the setting it cannot use, in the form the core package's own
+// configuration errors take.
 func invalidf(format string, args ...any) error {
-	return &configError{msg: fmt.Sprintf(format, args...)}
+	return fmt.Errorf("%w: %s", ErrInvalidConfiguration, fmt.Sprintf(format, args...))
 }
 
 // errNilResponse is returned when the base RoundTripper breaks its contract

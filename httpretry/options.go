@@ -70,7 +70,7 @@ func DefaultBackOff() backoff.BackOff {
 func WithBackOff(newBackOff func() backoff.BackOff) Option {
 	return func(c *config) {
 		if newBackOff == nil {
-			c.fail("WithBackOff was given a nil function")
+			c.fail("httpretry.WithBackOff was given a nil function")
 		}
 		c.newBackOff = newBackOff
 	}
@@ -82,7 +82,7 @@ func WithBackOff(newBackOff func() backoff.BackOff) Option {
 func WithMaxTries(n uint) Option {
 	return func(c *config) {
 		if n == 0 {
-			c.fail("WithMaxTries(0): a request needs at least one attempt")
+			c.fail("httpretry.WithMaxTries(0): a request needs at least one attempt")
 		}
 		c.maxTries = n
 	}
@@ -97,7 +97,7 @@ func WithMaxTries(n uint) Option {
 func WithMaxElapsedTime(d time.Duration) Option {
 	return func(c *config) {
 		if d < 0 {
-			c.fail("WithMaxElapsedTime(%v): the duration is negative", d)
+			c.fail("httpretry.WithMaxElapsedTime(%v): the duration is negative", d)
 		}
 		c.maxElapsed = d
 	}
@@ -113,7 +113,7 @@ func WithMaxElapsedTime(d time.Duration) Option {
 func WithPolicy(policy func(req *http.Request, resp *http.Response, err error) bool) Option {
 	return func(c *config) {
 		if policy == nil {
-			c.fail("WithPolicy was given a nil policy")
+			c.fail("httpretry.WithPolicy was given a nil policy")
 		}
 		c.policy = policy
 	}
@@ -133,12 +133,12 @@ func WithRetryableMethods(methods ...string) Option {
 	return func(c *config) {
 		for _, m := range methods {
 			if !validToken(m) {
-				c.fail("WithRetryableMethods(%q): not a valid method", m)
+				c.fail("httpretry.WithRetryableMethods(%q): not a valid method", m)
 				continue
 			}
 			for _, std := range standardMethods {
 				if m != std && strings.EqualFold(m, std) {
-					c.fail("WithRetryableMethods(%q): methods are case-sensitive; did you mean %q?", m, std)
+					c.fail("httpretry.WithRetryableMethods(%q): methods are case-sensitive; did you mean %q?", m, std)
 				}
 			}
 		}
@@ -161,7 +161,7 @@ func WithIdempotencyKeyHeader(name string) Option {
 			return
 		}
 		if !validToken(name) {
-			c.fail("WithIdempotencyKeyHeader(%q): not a valid header name", name)
+			c.fail("httpretry.WithIdempotencyKeyHeader(%q): not a valid header name", name)
 		}
 		c.idemHeaders = []string{http.CanonicalHeaderKey(name)}
 	}
@@ -173,26 +173,36 @@ func WithIdempotencyKeyHeader(name string) Option {
 // caller's goroutine for as long as it likes. The default is
 // DefaultMaxRetryAfter; 0 obeys only "Retry-After: 0". A negative d is
 // invalid.
+//
+// A Retry-After that is obeyed replaces the computed wait before that
+// retry, and restarts the computed sequence: the policy is reset, so a
+// later failure without Retry-After waits as the first retry would (from
+// 100 ms with DefaultBackOff), not as the next step after the waits
+// before it. This is deliberate: the server has said when it expects to
+// recover, and the sequence starts over from that point.
 func WithMaxRetryAfter(d time.Duration) Option {
 	return func(c *config) {
 		if d < 0 {
-			c.fail("WithMaxRetryAfter(%v): the duration is negative", d)
+			c.fail("httpretry.WithMaxRetryAfter(%v): the duration is negative", d)
 		}
 		c.maxRetryAfter = d
 	}
 }
 
 // WithInstrumenter adds an Instrumenter that observes every attempt, as
-// backoff.WithInstrumenter does for the core driver. A failed attempt's
-// State.Err is a *StatusError for a retryable status (read its StatusCode)
-// or the transport error; State.NextDelay is the wait before the retry. The
-// context BeforeAttempt returns is the attempt's request context, so it must
-// stay usable after the attempt: the caller reads the response body with it.
-// A nil i is invalid.
+// backoff.WithInstrumenter does for the core driver. AttemptStatus, called
+// in AfterAttempt with the context it receives, gives the status of the
+// response every attempt got, the last one included. A failed attempt's
+// State.Err is a *StatusError for a retryable status or the transport
+// error; State.NextDelay is the wait before the retry. State.Err is nil for
+// an attempt whose response is handed to the caller because the policy does
+// not retry it. The context BeforeAttempt returns is the attempt's request
+// context, so it must stay usable after the attempt: the caller reads the
+// response body with it. A nil i is invalid.
 func WithInstrumenter(i backoff.Instrumenter) Option {
 	return func(c *config) {
 		if i == nil {
-			c.fail("WithInstrumenter was given a nil Instrumenter")
+			c.fail("httpretry.WithInstrumenter was given a nil Instrumenter")
 			return
 		}
 		c.instrumenters = append(c.instrumenters, i)
@@ -200,8 +210,10 @@ func WithInstrumenter(i backoff.Instrumenter) Option {
 }
 
 // WithLogger logs each retry and each request that fails after retrying
-// through l, as backoff.WithLogger does. URL passwords and queries are
-// redacted from the records. A nil l logs nothing.
+// through l, as backoff.WithLogger does. A record about an attempt that got
+// a response has the attribute LogKeyStatus (http.status), its status code.
+// URL passwords and queries are redacted from the records. A nil l logs
+// nothing.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) { c.logger = l }
 }
@@ -212,14 +224,18 @@ func WithName(name string) Option {
 	return func(c *config) { c.name = name }
 }
 
-// WithClock makes the waits, the elapsed-time limit and the reading of
-// Retry-After dates use c instead of the time package: pass a *clock.Mock in
-// a test and advance it to release each wait. The context's deadline is
-// still wall-clock time. A nil c is invalid.
+// WithClock makes the waits, the elapsed-time limit, the reading of
+// Retry-After dates and the reading of the request context's deadline use c
+// instead of the time package: pass a *clock.Mock in a test and advance it
+// to release each wait. Since the deadline is read on c, give the request of
+// such a test a context made by the mock's WithTimeout or WithDeadline: its
+// deadline is on the mock's time, and it expires when the mock is advanced
+// past it. A deadline from the context package is a wall-clock time, which
+// the mock's time is far from. A nil c is invalid.
 func WithClock(c clock.Clock) Option {
 	return func(cfg *config) {
 		if c == nil {
-			cfg.fail("WithClock was given a nil clock")
+			cfg.fail("httpretry.WithClock was given a nil clock")
 		}
 		cfg.clock = c
 	}

@@ -3,6 +3,8 @@ package httpretry
 import (
 	"context"
 	"errors"
+	"io"
+	"log/slog"
 	"net/http"
 	"slices"
 	"time"
@@ -26,6 +28,7 @@ type Transport struct {
 	idemHeaders   []string
 	maxRetryAfter time.Duration
 	clock         interface{ Now() time.Time }
+	observed      bool                  // an Instrumenter or a logger reads AttemptStatus
 	retryOpts     []backoff.RetryOption // the options every request passes the driver
 	err           error                 // the first invalid setting
 }
@@ -57,7 +60,7 @@ func NewTransport(base http.RoundTripper, opts ...Option) *Transport {
 	}
 	for _, opt := range opts {
 		if opt == nil {
-			c.fail("an Option is nil")
+			c.fail("an httpretry.Option is nil")
 			continue
 		}
 		opt(&c)
@@ -84,8 +87,14 @@ func NewTransport(base http.RoundTripper, opts ...Option) *Transport {
 		t.clock = c.clock
 		ro = append(ro, backoff.WithClock(c.clock))
 	}
+	if c.logger != nil || len(c.instrumenters) > 0 {
+		// First, so that the context every other Instrumenter and the
+		// logger receive carries the attempt's status.
+		t.observed = true
+		ro = append(ro, backoff.WithInstrumenter(statusInstrumenter{}))
+	}
 	if c.logger != nil {
-		ro = append(ro, backoff.WithLogger(c.logger))
+		ro = append(ro, backoff.WithLogger(slog.New(&statusHandler{h: c.logger.Handler()})))
 	}
 	for _, in := range c.instrumenters {
 		ro = append(ro, backoff.WithInstrumenter(in))
@@ -100,8 +109,9 @@ func NewTransport(base http.RoundTripper, opts ...Option) *Transport {
 // RoundTrip sends req through the base RoundTripper, retrying it as the
 // Transport is configured to. It implements http.RoundTripper: it returns
 // exactly one of a response and an error, never modifies req, and always
-// closes req's body. The first attempt sends req itself; each retry sends a
-// clone of req whose body comes from req.GetBody.
+// closes req's body. Every attempt sends a clone of req: the first with
+// req's body, each retry with a body from req.GetBody, obtained before the
+// retry is decided.
 //
 // A response is returned with a nil error, whatever its status: the first
 // one the retry policy does not find retryable, one that may not be retried
@@ -121,13 +131,13 @@ func NewTransport(base http.RoundTripper, opts ...Option) *Transport {
 // error.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req == nil {
-		return nil, &backoff.Error{Cause: invalidf("the request is nil")}
+		return nil, &backoff.Error{Cause: invalidf("httpretry.Transport.RoundTrip was given a nil request")}
 	}
 	if t.err != nil || t.policy == nil {
 		closeBody(req)
 		err := t.err
 		if err == nil {
-			err = invalidf("the Transport was not built with NewTransport")
+			err = invalidf("the httpretry.Transport was not built with NewTransport")
 		}
 		return nil, &backoff.Error{Cause: err}
 	}
@@ -143,6 +153,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := backoff.Do(c.ctx, c.attempt, opts...)
 	if !c.sent {
 		closeBody(req)
+	}
+	if c.next != nil { // a retry was prepared, then not made
+		c.next.Close()
 	}
 	if err == nil {
 		return resp, nil
@@ -203,6 +216,7 @@ type call struct {
 	sent       bool           // req, and so its body, went to the base
 	attempts   int            // attempts started
 	held       *http.Response // the last attempt's retryable response
+	next       io.ReadCloser  // the next attempt's body, from GetBody
 	optsBuf    [8]backoff.RetryOption
 }
 
@@ -213,6 +227,7 @@ func (c *call) attempt(actx context.Context) (*http.Response, error) {
 	if err != nil {
 		return nil, backoff.Permanent(err)
 	}
+	c.sent = true
 	resp, err := c.t.base.RoundTrip(r)
 	if err != nil {
 		if resp != nil && resp.Body != nil { // the base broke its contract
@@ -222,6 +237,9 @@ func (c *call) attempt(actx context.Context) (*http.Response, error) {
 	}
 	if resp == nil {
 		return nil, backoff.Permanent(errNilResponse)
+	}
+	if c.t.observed {
+		recordStatus(actx, resp.StatusCode)
 	}
 	if !c.t.policy(c.req, resp, nil) {
 		return resp, nil
@@ -238,42 +256,70 @@ func (c *call) attempt(actx context.Context) (*http.Response, error) {
 		serr.reason = ErrBodyNotReplayable
 		return nil, backoff.Permanent(serr)
 	}
+	var wait time.Duration
+	retryAfter := false
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
-		if wait, ok := c.t.retryAfter(resp); ok {
+		wait, retryAfter = c.t.retryAfter(resp)
+		if retryAfter && wait > c.t.maxRetryAfter {
 			serr.RetryAfter = wait
-			if wait > c.t.maxRetryAfter {
-				serr.reason = &retryAfterTooLongError{wait: wait, max: c.t.maxRetryAfter}
-				return nil, backoff.Permanent(serr)
-			}
-			return nil, backoff.RetryAfter(wait, serr)
+			serr.reason = &retryAfterTooLongError{wait: wait, max: c.t.maxRetryAfter}
+			return nil, backoff.Permanent(serr)
 		}
+	}
+	if err := c.prepare(); err != nil {
+		serr.reason = err
+		return nil, backoff.Permanent(serr)
+	}
+	if retryAfter {
+		serr.RetryAfter = wait
+		return nil, backoff.RetryAfter(wait, serr)
 	}
 	return nil, serr
 }
 
-// request returns the request for the next attempt: the caller's own for
-// the first, a clone with a recreated body for a retry.
+// request returns the request for the next attempt: a clone of the
+// caller's, so that nothing the base does to it reaches the caller's
+// request or a later attempt, with the caller's body for the first attempt
+// and the one prepare obtained for a retry.
 func (c *call) request(actx context.Context) (*http.Request, error) {
-	if c.attempts == 1 {
-		c.sent = true
-		if actx == c.ctx {
-			return c.req, nil
-		}
-		return c.req.WithContext(actx), nil
-	}
 	r := c.req.Clone(actx)
-	if c.req.Body == nil || c.req.Body == http.NoBody {
+	if c.attempts == 1 || c.req.Body == nil || c.req.Body == http.NoBody {
 		return r, nil
+	}
+	if c.next == nil { // every path to a retry calls prepare
+		if err := c.prepare(); err != nil {
+			return nil, err
+		}
+	}
+	r.Body, c.next = c.next, nil
+	return r, nil
+}
+
+// prepare obtains the next attempt's body from GetBody, before the driver
+// is told that the attempt may be retried, so that a body that cannot be
+// recreated stops the retries while the response or the error that called
+// for them can still be handed to the caller. It returns a *getBodyError
+// if GetBody fails.
+func (c *call) prepare() error {
+	if c.req.Body == nil || c.req.Body == http.NoBody {
+		return nil
+	}
+	if c.next != nil {
+		c.next.Close()
+		c.next = nil
 	}
 	body, err := c.req.GetBody()
 	if err != nil || body == nil {
+		if body != nil {
+			body.Close()
+		}
 		if err != nil {
 			err = redactError(err, c.req.URL)
 		}
-		return nil, &getBodyError{err: err}
+		return &getBodyError{err: err}
 	}
-	r.Body = body
-	return r, nil
+	c.next = body
+	return nil
 }
 
 // failed classifies a transport error for the driver.
@@ -290,7 +336,10 @@ func (c *call) failed(err error) error {
 	case !c.eligible:
 		return backoff.Permanent(err)
 	case !c.replayable:
-		return backoff.Permanent(&notReplayableError{err: err})
+		return backoff.Permanent(&notReplayableError{err: err, reason: ErrBodyNotReplayable})
+	}
+	if gerr := c.prepare(); gerr != nil {
+		return backoff.Permanent(&notReplayableError{err: err, reason: gerr})
 	}
 	return err
 }

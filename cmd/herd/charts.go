@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -110,7 +111,7 @@ func titled(dc draw.Canvas, title string) draw.Canvas {
 
 // timeline is one panel per strategy: calls per window against time, on a
 // shared logarithmic time axis, so that the early retries and the long
-// tail both show.
+// tail both show. Each window's calls are drawn at the window's centre.
 func timeline(scenario string, clients int, rows []row) figure {
 	var end, top float64
 	for _, r := range rows {
@@ -119,12 +120,12 @@ func timeline(scenario string, clients int, rows []row) figure {
 			top = max(top, float64(slices.Max(r.timeline)))
 		}
 	}
-	first := rows[0].window.Seconds()
+	first := rows[0].window.Seconds() / 2 // the centre of the first window
 	f := figure{w: 9 * vg.Inch, h: vg.Length(0.55+1.15*float64(len(rows))) * vg.Inch,
 		title: fmt.Sprintf("%s, %d clients: calls reaching the server per %v window", describe(scenario), clients, rows[0].window)}
 	for i, r := range rows {
 		p := plot.New()
-		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, timeTicks{}
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, logTicks{label: timeLabel}
 		p.X.Min, p.X.Max = first, max(end, 10*first)
 		p.Y.Min, p.Y.Max = 0, max(top*1.08, 1)
 		p.Y.Tick.Marker = integerTicks{}
@@ -141,10 +142,7 @@ func timeline(scenario string, clients int, rows []row) figure {
 		line.FillColor = fade(plotutil.Color(i))
 		line.Width = vg.Points(0.8)
 		p.Add(line)
-		text := fmt.Sprintf("%s calls, all done in %s ", number(r.Calls), seconds(r.Completion))
-		if r.Failed > 0 {
-			text = fmt.Sprintf("%s calls, %s clients failed, last at %s ", number(r.Calls), number(r.Failed), seconds(r.Completion))
-		}
+		text := note(r)
 		note, _ := plotter.NewLabels(plotter.XYLabels{
 			XYs:    []plotter.XY{{X: p.X.Max, Y: p.Y.Max}},
 			Labels: []string{text},
@@ -157,20 +155,18 @@ func timeline(scenario string, clients int, rows []row) figure {
 	return f
 }
 
-// scaling plots calls and completion time against the fleet size, one line
-// per strategy, both axes logarithmic.
+// scaling plots calls and the time of the last success against the fleet
+// size, one line per strategy, both axes logarithmic. Zeros are drawn at
+// the floor of each axis (1 call, 1 ms), and a range of one value is
+// widened, so that degenerate data draws rather than crashes.
 func scaling(scenario string, rows []row) figure {
 	calls, done := plot.New(), plot.New()
-	calls.Title.Text, done.Title.Text = "calls (total work)", "time until all succeeded"
-	calls.Y.Tick.Marker, done.Y.Tick.Marker = plot.LogTicks{Prec: -1}, timeTicks{}
-	ns := uniq(rows, func(r row) int { return r.Clients })
+	calls.Title.Text, done.Title.Text = "calls (total work)", "time until the last success"
+	calls.Y.Tick.Marker, done.Y.Tick.Marker = logTicks{label: countLabel}, logTicks{label: timeLabel}
 	for _, p := range []*plot.Plot{calls, done} {
 		p.X.Label.Text = "clients"
 		p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-		if ns[0] == ns[len(ns)-1] {
-			p.X.Min, p.X.Max = float64(ns[0])/2, float64(ns[0])*2
-		}
+		p.X.Tick.Marker = logTicks{label: countLabel}
 		p.Add(plotter.NewGrid())
 		p.Legend.Top, p.Legend.Left = true, true
 	}
@@ -186,6 +182,10 @@ func scaling(scenario string, rows []row) figure {
 	}
 	_ = plotutil.AddLinePoints(calls, callLines...)
 	_ = plotutil.AddLinePoints(done, doneLines...)
+	for _, p := range []*plot.Plot{calls, done} {
+		logRange(&p.X)
+		logRange(&p.Y)
+	}
 	done.Legend.Top = false // the lines rise to the right: keep clear of them
 	done.Legend.Left = false
 	return figure{plots: [][]*plot.Plot{{calls, done}}, w: 10 * vg.Inch, h: 4.5 * vg.Inch,
@@ -205,7 +205,7 @@ func describe(scenario string) string {
 	return scenario
 }
 
-// thin turns a load timeline into points at each window's end, keeping
+// thin turns a load timeline into points at each window's centre, keeping
 // for every stretch of the log-scaled time axis the window with the most
 // calls, so that no spike is lost.
 func thin(load []int, window time.Duration, limit int) plotter.XYs {
@@ -213,7 +213,7 @@ func thin(load []int, window time.Duration, limit int) plotter.XYs {
 	pts := make(plotter.XYs, 0, min(len(load), limit)+1)
 	if len(load) <= limit {
 		for i, n := range load {
-			pts = append(pts, plotter.XY{X: float64(i+1) * w, Y: float64(n)})
+			pts = append(pts, plotter.XY{X: (float64(i) + 0.5) * w, Y: float64(n)})
 		}
 		return pts
 	}
@@ -227,7 +227,7 @@ func thin(load []int, window time.Duration, limit int) plotter.XYs {
 				best = j
 			}
 		}
-		pts = append(pts, plotter.XY{X: float64(best+1) * w, Y: float64(load[best])})
+		pts = append(pts, plotter.XY{X: (float64(best) + 0.5) * w, Y: float64(load[best])})
 		i = j
 	}
 	return pts
@@ -239,26 +239,102 @@ func fade(c color.Color) color.Color {
 	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 70}
 }
 
-// timeTicks marks a logarithmic axis in seconds with durations: 10ms,
-// 100ms, 1s, 10s, …
-type timeTicks struct{}
+// logTicks marks a logarithmic axis so that it reads at every range: it
+// labels each decade's 1 when the range spans more than three decades,
+// 1, 2 and 5 when it spans one to three, and 1 to 9 within one decade, and
+// always labels two ticks at least. label formats a value.
+type logTicks struct{ label func(float64) string }
 
-func (timeTicks) Ticks(lo, hi float64) []plot.Tick {
+func (t logTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(lo > 0) || !(hi >= lo) || math.IsInf(hi, 0) {
+		return nil
+	}
+	decades := math.Log10(hi / lo)
+	marked := func(m int) bool { return true }
+	switch {
+	case decades > 3:
+		marked = func(m int) bool { return m == 1 }
+	case decades >= 1:
+		marked = func(m int) bool { return m == 1 || m == 2 || m == 5 }
+	}
+	ticks, n := t.ticks(lo, hi, marked)
+	if n < 2 {
+		ticks, n = t.ticks(lo, hi, func(int) bool { return true })
+	}
+	if n < 2 { // within one step of the mantissa: label the ends instead
+		for i := range ticks {
+			ticks[i].Label = ""
+		}
+		ticks = append(ticks, plot.Tick{Value: lo, Label: t.label(lo)}, plot.Tick{Value: hi, Label: t.label(hi)})
+	}
+	return ticks
+}
+
+// ticks returns a tick at every m×10ⁿ in [lo, hi], labelled where marked(m)
+// says so, and how many are labelled.
+func (t logTicks) ticks(lo, hi float64, marked func(m int) bool) ([]plot.Tick, int) {
 	var ticks []plot.Tick
+	labelled := 0
 	for e := math.Floor(math.Log10(lo)); math.Pow(10, e) <= hi*1.0001; e++ {
-		for m := 1.0; m < 10; m++ {
-			v := m * math.Pow(10, e)
+		for m := 1; m < 10; m++ {
+			v := float64(m) * math.Pow(10, e)
+			if e < 0 {
+				v = float64(m) / math.Pow(10, -e) // exact for m/10, m/100, …
+			}
 			if v < lo*0.9999 || v > hi*1.0001 {
 				continue
 			}
-			t := plot.Tick{Value: v}
-			if m == 1 {
-				t.Label = seconds(time.Duration(v * float64(time.Second)))
+			tick := plot.Tick{Value: v}
+			if marked(m) {
+				tick.Label = t.label(v)
+				labelled++
 			}
-			ticks = append(ticks, t)
+			ticks = append(ticks, tick)
 		}
 	}
-	return ticks
+	return ticks, labelled
+}
+
+// timeLabel labels a value in seconds as a duration: 5ms, 200ms, 1s, 10s.
+func timeLabel(v float64) string { return seconds(time.Duration(math.Round(v * float64(time.Second)))) }
+
+// countLabel labels a count: 1, 20, 500, 10000; and 0.5 below 1.
+func countLabel(v float64) string {
+	if v >= 1 {
+		return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+// logRange makes a logarithmic axis drawable whatever the data: a range
+// of one value is widened to a factor of 2 either side, and an axis with
+// no positive data gets [0.5, 2].
+func logRange(a *plot.Axis) {
+	if math.IsInf(a.Min, 0) || math.IsInf(a.Max, 0) || !(a.Max > 0) {
+		a.Min, a.Max = 0.5, 2
+		return
+	}
+	if !(a.Min > 0) {
+		a.Min = a.Max / 2
+	}
+	if a.Min == a.Max {
+		a.Min, a.Max = a.Min/2, a.Max*2
+	}
+}
+
+// note sums up a timeline panel: the calls, and when the last client
+// succeeded, or how many failed.
+func note(r row) string {
+	switch {
+	case r.Unfinished > 0:
+		return fmt.Sprintf("%s calls, %s clients failed: %s still failing when cut off at %s ",
+			number(r.Calls), number(r.Failed), number(r.Unfinished), seconds(r.Completion))
+	case r.Failed >= float64(r.Clients):
+		return fmt.Sprintf("%s calls, every client gave up ", number(r.Calls))
+	case r.Failed > 0:
+		return fmt.Sprintf("%s calls, %s clients gave up, the last success at %s ", number(r.Calls), number(r.Failed), seconds(r.Completion))
+	}
+	return fmt.Sprintf("%s calls, all done in %s ", number(r.Calls), seconds(r.Completion))
 }
 
 // integerTicks marks a linear count axis at round whole numbers.
@@ -281,12 +357,32 @@ func (integerTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
-// seconds prints a duration compactly: 10ms, 1.5s, 100s, 292.66s.
+// seconds prints a duration compactly, to three significant digits or
+// so, without float noise: 0s, 850µs, 5ms, 12.5ms, 460ms, 1.61s, 60.1s,
+// 292.66s.
 func seconds(d time.Duration) string {
-	if d < time.Second {
-		return d.Round(time.Millisecond).String()
+	switch {
+	case d < 0:
+		return "-" + seconds(-d)
+	case d == 0:
+		return "0s"
 	}
-	return strconv.FormatFloat(d.Round(10*time.Millisecond).Seconds(), 'f', -1, 64) + "s"
+	if r := d.Round(100 * time.Nanosecond); r < time.Millisecond {
+		return trim(float64(r)/float64(time.Microsecond), 1) + "µs"
+	}
+	if r := d.Round(100 * time.Microsecond); r < time.Second {
+		return trim(float64(r)/float64(time.Millisecond), 1) + "ms"
+	}
+	return trim(d.Round(10*time.Millisecond).Seconds(), 2) + "s"
+}
+
+// trim formats v with prec decimals, then drops trailing zeros.
+func trim(v float64, prec int) string {
+	s := strconv.FormatFloat(v, 'f', prec, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
 }
 
 // uniq returns the distinct keys of rows, in order of first appearance.

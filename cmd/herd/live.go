@@ -24,42 +24,64 @@ const liveOutage = 2 * time.Second
 // in.
 const liveWindow = 10 * time.Millisecond
 
-// live asks the restart question for real. For each strategy, a loopback
-// HTTP server of its own answers 503 for liveOutage, then serves at most
-// o.capacity requests per 10 ms window (the excess gets 503), while
+// live asks the restart question for real. For each strategy in turn, a
+// loopback HTTP server of its own answers 503 for liveOutage, then serves at
+// most o.capacity requests per 10 ms window (the excess gets 503), while
 // o.clients[0] goroutines each send one GET through an httpretry.Transport
 // with the strategy's policy. It measures the requests that reached the
-// server per window and the time until every client succeeded.
+// server per window and the time until the last client succeeded.
 //
-// The strategies run side by side, so that the whole run takes as long as
-// the slowest strategy, and at most o.liveLimit: a client still failing
-// then counts as failed.
+// The strategies run one after another, so that none competes with another
+// for the machine, each for at most o.liveLimit: a client still failing
+// then counts as failed (and unfinished). Unless o.quiet, it writes one
+// line per strategy on stderr as it goes.
 func live(ctx context.Context, o *options, stderr io.Writer) ([]row, error) {
+	var progress io.Writer
 	if !o.quiet {
-		fmt.Fprintf(stderr, "herd: live: %d strategies × %d clients against loopback servers that restart for %v; at most %v\n",
+		progress = stderr
+		fmt.Fprintf(stderr, "herd: live: %d strategies, one after another, each with %d clients against a fresh loopback server that answers 503 for %v; at most %v each\n",
 			len(o.strategies), o.clients[0], liveOutage, o.liveLimit)
 	}
-	return liveRun(ctx, o, liveOutage)
+	return liveRun(ctx, o, liveOutage, progress)
 }
 
-// liveRun is live with the outage as a parameter, for tests.
-func liveRun(ctx context.Context, o *options, outage time.Duration) ([]row, error) {
-	rows := make([]row, len(o.strategies))
-	errs := make([]error, len(o.strategies))
-	var wg sync.WaitGroup
+// liveRun is live with the outage as a parameter, for tests. It writes a
+// line per strategy on progress, unless progress is nil.
+func liveRun(ctx context.Context, o *options, outage time.Duration, progress io.Writer) ([]row, error) {
+	rows := make([]row, 0, len(o.strategies))
 	for i, st := range o.strategies {
-		wg.Go(func() {
-			rows[i], errs[i] = liveStrategy(ctx, o, outage, st)
-			if errs[i] != nil {
-				errs[i] = fmt.Errorf("live %s: %w", st.Name, errs[i])
+		if progress != nil {
+			fmt.Fprintf(progress, "herd: live %d/%d %-12s ", i+1, len(o.strategies), st.Name)
+		}
+		r, err := liveStrategy(ctx, o, outage, st)
+		if err != nil {
+			if progress != nil {
+				fmt.Fprintln(progress, "stopped")
 			}
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
+			return nil, fmt.Errorf("live %s: %w", st.Name, err)
+		}
+		if progress != nil {
+			fmt.Fprintln(progress, summary(r, o.liveLimit))
+		}
+		rows = append(rows, r)
 	}
 	return rows, nil
+}
+
+// summary describes a live row in a line.
+func summary(r row, limit time.Duration) string {
+	ok := r.Clients - int(r.Failed)
+	s := fmt.Sprintf("%d of %d succeeded", ok, r.Clients)
+	if ok > 0 {
+		s += ", the last at " + seconds(r.Completion)
+	}
+	if r.Unfinished > 0 {
+		s += fmt.Sprintf("; %s still failing at the %v limit", number(r.Unfinished), limit)
+	}
+	if gaveUp := r.Failed - r.Unfinished; gaveUp > 0 {
+		s += fmt.Sprintf("; %s gave up (-max-calls)", number(gaveUp))
+	}
+	return s + fmt.Sprintf("; %s calls", number(r.Calls))
 }
 
 // liveServer restarts at start: it answers 503 until start+outage, then
@@ -68,7 +90,8 @@ func liveRun(ctx context.Context, o *options, outage time.Duration) ([]row, erro
 // client opens a connection of its own before the herd is timed.
 type liveServer struct {
 	started  atomic.Bool
-	warm     sync.WaitGroup
+	warm     int64         // how many requests to hold
+	held     atomic.Int64  // requests held so far
 	warmed   chan struct{} // closed when warm requests are in
 	start    time.Time     // written before started is set
 	outage   time.Duration
@@ -81,7 +104,9 @@ type liveServer struct {
 
 func (s *liveServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.started.Load() {
-		s.warm.Done()
+		if s.held.Add(1) == s.warm {
+			close(s.warmed)
+		}
 		select {
 		case <-s.warmed:
 		case <-r.Context().Done():
@@ -115,7 +140,8 @@ func (s *liveServer) admit(win int64) bool {
 	return true
 }
 
-// liveStrategy runs one herd against a fresh server.
+// liveStrategy runs one herd against a fresh server, for at most
+// o.liveLimit from the moment the server restarts.
 func liveStrategy(ctx context.Context, o *options, outage time.Duration, st herd.Strategy) (row, error) {
 	n := o.clients[0]
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -123,6 +149,7 @@ func liveStrategy(ctx context.Context, o *options, outage time.Duration, st herd
 		return row{}, err
 	}
 	srv := &liveServer{
+		warm:     int64(n),
 		warmed:   make(chan struct{}),
 		outage:   outage,
 		capacity: int64(o.capacity),
@@ -136,41 +163,51 @@ func liveStrategy(ctx context.Context, o *options, outage time.Duration, st herd
 		MaxConnsPerHost:     n,
 		IdleConnTimeout:     time.Minute,
 	}
-	client := &http.Client{Transport: httpretry.NewTransport(base,
+	client := &http.Client{Transport: httpretry.NewTransport(countingTransport{base},
 		httpretry.WithBackOff(st.NewPolicy),
 		httpretry.WithMaxTries(uint(o.maxCalls)),
-		httpretry.WithMaxElapsedTime(o.liveLimit),
 	)}
 	url := "http://" + ln.Addr().String() + "/"
 
-	ctx, cancel := context.WithTimeout(ctx, o.liveLimit)
-	defer cancel()
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		finished time.Duration
-		ok       int
-		failure  error
-	)
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	if err := warmUp(ctx, base, srv, url, n); err != nil {
 		hs.Close()
 		<-served
+		base.CloseIdleConnections()
 		return row{}, err
 	}
+
+	var (
+		wg         sync.WaitGroup
+		mu         sync.Mutex
+		last       time.Duration // of the last success
+		ok         int
+		unfinished int
+		failure    error
+	)
+	hctx, cancel := context.WithTimeout(ctx, o.liveLimit)
+	defer cancel()
 	srv.start = time.Now()
 	srv.started.Store(true)
 	for range n {
 		wg.Go(func() {
-			err := get(ctx, client, url)
+			tries := new(atomic.Int64)
+			err := get(context.WithValue(hctx, triesKey{}, tries), client, url)
+			at := time.Since(srv.start)
 			mu.Lock()
 			defer mu.Unlock()
-			finished = max(finished, time.Since(srv.start))
 			switch {
 			case err == nil:
 				ok++
-			case ctx.Err() == nil && !isRetryFailure(err) && failure == nil:
+				last = max(last, at)
+			case isRetryFailure(err) && tries.Load() >= int64(o.maxCalls):
+				// It gave up: its attempts ran out.
+			case isRetryFailure(err) || errors.Is(err, context.DeadlineExceeded) || hctx.Err() != nil:
+				// The limit cut it off: it was still failing, and the
+				// deadline left no room for another attempt.
+				unfinished++
+			case failure == nil:
 				failure = err
 			}
 		})
@@ -186,39 +223,55 @@ func liveStrategy(ctx context.Context, o *options, outage time.Duration, st herd
 	if herr != nil {
 		return row{}, herr
 	}
+	if err := ctx.Err(); err != nil {
+		return row{}, context.Cause(ctx) // cancelled by the user
+	}
 	if failure != nil {
 		return row{}, failure
 	}
-	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return row{}, err // cancelled by the user
-	}
 
-	r := row{Scenario: "live", Strategy: st.Name, Clients: n, Runs: 1, Failed: float64(n - ok),
-		Completion: finished, Seconds: finished.Seconds(), window: liveWindow}
-	last := 0
+	r := row{Scenario: "live", Strategy: st.Name, Clients: n, Runs: 1,
+		Failed: float64(n - ok), Unfinished: float64(unfinished), Completion: last, window: liveWindow}
+	if unfinished > 0 {
+		r.Completion = o.liveLimit // a lower bound
+	}
+	r.Seconds = r.Completion.Seconds()
+	end := 0
 	for i := range srv.arrivals {
 		v := int(srv.arrivals[i].Load())
 		r.timeline = append(r.timeline, v)
 		r.Calls += float64(v)
 		if v > 0 {
-			last = i + 1
+			end = i + 1
 		}
 	}
-	r.timeline = r.timeline[:last]
-	if last > 0 {
+	r.timeline = r.timeline[:end]
+	if end > 0 {
 		r.PeakLoad = float64(slices.Max(r.timeline))
 	}
 	return r, nil
 }
 
+// triesKey is the context key of a client's attempt counter, an
+// *atomic.Int64.
+type triesKey struct{}
+
+// countingTransport counts, in the counter its request's context carries,
+// the attempts httpretry makes for one client, so that a client whose
+// attempts ran out is told apart from one the limit cut off.
+type countingTransport struct{ base http.RoundTripper }
+
+func (t countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if c, ok := req.Context().Value(triesKey{}).(*atomic.Int64); ok {
+		c.Add(1)
+	}
+	return t.base.RoundTrip(req)
+}
+
 // warmUp opens n connections from base to the server, one per client, by
-// sending n requests that the server holds until all have arrived.
+// sending n requests that the server holds until all have arrived (srv.warm
+// must be n).
 func warmUp(ctx context.Context, base *http.Transport, srv *liveServer, url string, n int) error {
-	srv.warm.Add(n)
-	go func() {
-		srv.warm.Wait()
-		close(srv.warmed)
-	}()
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	errs := make([]error, n)
@@ -267,7 +320,8 @@ type statusError struct{ code int }
 func (e *statusError) Error() string { return fmt.Sprintf("status %d", e.code) }
 
 // isRetryFailure reports whether err is the expected way for a client to
-// fail: its retries ran out with a 503, or its time did.
+// fail: it got a 503 as its final answer, because its attempts ran out or
+// the limit left no room for another.
 func isRetryFailure(err error) bool {
 	var s *statusError
 	return errors.As(err, &s)

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// fullSample has a row of every scenario the summary shows, its benchmarks
+// in an order other than the summary's, and peers missing from some.
+const fullSample = `goos: linux
+BenchmarkTransport/bare-2         	1000	1000 ns/op	5000 B/op	60 allocs/op
+BenchmarkTransport/herdsafe-2     	1000	1050 ns/op	5100 B/op	61 allocs/op
+BenchmarkTransport/retryablehttp-2	1000	2100 ns/op	9000 B/op	90 allocs/op
+BenchmarkWaiters/bare-2    	1	5 ns/op	2500 B/waiter	100 cancel-ns	0 leaked-goroutines
+BenchmarkWaiters/herdsafe-2	1	5 ns/op	3000 B/waiter	120 cancel-ns	0 leaked-goroutines
+BenchmarkWaiters/avast-v4-2	1	5 ns/op	4000 B/waiter	150 cancel-ns	0 leaked-goroutines
+BenchmarkParallelNextDelay/herdsafe           	1000	8 ns/op	0 B/op	0 allocs/op
+BenchmarkParallelNextDelay/herdsafe-fulljitter	1000	8 ns/op	0 B/op	0 allocs/op
+BenchmarkParallelNextDelay/sethvargo          	1000	10 ns/op	0 B/op	0 allocs/op
+BenchmarkParallelNextDelay/herdsafe-2           	1000	4 ns/op	0 B/op	0 allocs/op
+BenchmarkParallelNextDelay/herdsafe-fulljitter-2	1000	10 ns/op	0 B/op	0 allocs/op
+BenchmarkParallelNextDelay/sethvargo-2          	1000	30 ns/op	0 B/op	0 allocs/op
+BenchmarkNextDelay/herdsafe-2   	1000	8 ns/op	0 B/op	0 allocs/op
+BenchmarkNextDelay/cenkalti-v7-2	1000	10 ns/op	0 B/op	0 allocs/op
+BenchmarkSuccessFirstTry/bare-direct-2       	1000	1 ns/op	0 B/op	0 allocs/op
+BenchmarkSuccessFirstTry/bare-loop-2         	1000	2 ns/op	0 B/op	0 allocs/op
+BenchmarkSuccessFirstTry/herdsafe-2          	1000	20 ns/op	0 B/op	0 allocs/op
+BenchmarkSuccessFirstTry/herdsafe-nooptions-2	1000	10 ns/op	0 B/op	0 allocs/op
+BenchmarkSuccessFirstTry/failsafe-2          	1000	200 ns/op	300 B/op	5 allocs/op
+BenchmarkSuccessFirstTry/avast-v5-2          	1000	40 ns/op	0 B/op	0 allocs/op
+BenchmarkSuccessFirstTry/cenkalti-v5-2       	1000	100 ns/op	120 B/op	3 allocs/op
+BenchmarkThreeAttemptsZeroDelay/bare-loop-2	1000	6 ns/op	0 B/op	0 allocs/op
+BenchmarkThreeAttemptsZeroDelay/herdsafe-2 	1000	60 ns/op	0 B/op	0 allocs/op
+BenchmarkThreeAttemptsZeroDelay/sethvargo-2	1000	600 ns/op	64 B/op	2 allocs/op
+BenchmarkParallelSuccess/herdsafe     	1000	20 ns/op	0 B/op	0 allocs/op
+BenchmarkParallelSuccess/cenkalti-v5  	1000	100 ns/op	120 B/op	3 allocs/op
+BenchmarkParallelSuccess/herdsafe-2   	1000	12 ns/op	0 B/op	0 allocs/op
+BenchmarkParallelSuccess/cenkalti-v5-2	1000	80 ns/op	120 B/op	3 allocs/op
+PASS
+`
+
+func report(t *testing.T, input string) string {
+	t.Helper()
+	r, err := parse(strings.NewReader(input))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	writeReport(&buf, r)
+	return buf.String()
+}
+
+// table returns the markdown table that follows heading in out: its
+// lines up to the first blank line after it starts.
+func table(t *testing.T, out, heading string) string {
+	t.Helper()
+	_, rest, ok := strings.Cut(out, heading+"\n\n")
+	if !ok {
+		t.Fatalf("no %q in\n%s", heading, out)
+	}
+	tbl, _, _ := strings.Cut(rest, "\n\n")
+	return strings.TrimSpace(tbl)
+}
+
+func TestSummaryComesFirstAndHoldsEveryScenario(t *testing.T) {
+	out := report(t, fullSample)
+	const heading = "## Summary: herdsafe ÷ each peer (median of the runs; below 1 is better)"
+	if !strings.HasPrefix(out, heading+"\n") {
+		t.Fatalf("the report does not start with the summary:\n%s", out)
+	}
+	want := strings.TrimSpace(`
+| scenario | herdsafe row | unit | cenkalti-v5 | cenkalti-v7 | sethvargo | avast-v4 | avast-v5 | failsafe | retryablehttp | bare-direct | bare-loop | bare |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|
+| SuccessFirstTry | herdsafe | sec/op | 0.20× | – | – | – | 0.50× | 0.10× | – | 20.0× | 10.0× | – |
+| SuccessFirstTry | herdsafe-nooptions | sec/op | 0.10× | – | – | – | 0.25× | 0.05× | – | 10.0× | 5.00× | – |
+| ParallelSuccess, -cpu 1 | herdsafe | sec/op | 0.20× | – | – | – | – | – | – | – | – | – |
+| ParallelSuccess, -cpu 2 | herdsafe | sec/op | 0.15× | – | – | – | – | – | – | – | – | – |
+| ThreeAttemptsZeroDelay | herdsafe | sec/op | – | – | 0.10× | – | – | – | – | – | 10.0× | – |
+| NextDelay | herdsafe | sec/op | – | 0.80× | – | – | – | – | – | – | – | – |
+| ParallelNextDelay, -cpu 1 | herdsafe | sec/op | – | – | 0.80× | – | – | – | – | – | – | – |
+| ParallelNextDelay, -cpu 2 | herdsafe | sec/op | – | – | 0.13× | – | – | – | – | – | – | – |
+| Waiters | herdsafe | B/waiter | – | – | – | 0.75× | – | – | – | – | – | 1.20× |
+| Waiters | herdsafe | cancel-ns | – | – | – | 0.80× | – | – | – | – | – | 1.20× |
+| Transport | herdsafe | sec/op | – | – | – | – | – | – | 0.50× | – | – | 1.05× |`)
+	if got := table(t, out, heading); got != want {
+		t.Errorf("summary:\n%s\nwant:\n%s", got, want)
+	}
+	// The detailed tables, the scaling and the targets follow, in that
+	// order.
+	last := 0
+	for _, h := range []string{"## Ratios:", "### SuccessFirstTry (GOMAXPROCS 2)", "## Scaling:", "## Targets"} {
+		i := strings.Index(out, h)
+		if i < last {
+			t.Errorf("%q at %d, before what precedes it (%d)", h, i, last)
+		}
+		last = i
+	}
+}
+
+func TestScalingShowsEveryRow(t *testing.T) {
+	out := report(t, fullSample)
+	want := strings.TrimSpace(`
+| benchmark | -cpu | herdsafe | herdsafe-fulljitter | cenkalti-v5 | sethvargo |
+|---|---|---|---|---|---|
+| ParallelNextDelay | 2 ÷ 1 | 0.50× | 1.25× | – | 3.00× |
+| ParallelSuccess | 2 ÷ 1 | 0.60× | – | 0.80× | – |`)
+	got := table(t, out, "## Scaling: time/op at the largest -cpu ÷ at -cpu 1, each row against itself (at most 1: no shared lock)")
+	if got != want {
+		t.Errorf("scaling:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestParallelNextDelayTarget(t *testing.T) {
+	r, err := parse(strings.NewReader(fullSample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{
+		"ParallelNextDelay/herdsafe: time/op at -cpu 2 ≤ at -cpu 1":            true,  // 4 ≤ 8
+		"ParallelNextDelay/herdsafe-fulljitter: time/op at -cpu 2 ≤ at -cpu 1": false, // 10 > 8
+	}
+	got := map[string]bool{}
+	for _, c := range targets(r) {
+		got[c.target] = c.ok
+	}
+	for name, ok := range want {
+		if v, found := got[name]; !found || v != ok {
+			t.Errorf("%s: met = %v (evaluated: %v), want %v", name, v, found, ok)
+		}
+	}
+	for name := range got {
+		if strings.HasPrefix(name, "ParallelNextDelay/sethvargo") {
+			t.Errorf("target %q set for a peer; peers only show in the scaling table", name)
+		}
+	}
+}
+
+func TestSummaryEmptyWithoutScenarios(t *testing.T) {
+	out := report(t, "BenchmarkOther/herdsafe-2\t10\t5 ns/op\nBenchmarkOther/x-2\t10\t6 ns/op\n")
+	if strings.Contains(out, "## Summary") {
+		t.Errorf("a summary for a benchmark it does not know:\n%s", out)
+	}
+	if !strings.Contains(out, "### Other (GOMAXPROCS 2)") {
+		t.Errorf("no detailed table for it:\n%s", out)
+	}
+}
