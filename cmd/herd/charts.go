@@ -308,17 +308,17 @@ func countLabel(v float64) string {
 
 // logRange makes a logarithmic axis drawable whatever the data: a range
 // of one value is widened to a factor of 2 either side, and an axis with
-// no positive data gets [0.5, 2].
+// no positive data gets [0.5, 2]. Any other range gets a margin of 15%
+// either side, so that no point sits on the frame and the labels reach
+// past the data.
 func logRange(a *plot.Axis) {
-	if math.IsInf(a.Min, 0) || math.IsInf(a.Max, 0) || !(a.Max > 0) {
+	switch {
+	case math.IsInf(a.Min, 0) || math.IsInf(a.Max, 0) || !(a.Max > 0):
 		a.Min, a.Max = 0.5, 2
-		return
-	}
-	if !(a.Min > 0) {
-		a.Min = a.Max / 2
-	}
-	if a.Min == a.Max {
-		a.Min, a.Max = a.Min/2, a.Max*2
+	case !(a.Min > 0) || a.Min == a.Max:
+		a.Min, a.Max = a.Max/2, a.Max*2
+	default:
+		a.Min, a.Max = a.Min/1.15, a.Max*1.15
 	}
 }
 
@@ -326,8 +326,11 @@ func logRange(a *plot.Axis) {
 // succeeded, or how many failed.
 func note(r row) string {
 	switch {
+	case r.Unfinished > 0 && r.Unfinished == r.Failed:
+		return fmt.Sprintf("%s calls, %s clients still failing when cut off at %s ",
+			number(r.Calls), number(r.Unfinished), seconds(r.Completion))
 	case r.Unfinished > 0:
-		return fmt.Sprintf("%s calls, %s clients failed: %s still failing when cut off at %s ",
+		return fmt.Sprintf("%s calls, %s clients failed, %s of them still failing when cut off at %s ",
 			number(r.Calls), number(r.Failed), number(r.Unfinished), seconds(r.Completion))
 	case r.Failed >= float64(r.Clients):
 		return fmt.Sprintf("%s calls, every client gave up ", number(r.Calls))
@@ -357,9 +360,9 @@ func (integerTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
-// seconds prints a duration compactly, to three significant digits or
-// so, without float noise: 0s, 850µs, 5ms, 12.5ms, 460ms, 1.61s, 60.1s,
-// 292.66s.
+// seconds prints a duration compactly, without float noise: below a
+// second to three significant digits (850µs, 5ms, 12.5ms, 465ms), from a
+// second on to the hundredth (1.61s, 60.1s, 292.66s).
 func seconds(d time.Duration) string {
 	switch {
 	case d < 0:
@@ -367,11 +370,20 @@ func seconds(d time.Duration) string {
 	case d == 0:
 		return "0s"
 	}
-	if r := d.Round(100 * time.Nanosecond); r < time.Millisecond {
-		return trim(float64(r)/float64(time.Microsecond), 1) + "µs"
-	}
-	if r := d.Round(100 * time.Microsecond); r < time.Second {
-		return trim(float64(r)/float64(time.Millisecond), 1) + "ms"
+	for _, u := range []struct {
+		unit   time.Duration
+		suffix string
+	}{{time.Microsecond, "µs"}, {time.Millisecond, "ms"}} {
+		step := u.unit // three significant digits
+		switch {
+		case d < 10*u.unit:
+			step /= 100
+		case d < 100*u.unit:
+			step /= 10
+		}
+		if r := d.Round(step); r < 1000*u.unit {
+			return trim(float64(r)/float64(u.unit), 2) + u.suffix
+		}
 	}
 	return trim(d.Round(10*time.Millisecond).Seconds(), 2) + "s"
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -130,7 +131,7 @@ func TestChartsOfDegenerateData(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			paths, err := writeCharts(dir, "png", rs)
+			paths, err := writeCharts(dir, "svg", rs) // drawn as a PNG is, and quicker
 			if err != nil || len(paths) != 3 {
 				t.Fatalf("writeCharts: %v, %d charts", err, len(paths))
 			}
@@ -151,14 +152,14 @@ func TestLogRange(t *testing.T) {
 	t.Parallel()
 	cases := []struct{ min, max, wantMin, wantMax float64 }{
 		{5, 5, 2.5, 10},
-		{0, 4, 2, 4},
-		{1, 100, 1, 100},
+		{0, 4, 2, 8},
+		{1.15, 115, 1, 132.25},
 	}
 	for _, tc := range cases {
 		a := plot.New().Y
 		a.Min, a.Max = tc.min, tc.max
 		logRange(&a)
-		if a.Min != tc.wantMin || a.Max != tc.wantMax {
+		if math.Abs(a.Min-tc.wantMin) > 1e-9 || math.Abs(a.Max-tc.wantMax) > 1e-9 {
 			t.Errorf("logRange(%v, %v) = %v, %v; want %v, %v", tc.min, tc.max, a.Min, a.Max, tc.wantMin, tc.wantMax)
 		}
 	}
@@ -166,5 +167,24 @@ func TestLogRange(t *testing.T) {
 	logRange(&a)
 	if !(a.Min > 0 && a.Max > a.Min) {
 		t.Errorf("an axis without data: [%v, %v]", a.Min, a.Max)
+	}
+}
+
+func TestNote(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		r    row
+		want string
+	}{
+		{row{Clients: 10, Calls: 50, Completion: 1610 * time.Millisecond}, "50 calls, all done in 1.61s "},
+		{row{Clients: 10, Calls: 50, Completion: time.Second, Failed: 2}, "50 calls, 2 clients gave up, the last success at 1s "},
+		{row{Clients: 10, Calls: 50, Failed: 10}, "50 calls, every client gave up "},
+		{row{Clients: 10, Calls: 50, Completion: 6 * time.Second, Failed: 7, Unfinished: 7}, "50 calls, 7 clients still failing when cut off at 6s "},
+		{row{Clients: 10, Calls: 50, Completion: 6 * time.Second, Failed: 7, Unfinished: 4}, "50 calls, 7 clients failed, 4 of them still failing when cut off at 6s "},
+	}
+	for _, tc := range cases {
+		if got := note(tc.r); got != tc.want {
+			t.Errorf("note(%+v) = %q, want %q", tc.r, got, tc.want)
+		}
 	}
 }

@@ -103,9 +103,9 @@ backoff strategy, prints a table and writes charts to -out. Its columns:
                 is 0, the time until every client succeeded
   peak/10ms     the most calls that reached the server in one 10 ms window
   failed        clients that did not succeed: they gave up (-max-calls),
-                or were still failing when the run was cut off (-horizon,
-                or -live-limit); then last success reads ">T", T being
-                the cut-off, and "-" when no client succeeded
+                or were still failing when the run was cut off at T
+                (-horizon, -live-limit), and then last success reads ">T";
+                it reads "-" when no client succeeded
 
 -live runs the strategies one after another, each for at most -live-limit,
 against a fresh loopback server; -scenario, -runs, -seed, -delay,

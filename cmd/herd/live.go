@@ -73,7 +73,7 @@ func summary(r row, limit time.Duration) string {
 	ok := r.Clients - int(r.Failed)
 	s := fmt.Sprintf("%d of %d succeeded", ok, r.Clients)
 	if ok > 0 {
-		s += ", the last at " + seconds(r.Completion)
+		s += ", the last at " + seconds(r.lastSuccess)
 	}
 	if r.Unfinished > 0 {
 		s += fmt.Sprintf("; %s still failing at the %v limit", number(r.Unfinished), limit)
@@ -231,7 +231,7 @@ func liveStrategy(ctx context.Context, o *options, outage time.Duration, st herd
 	}
 
 	r := row{Scenario: "live", Strategy: st.Name, Clients: n, Runs: 1,
-		Failed: float64(n - ok), Unfinished: float64(unfinished), Completion: last, window: liveWindow}
+		Failed: float64(n - ok), Unfinished: float64(unfinished), Completion: last, lastSuccess: last, window: liveWindow}
 	if unfinished > 0 {
 		r.Completion = o.liveLimit // a lower bound
 	}

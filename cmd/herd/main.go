@@ -11,7 +11,8 @@
 //	go run ./cmd/herd
 //
 // -live asks the same question for real: goroutine clients retry through
-// httpretry.Transport against a loopback HTTP server that restarts.
+// httpretry.Transport against a loopback HTTP server that restarts, one
+// strategy after another, each for at most -live-limit (6s by default).
 //
 // Run herd -h for the flags.
 package main
@@ -79,7 +80,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, tty bool)
 			return 1
 		}
 		if !o.quiet {
-			fmt.Fprintf(stderr, "herd: wrote %d charts to %s\n", len(paths), o.out)
+			plural := "s"
+			if len(paths) == 1 {
+				plural = ""
+			}
+			fmt.Fprintf(stderr, "herd: wrote %d chart%s to %s\n", len(paths), plural, o.out)
 		}
 	}
 	return 0

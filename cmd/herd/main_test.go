@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 )
@@ -150,7 +151,15 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"extra"}, `unexpected argument "extra"`},
 		{[]string{"-live", "-clients", "10,20"}, "give -clients a single size"},
 		{[]string{"-live", "-clients", "5000"}, "at most 2000 goroutine clients"},
-		{[]string{"-live", "-live-limit", "0s"}, "-live-limit is 0s"},
+		{[]string{"-live", "-live-limit", "0s"}, "-live-limit is 0s; it must be longer than the 2s outage"},
+		{[]string{"-live", "-live-limit", "2s"}, "-live-limit is 2s; it must be longer than the 2s outage"},
+		{[]string{"-live-limit", "10s"}, "-live-limit applies only with -live"},
+		{[]string{"-live", "-scenario", "restart"}, "-scenario does not apply to -live"},
+		{[]string{"-live", "-runs", "3"}, "-runs does not apply to -live"},
+		{[]string{"-live", "-seed", "1"}, "-seed does not apply to -live"},
+		{[]string{"-live", "-delay", "10ms"}, "-delay does not apply to -live"},
+		{[]string{"-live", "-delay-stddev", "0s"}, "-delay-stddev does not apply to -live"},
+		{[]string{"-live", "-horizon", "1h"}, "-horizon does not apply to -live"},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -203,8 +212,19 @@ func TestParseArgsDefaults(t *testing.T) {
 		t.Errorf("strategies %v, want equal, full", o.strategies)
 	}
 	o, err = parseArgs([]string{"-live"}, new(bytes.Buffer))
-	if err != nil || !reflect.DeepEqual(o.clients, []int{defaultLiveClients}) {
-		t.Errorf("-live: clients %v, err %v; want %d", o.clients, err, defaultLiveClients)
+	if err != nil || !reflect.DeepEqual(o.clients, []int{defaultLiveClients}) || o.liveLimit != defaultLiveLimit {
+		t.Fatalf("-live: clients %v, limit %v, err %v; want %d, %v", o.clients, o.liveLimit, err, defaultLiveClients, defaultLiveLimit)
+	}
+	// Six strategies one after another, each within its limit, stay well
+	// under a minute.
+	if total := time.Duration(len(o.strategies)) * o.liveLimit; total > 45*time.Second {
+		t.Errorf("-live may take %v", total)
+	}
+	// The flags that do apply to -live are accepted with it.
+	_, err = parseArgs([]string{"-live", "-clients", "50", "-strategies", "full", "-base", "10ms", "-cap", "1s",
+		"-capacity", "5", "-max-calls", "20", "-live-limit", "3s", "-format", "csv", "-chart", "none", "-quiet"}, new(bytes.Buffer))
+	if err != nil {
+		t.Errorf("-live with the flags that apply to it: %v", err)
 	}
 }
 
@@ -218,5 +238,35 @@ func TestSweepStopsOnCancel(t *testing.T) {
 	cancel()
 	if _, err := sweep(ctx, o, func() {}); err != context.Canceled {
 		t.Fatalf("sweep with a cancelled context: %v", err)
+	}
+}
+
+// A run cut off at the horizon says so: the clients still retrying are
+// failed and unfinished, and the time is the horizon, marked as a bound.
+func TestRunCutOffAtTheHorizon(t *testing.T) {
+	t.Parallel()
+	args := []string{"-clients", "50", "-scenario", "occ", "-strategies", "no-jitter", "-horizon", "500ms", "-chart", "none"}
+	code, out, errs := runCmd(t, append(args, "-format", "json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if r := rows[0]; r["unfinished"].(float64) == 0 || r["unfinished"] != r["failed"] || r["last_success_s"] != 0.5 {
+		t.Fatalf("cut off at 500ms: %v", r)
+	}
+	_, table, _ := runCmd(t, args...)
+	if !strings.Contains(table, " >0.50s ") || !strings.Contains(table, ">T: some clients were still failing") {
+		t.Fatalf("the table does not mark the cut-off:\n%s", table)
+	}
+	_, out, _ = runCmd(t, append(args, "-format", "csv")...)
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := recs[0]; h[4] != "last_success_s" || h[7] != "unfinished" || recs[1][7] != recs[1][6] || recs[1][4] != "0.500" {
+		t.Fatalf("csv: %v", recs)
 	}
 }

@@ -102,3 +102,32 @@ func TestProgressStaysQuietWhenQuick(t *testing.T) {
 		t.Fatalf("a progress without a writer: drawn %v, done %d", q.drawn, q.done)
 	}
 }
+
+// The time of the last success is marked when it is not the time until all
+// succeeded: ">T" when clients were still failing at the cut-off T, "-" when
+// none succeeded; each mark is explained under the table.
+func TestTableMarksCompletion(t *testing.T) {
+	t.Parallel()
+	rows := []row{
+		{Scenario: "live", Strategy: "no-jitter", Clients: 300, Calls: 900, Seconds: 6, Failed: 280, Unfinished: 280},
+		{Scenario: "live", Strategy: "immediate", Clients: 300, Calls: 3000, Failed: 300},
+		{Scenario: "live", Strategy: "full", Clients: 300, Calls: 700, Seconds: 3.1, Failed: 2},
+	}
+	var b bytes.Buffer
+	if err := writeTable(&b, rows); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"last success", " >6.00s ", "     - ", " 3.10s ", ">T: some clients were still failing", "-: no client succeeded"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	b.Reset()
+	if err := writeTable(&b, rows[2:]); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), ">T") || strings.Contains(b.String(), "-:") {
+		t.Errorf("notes without a mark to explain:\n%s", b.String())
+	}
+}

@@ -33,6 +33,9 @@ type row struct {
 	// timeline is the load per window of the first run, for the charts.
 	timeline []int
 	window   time.Duration
+	// lastSuccess is, live, when the last client succeeded, even if the
+	// limit cut others off.
+	lastSuccess time.Duration
 }
 
 // job is one simulation of a sweep.
