@@ -53,6 +53,7 @@ func BenchmarkTransportOverheadNoNetwork(b *testing.B) {
 	}{
 		{"base", stub},
 		{"httpretry", NewTransport(stub)},
+		{"httpretry_instrumented", NewTransport(stub, WithInstrumenter(nopInstrumenter{}))},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			req, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1/", nil)

@@ -99,10 +99,46 @@ func TestDeadlineTooCloseForTheWait(t *testing.T) {
 	}
 }
 
-// net/http's own response-header timeout matches context.DeadlineExceeded,
-// but the request's context is alive, so it is an ordinary failure and is
-// retried.
+// headerTimeout is the error net/http's Transport returns when
+// ResponseHeaderTimeout expires: a timeout that matches
+// context.DeadlineExceeded while the request's context is alive.
+type headerTimeout struct{}
+
+func (headerTimeout) Error() string        { return "net/http: timeout awaiting response headers" }
+func (headerTimeout) Timeout() bool        { return true }
+func (headerTimeout) Temporary() bool      { return true }
+func (headerTimeout) Is(target error) bool { return target == context.DeadlineExceeded }
+
+// An error matching context.DeadlineExceeded, such as net/http's own
+// response-header timeout, is an ordinary failure while the request's
+// context is alive, and is retried: cancellation is decided by the
+// context, not by the error.
 func TestHeaderTimeoutIsRetried(t *testing.T) {
+	sent := 0
+	base := roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+		sent++
+		if sent == 1 {
+			return nil, headerTimeout{}
+		}
+		return &http.Response{StatusCode: 200, Body: http.NoBody, Request: r}, nil
+	})
+	rec := &recorder{}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	resp, err := do(t, NewTransport(base, noWait, WithInstrumenter(rec)), ctx, http.MethodGet, "http://127.0.0.1/", nil)
+	if err != nil || resp.StatusCode != 200 || sent != 2 {
+		t.Fatalf("got %v, %v after %d requests; want the 200 after 2", resp, err, sent)
+	}
+	if s := rec.all(); !errors.Is(s[0].Err, context.DeadlineExceeded) {
+		t.Errorf("the first attempt failed with %v, want the header timeout", s[0].Err)
+	}
+}
+
+// The same with net/http's real header timeout, on its shortest setting, so
+// that the test spends about a millisecond: the first attempt goes through
+// a transport with a 1 ms ResponseHeaderTimeout to a handler that does not
+// answer, the retry through one without a timeout.
+func TestRealHeaderTimeoutIsRetried(t *testing.T) {
 	release := make(chan struct{})
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
 		if n == 1 {
@@ -115,17 +151,25 @@ func TestHeaderTimeoutIsRetried(t *testing.T) {
 		io.WriteString(w, "ok")
 	})
 	t.Cleanup(func() { close(release) })
-	srv.base.ResponseHeaderTimeout = 20 * time.Millisecond
+	impatient := &http.Transport{ResponseHeaderTimeout: time.Millisecond}
+	defer impatient.CloseIdleConnections()
+	sent := 0
+	base := roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+		sent++
+		if sent == 1 {
+			return impatient.RoundTrip(r)
+		}
+		return srv.base.RoundTrip(r)
+	})
 	rec := &recorder{}
-	rt := NewTransport(srv.base, noWait, WithMaxTries(5), WithInstrumenter(rec))
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 	defer cancel()
-	resp, err := do(t, rt, ctx, http.MethodGet, srv.URL, nil)
+	resp, err := do(t, NewTransport(base, noWait, WithInstrumenter(rec)), ctx, http.MethodGet, srv.URL, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if body := readBody(t, resp); body != "ok" {
-		t.Errorf("body %q", body)
+	if body := readBody(t, resp); body != "ok" || sent != 2 {
+		t.Errorf("body %q after %d requests; want ok after 2", body, sent)
 	}
 	if s := rec.all(); !errors.Is(s[0].Err, context.DeadlineExceeded) {
 		t.Errorf("the first attempt failed with %v, want net/http's header timeout", s[0].Err)
@@ -208,6 +252,57 @@ func TestCancelDuringAttempt(t *testing.T) {
 func TestNilRequest(t *testing.T) {
 	resp, err := NewTransport(nil).RoundTrip(nil)
 	if resp != nil || !errors.Is(err, ErrInvalidConfiguration) {
-		t.Errorf("got %v, %v; want an error", resp, err)
+		t.Fatalf("got %v, %v; want an error", resp, err)
+	}
+	mustContain(t, err.Error(), "backoff: invalid configuration: httpretry.Transport.RoundTrip was given a nil request")
+}
+
+// With WithClock, the context's deadline is read on the clock: a deadline
+// made by the mock's WithTimeout that leaves less than the wait refuses it
+// at once, though wall-clock time is far from the mock's. The mock is set
+// decades ahead, so reading the deadline on the time package would start
+// the wait.
+func TestMockClockDeadline(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		answer func(*http.Request) (*http.Response, error)
+	}{
+		{"retry_after", func(r *http.Request) (*http.Response, error) {
+			h := http.Header{}
+			h.Set("Retry-After", "120")
+			return &http.Response{StatusCode: 503, Header: h, Body: http.NoBody, Request: r}, nil
+		}},
+		{"computed_wait", func(*http.Request) (*http.Response, error) { return nil, syscall.ECONNREFUSED }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			clk := newSignalClock()
+			clk.Set(time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC))
+			ctx, cancel := clk.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			sent := 0
+			base := roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+				sent++
+				return c.answer(r)
+			})
+			rt := NewTransport(base, WithClock(clk), constantWait(time.Hour), WithMaxRetryAfter(time.Hour))
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1/", nil)
+			var r result
+			select {
+			case r = <-goRoundTrip(rt, req):
+			case d := <-clk.timers:
+				cancel()
+				t.Fatalf("a wait of %v started, with a minute left before the deadline", d)
+			}
+			if c.name == "retry_after" {
+				if r.err != nil || r.resp.StatusCode != 503 {
+					t.Errorf("got %v, %v; want the 503", r.resp, r.err)
+				}
+			} else if !errors.Is(r.err, context.DeadlineExceeded) || !errors.Is(r.err, syscall.ECONNREFUSED) {
+				t.Errorf("error %v does not match both context.DeadlineExceeded and the refusal", r.err)
+			}
+			if sent != 1 || ctx.Err() != nil {
+				t.Errorf("%d requests, context error %v; want 1 and none", sent, ctx.Err())
+			}
+		})
 	}
 }

@@ -19,9 +19,12 @@
 // [WithIdempotencyKeyHeader] change that. A request body is resent only
 // through [http.Request.GetBody] (which [http.NewRequest] sets for in-memory
 // bodies); a body that cannot be recreated is never resent, and no body is
-// ever buffered to make it replayable. A retryable response to such a
-// request is handed to the caller as it is; a retryable transport error
-// comes back matching [ErrBodyNotReplayable].
+// ever buffered to make it replayable. GetBody is called for the next
+// attempt before a retry is decided; a body that cannot be recreated (no
+// GetBody, or a GetBody that fails) stops the retries. A retryable response
+// to such a request is handed to the caller as it is; a retryable transport
+// error comes back matching both itself and [ErrBodyNotReplayable] (and
+// GetBody's error, if GetBody failed).
 //
 // An Idempotency-Key header is only a promise the client makes: a retry is
 // safe only if the server honours it. No retry can give exactly-once
@@ -31,8 +34,9 @@
 //
 // Transport keeps the [http.RoundTripper] contract: exactly one of the
 // response and the error is non-nil, the caller's request is never
-// modified, its body is always closed, and a Transport is safe for
-// concurrent use. Each request gets its own backoff state.
+// modified (every attempt sends a clone of it), its body is always closed,
+// and a Transport is safe for concurrent use. Each request gets its own
+// backoff state.
 //
 // When retries run out on a retryable status, the caller gets the last
 // response, its body unread, and a nil error, as net/http would. When they
@@ -42,9 +46,14 @@
 // are reused.
 //
 // On 429 and 503, a Retry-After header (delay-seconds, or an HTTP-date in
-// any format [http.ParseTime] accepts) replaces the computed wait. A
+// any format [http.ParseTime] accepts) replaces the computed wait for that
+// retry, and restarts the computed sequence: a later failure without
+// Retry-After waits as the first retry does, from the initial interval.
+// This is deliberate: the server has said when it expects to recover, and
+// the sequence starts over from there. A
 // Retry-After longer than [WithMaxRetryAfter] (30 s by default) is not
-// obeyed: that response is handed to the caller at once.
+// obeyed: that response is handed to the caller at once. Negative, past or
+// unparsable values are ignored, and the computed wait applies.
 //
 // # Context
 //
@@ -57,10 +66,14 @@
 // # Observability
 //
 // [WithInstrumenter], [WithLogger] and [WithName] pass through to the core
-// package's instrumentation; a failed attempt's error is a [*StatusError]
-// for a status, so an Instrumenter can read the status code. The password
-// in the URL's userinfo and the URL's query string are redacted from every
-// error message and log line the Transport produces.
+// package's instrumentation, which reports each attempt's number and the
+// wait before the next. [AttemptStatus] adds the status: an Instrumenter
+// calls it in AfterAttempt to learn the status of every attempt's response,
+// the last one included, and the records of [WithLogger] carry it as the
+// attribute http.status. A failed attempt's error is a [*StatusError] for a
+// retryable status. The password in the URL's userinfo and the URL's query
+// string are redacted from every error message and log line the Transport
+// produces.
 //
 // Misconfiguration is reported by RoundTrip as an error matching
 // [ErrInvalidConfiguration], before anything is sent.

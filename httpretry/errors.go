@@ -11,15 +11,21 @@ import (
 
 var (
 	// ErrBodyNotReplayable is matched by the error RoundTrip returns when a
-	// request that failed in a retryable way was not retried because its
-	// body cannot be recreated: it has no GetBody, or GetBody failed.
-	// The error matches the transport error too.
+	// retryable transport error was not retried because the request body
+	// cannot be recreated: it has no GetBody, or GetBody failed or returned
+	// a nil body. That error matches the transport error too, and GetBody's
+	// error if there was one. A retryable response in the same case is
+	// handed to the caller as it is, with a nil error; the *StatusError an
+	// Instrumenter sees for it matches ErrBodyNotReplayable.
 	ErrBodyNotReplayable = errors.New("httpretry: the request body cannot be replayed")
 
 	// ErrInvalidConfiguration is matched by the error RoundTrip returns,
 	// before sending anything, when the Transport was built with an
-	// option it cannot use. It is the core package's
-	// backoff.ErrInvalidConfiguration, so either can be matched.
+	// option it cannot use, and when a policy from WithBackOff fails during
+	// a request (it returns a negative wait). It is the core package's
+	// backoff.ErrInvalidConfiguration, so either can be matched; the
+	// message names the setting, as the core's own do:
+	// "backoff: invalid configuration: httpretry.WithMaxTries(0): ...".
 	ErrInvalidConfiguration = backoff.ErrInvalidConfiguration
 )
 

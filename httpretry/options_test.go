@@ -19,20 +19,20 @@ func TestInvalidConfiguration(t *testing.T) {
 		opts []Option
 		want string
 	}{
-		{"zero_tries", []Option{WithMaxTries(0)}, "WithMaxTries(0)"},
-		{"negative_elapsed", []Option{WithMaxElapsedTime(-time.Second)}, "WithMaxElapsedTime(-1s)"},
-		{"negative_retry_after", []Option{WithMaxRetryAfter(-1)}, "WithMaxRetryAfter(-1ns)"},
-		{"nil_policy", []Option{WithPolicy(nil)}, "nil policy"},
-		{"nil_backoff_factory", []Option{WithBackOff(nil)}, "WithBackOff"},
+		{"zero_tries", []Option{WithMaxTries(0)}, "httpretry.WithMaxTries(0): a request needs at least one attempt"},
+		{"negative_elapsed", []Option{WithMaxElapsedTime(-time.Second)}, "httpretry.WithMaxElapsedTime(-1s)"},
+		{"negative_retry_after", []Option{WithMaxRetryAfter(-1)}, "httpretry.WithMaxRetryAfter(-1ns)"},
+		{"nil_policy", []Option{WithPolicy(nil)}, "httpretry.WithPolicy was given a nil policy"},
+		{"nil_backoff_factory", []Option{WithBackOff(nil)}, "httpretry.WithBackOff was given a nil function"},
 		{"nil_backoff", []Option{WithBackOff(func() backoff.BackOff { return nil })}, "nil"},
 		{"invalid_backoff", []Option{WithBackOff(func() backoff.BackOff { return backoff.NewConstantBackOff(-1) })}, "Interval is negative"},
-		{"lowercase_method", []Option{WithRetryableMethods("GET", "post")}, `did you mean "POST"`},
+		{"lowercase_method", []Option{WithRetryableMethods("GET", "post")}, `httpretry.WithRetryableMethods("post"): methods are case-sensitive; did you mean "POST"?`},
 		{"bad_method", []Option{WithRetryableMethods("GE T")}, "not a valid method"},
 		{"empty_method", []Option{WithRetryableMethods("")}, "not a valid method"},
 		{"bad_header", []Option{WithIdempotencyKeyHeader("Idempotency Key")}, "not a valid header name"},
-		{"nil_instrumenter", []Option{WithInstrumenter(nil)}, "nil Instrumenter"},
-		{"nil_clock", []Option{WithClock(nil)}, "nil clock"},
-		{"nil_option", []Option{nil}, "Option is nil"},
+		{"nil_instrumenter", []Option{WithInstrumenter(nil)}, "httpretry.WithInstrumenter was given a nil Instrumenter"},
+		{"nil_clock", []Option{WithClock(nil)}, "httpretry.WithClock was given a nil clock"},
+		{"nil_option", []Option{nil}, "an httpretry.Option is nil"},
 		{"first_reported", []Option{WithMaxTries(0), WithPolicy(nil)}, "WithMaxTries(0)"},
 	}
 	srv := statusServer(t, 200)
@@ -43,6 +43,11 @@ func TestInvalidConfiguration(t *testing.T) {
 			_, err := roundTrip(t, NewTransport(srv.base, c.opts...), req)
 			if !errors.Is(err, ErrInvalidConfiguration) || !errors.Is(err, backoff.ErrInvalidConfiguration) {
 				t.Fatalf("error %v does not match ErrInvalidConfiguration", err)
+			}
+			// One form, the core's: the sentinel's text, then the setting.
+			if msg := err.Error(); !strings.HasPrefix(msg, "backoff: invalid configuration: ") ||
+				strings.Count(msg, "invalid configuration") != 1 {
+				t.Errorf("message %q: want the one form \"backoff: invalid configuration: <setting>...\"", msg)
 			}
 			mustContain(t, err.Error(), c.want)
 			if !body.closed.Load() {

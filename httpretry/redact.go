@@ -89,21 +89,19 @@ func urlForms(u *url.URL) []string {
 			}
 			v.RawQuery, v.ForceQuery = "", false
 		}
-		for _, pw := range []string{password, redacted, "***"} {
+		for _, withFragment := range []bool{true, false} {
+			if !withFragment {
+				v.Fragment, v.RawFragment = "", ""
+			}
+			s, red := v.String(), redactURL(&v)
+			add(s, red)
 			if hasPassword {
-				v.User = url.UserPassword(u.User.Username(), pw)
-			}
-			for _, withFragment := range []bool{true, false} {
-				if !withFragment {
-					v.Fragment, v.RawFragment = "", ""
-				}
-				add(v.String(), redactURL(&v))
-			}
-			v.Fragment, v.RawFragment = u.Fragment, u.RawFragment
-			if !hasPassword {
-				break
+				add(v.Redacted(), red)
+				// As http.Client prints it in a *url.Error.
+				add(strings.Replace(s, u.User.String()+"@", u.User.Username()+":***@", 1), red)
 			}
 		}
+		v.Fragment, v.RawFragment = u.Fragment, u.RawFragment
 	}
 	if hasQuery {
 		add("?"+u.RawQuery, "?"+redacted)

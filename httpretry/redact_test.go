@@ -97,3 +97,83 @@ func TestNoCredentialsLeak(t *testing.T) {
 	mustContain(t, logs.String(), "retrying")
 	mustContain(t, logs.String(), "giving up")
 }
+
+// Secrets that need escaping in a URL are redacted in every form a URL is
+// printed in: as url.URL.String prints it, as Redacted prints it, quoted,
+// as http.Client's errors print it, with and without the query, and a
+// query on its own after a request line's path.
+func TestRedactEscapedSecrets(t *testing.T) {
+	cases := []struct {
+		raw     string
+		secrets []string // forms of the password and the query that must not appear
+	}{
+		{"http://u:a;b%20c@h/p?tok=s%20e", []string{"a;b c", "a;b%20c", "a%3Bb", "s%20e", "s e"}},
+		{"http://u:p%40ss%3Aw@h/?a=b+c", []string{"p@ss:w", "p%40ss%3Aw", "a=b+c", "a=b c"}},
+		{`http://u:q%22t%5C@h/p?k="v\"#frag`, []string{`q"t\`, "q%22t%5C", `k="v\"`, `k=\"v\\\"`}},
+		{"http://:%E2%82%AC%20x@h/p#f", []string{"€ x", "%E2%82%AC%20x"}},
+	}
+	for _, c := range cases {
+		t.Run(c.raw, func(t *testing.T) {
+			u, err := url.Parse(c.raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			red := redactURL(u)
+			noQuery := *u
+			noQuery.RawQuery = ""
+			client := &http.Client{Transport: roundTripperFunc(func(*http.Request) (*http.Response, error) {
+				return nil, errTimeout
+			})}
+			_, clientErr := client.Get(c.raw)
+			msgs := []error{
+				&url.Error{Op: "Get", URL: u.String(), Err: errTimeout},
+				fmt.Errorf("dialing %s: %w", u.Redacted(), errTimeout),
+				fmt.Errorf("dialing %q: %w", u.String(), errTimeout),
+				fmt.Errorf("dialing %s: %w", noQuery.String(), errTimeout),
+				clientErr,
+				fmt.Errorf("sending GET %s: %w", u.RequestURI(), errTimeout),
+			}
+			for i, m := range msgs {
+				got := redactError(m, u)
+				if !errors.Is(got, errTimeout) {
+					t.Errorf("message %d: %v does not wrap the original", i, got)
+				}
+				for _, s := range c.secrets {
+					if strings.Contains(got.Error(), s) {
+						t.Errorf("message %d: %q leaks %q", i, got, s)
+					}
+				}
+				if i < 5 && !strings.Contains(got.Error(), red) && !strings.Contains(got.Error(), redactURL(&noQuery)) {
+					t.Errorf("message %d: %q does not show the redacted URL %q", i, got, red)
+				}
+			}
+		})
+	}
+}
+
+// One-character secrets are redacted where the URL appears, and nowhere
+// else: the rest of a message is left as it is.
+func TestRedactShortSecrets(t *testing.T) {
+	u, err := url.Parse("http://u:e@example.com/?a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := errors.New("dial tcp: lookup example.com: connection refused, a timeout")
+	if got := redactError(plain, u); got != plain {
+		t.Errorf("a message without the URL became %q", got)
+	}
+	quoted := &url.Error{Op: "Get", URL: u.String(), Err: plain}
+	want := `Get "http://u:xxxxx@example.com/?xxxxx": dial tcp: lookup example.com: connection refused, a timeout`
+	if got := redactError(quoted, u).Error(); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	// Through a Transport, with a base that quotes the URL.
+	base := roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+		return nil, &url.Error{Op: "Get", URL: r.URL.String(), Err: plain}
+	})
+	req, _ := http.NewRequest(http.MethodGet, u.String(), nil)
+	_, err = roundTrip(t, NewTransport(base, noWait), req)
+	if err.Error() != want {
+		t.Errorf("got  %q\nwant %q", err, want)
+	}
+}

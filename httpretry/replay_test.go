@@ -13,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/herdsafe/backoff"
 )
@@ -263,32 +264,98 @@ func TestLargeStreamedUpload(t *testing.T) {
 	}
 }
 
-// When GetBody fails on a retry, nothing more is sent and the error matches
-// both GetBody's error and ErrBodyNotReplayable.
-func TestGetBodyFails(t *testing.T) {
-	srv := statusServer(t, http.StatusServiceUnavailable)
-	tracker := &closeTracker{base: srv.base}
+// GetBody is called before a retry is decided. When it fails, or returns
+// a nil body, the body is not replayable: a retryable response is handed
+// to the caller as it is, with its body unread.
+func TestGetBodyFailsAfterStatus(t *testing.T) {
 	errGone := errors.New("gone")
-	req, _ := http.NewRequest(http.MethodGet, srv.URL, strings.NewReader("x"))
+	for _, c := range []struct {
+		name    string
+		getBody func() (io.ReadCloser, error)
+		want    []error
+		says    string
+	}{
+		{"error", func() (io.ReadCloser, error) { return nil, errGone }, []error{errGone, ErrBodyNotReplayable}, "GetBody failed: gone"},
+		{"nil_body", func() (io.ReadCloser, error) { return nil, nil }, []error{ErrBodyNotReplayable}, "GetBody returned a nil body"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := statusServer(t, http.StatusServiceUnavailable)
+			tracker := &closeTracker{base: srv.base}
+			rec := &recorder{}
+			req, _ := http.NewRequest(http.MethodPut, srv.URL, strings.NewReader("x"))
+			req.Header.Set("Idempotency-Key", "k")
+			req.GetBody = c.getBody
+			resp, err := roundTrip(t, NewTransport(tracker, noWait, WithInstrumenter(rec)), req)
+			if err != nil {
+				t.Fatalf("got error %v; want the 503", err)
+			}
+			if resp.StatusCode != 503 || readBody(t, resp) != "1" || srv.hits.Load() != 1 {
+				t.Errorf("got %d after %d requests; want the first 503, body unread", resp.StatusCode, srv.hits.Load())
+			}
+			if closed, total := tracker.closed(); closed != 1 || total != 1 {
+				t.Errorf("%d of %d responses closed, want only the caller's", closed, total)
+			}
+			s := rec.all()
+			if len(s) != 1 || !s[0].GivingUp {
+				t.Fatalf("instrumentation saw %+v; want one attempt, not retried", s)
+			}
+			for _, w := range c.want {
+				if !errors.Is(s[0].Err, w) {
+					t.Errorf("the attempt's error %v does not match %v", s[0].Err, w)
+				}
+			}
+			mustContain(t, s[0].Err.Error(), "503 Service Unavailable (not retried: the request body cannot be replayed: "+c.says+")")
+		})
+	}
+}
+
+// When GetBody fails after a retryable transport error, the error returned
+// matches the transport error, ErrBodyNotReplayable and GetBody's error.
+func TestGetBodyFailsAfterTransportError(t *testing.T) {
+	errGone := errors.New("gone")
+	sent := 0
+	base := roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+		sent++
+		req.Body.Close()
+		return nil, syscall.ECONNRESET
+	})
+	req, _ := http.NewRequest(http.MethodPut, "http://127.0.0.1/", strings.NewReader("x"))
+	req.Header.Set("Idempotency-Key", "k")
 	req.GetBody = func() (io.ReadCloser, error) { return nil, errGone }
-	_, err := roundTrip(t, NewTransport(tracker, noWait), req)
-	if !errors.Is(err, errGone) || !errors.Is(err, ErrBodyNotReplayable) {
-		t.Errorf("error %v does not match both GetBody's error and ErrBodyNotReplayable", err)
+	_, err := roundTrip(t, NewTransport(base, noWait), req)
+	for _, w := range []error{syscall.ECONNRESET, ErrBodyNotReplayable, errGone, backoff.ErrPermanent} {
+		if !errors.Is(err, w) {
+			t.Errorf("error %v does not match %v", err, w)
+		}
 	}
-	mustContain(t, err.Error(), "recreating the request body: gone")
-	if closed, total := tracker.closed(); closed != 1 || total != 1 {
-		t.Errorf("%d of %d responses closed, want 1 of 1", closed, total)
+	mustContain(t, err.Error(), "(not retried: the request body cannot be replayed: GetBody failed: gone)")
+	if sent != 1 || asBackoffError(t, err).Attempts != 1 {
+		t.Errorf("%d requests sent; want 1", sent)
 	}
-	// A fresh server: net/http itself calls GetBody to retry on a reused
-	// connection, and does not survive a nil body.
-	srv = statusServer(t, http.StatusServiceUnavailable)
-	req, _ = http.NewRequest(http.MethodGet, srv.URL, strings.NewReader("x"))
-	req.GetBody = func() (io.ReadCloser, error) { return nil, nil }
-	_, err = roundTrip(t, NewTransport(srv.base, noWait), req)
-	if !errors.Is(err, ErrBodyNotReplayable) {
-		t.Errorf("a nil body from GetBody gave %v, want ErrBodyNotReplayable", err)
+}
+
+// A body GetBody made for a retry that the driver then does not make (here
+// the wait would overrun WithMaxElapsedTime) is closed.
+func TestPreparedBodyClosedWhenNotRetried(t *testing.T) {
+	var made []*trackedBody
+	base := roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+		req.Body.Close()
+		return nil, syscall.ECONNREFUSED
+	})
+	req, _ := http.NewRequest(http.MethodPut, "http://127.0.0.1/", strings.NewReader("x"))
+	req.Header.Set("Idempotency-Key", "k")
+	req.GetBody = func() (io.ReadCloser, error) {
+		b := &trackedBody{Reader: strings.NewReader("x")}
+		made = append(made, b)
+		return b, nil
 	}
-	mustContain(t, err.Error(), "GetBody returned a nil body")
+	_, err := roundTrip(t, NewTransport(base, constantWait(time.Hour), WithMaxElapsedTime(time.Minute)), req)
+	if !errors.Is(err, backoff.ErrMaxElapsedTime) {
+		t.Fatalf("error %v does not match backoff.ErrMaxElapsedTime", err)
+	}
+	if len(made) != 1 || !made[0].closed.Load() {
+		t.Errorf("GetBody made %d bodies; want 1, closed", len(made))
+	}
 }
 
 // A request whose context a BeforeAttempt replaced is sent with that

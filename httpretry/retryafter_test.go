@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -248,5 +249,38 @@ func TestDefaultMaxRetryAfter(t *testing.T) {
 		if got := srv.hits.Load(); got != c.hits {
 			t.Errorf("Retry-After %s: %d requests, want %d", c.value, got, c.hits)
 		}
+	}
+}
+
+// A Retry-After replaces the computed wait for that retry and restarts the
+// computed sequence: the next failure without Retry-After waits the
+// initial interval again, not the step after the waits before it.
+func TestRetryAfterRestartsTheSequence(t *testing.T) {
+	statuses := []struct {
+		code       int
+		retryAfter string
+	}{{503, ""}, {503, ""}, {429, "7"}, {503, ""}, {200, ""}}
+	n := 0
+	base := roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+		s := statuses[n]
+		n++
+		h := http.Header{}
+		if s.retryAfter != "" {
+			h.Set("Retry-After", s.retryAfter)
+		}
+		return &http.Response{StatusCode: s.code, Header: h, Body: http.NoBody, Request: r}, nil
+	})
+	rec := &recorder{}
+	rt := NewTransport(base, WithMaxTries(5), WithInstrumenter(rec), WithBackOff(func() backoff.BackOff {
+		return backoff.NewExponentialBackOff(backoff.WithInitialInterval(time.Second),
+			backoff.WithMultiplier(2), backoff.WithRandomizationFactor(0))
+	}))
+	resp, err := do(t, rt, backoff.WithTestingBypass(context.Background()), http.MethodGet, "http://127.0.0.1/", nil)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("got %v, %v; want the 200", resp, err)
+	}
+	want := []time.Duration{time.Second, 2 * time.Second, 7 * time.Second, time.Second}
+	if got := rec.delays(); !slices.Equal(got, want) {
+		t.Errorf("waits %v, want %v", got, want)
 	}
 }

@@ -123,8 +123,12 @@ func NewTransport(base http.RoundTripper, opts ...Option) *Transport {
 // backoff.ErrExhausted when the attempts ran out on a transport error,
 // backoff.ErrPermanent when the error was not retryable, the context's
 // error when the request was cancelled or its deadline leaves no time for
-// another attempt, ErrBodyNotReplayable when the body stopped a retry, and
-// ErrInvalidConfiguration when nothing was sent.
+// another attempt, ErrBodyNotReplayable (and GetBody's error, if it
+// failed) when the body stopped a retry after a transport error, and
+// ErrInvalidConfiguration when a setting cannot be used: reported before
+// anything is sent, except a backoff policy that returns a negative wait.
+// When such an error replaces a response RoundTrip had to close, its
+// LastErr is that response's *StatusError.
 //
 // Cancelling the request's context ends a wait at once; RoundTrip then
 // closes any response it holds and returns an error matching the context's

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/herdsafe/backoff"
 )
@@ -301,5 +302,68 @@ func TestCloseIdleConnections(t *testing.T) {
 	readBody(t, resp)
 	if got := srv.conns.Load(); got != 2 {
 		t.Errorf("%d connections, want 2: the idle one was not closed", got)
+	}
+}
+
+// Every attempt sends a clone of the caller's request, the first one too:
+// a base that, against its contract, modifies the request it is given
+// changes neither the caller's request nor a later attempt's.
+func TestBaseMutationsStayInTheAttempt(t *testing.T) {
+	var inherited []string
+	var sentCallers int
+	var req *http.Request
+	base := roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+		if r == req {
+			sentCallers++
+		}
+		inherited = append(inherited, r.Header.Get("X-Added")+r.URL.Path)
+		r.Header.Set("X-Added", "1")
+		r.Header.Del("X-Keep")
+		r.URL.Path = "/changed"
+		return &http.Response{StatusCode: 503, Body: http.NoBody, Header: http.Header{}, Request: r}, nil
+	})
+	req, _ = http.NewRequest(http.MethodGet, "http://127.0.0.1/p", nil)
+	req.Header.Set("X-Keep", "k")
+	resp, err := roundTrip(t, NewTransport(base, noWait), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if sentCallers != 0 {
+		t.Errorf("the caller's own request was sent %d times", sentCallers)
+	}
+	if len(inherited) != 3 || inherited[0] != "/p" || inherited[1] != "/p" || inherited[2] != "/p" {
+		t.Errorf("the attempts saw X-Added and the path %q, want an unchanged request each time", inherited)
+	}
+	if len(req.Header) != 1 || req.Header.Get("X-Keep") != "k" || req.URL.Path != "/p" {
+		t.Errorf("the caller's request was modified: header %v, path %q", req.Header, req.URL.Path)
+	}
+}
+
+// negativeBackOff is a policy that breaks its contract with a negative
+// wait.
+type negativeBackOff struct{}
+
+func (negativeBackOff) NextBackOff() time.Duration { return -time.Second }
+func (negativeBackOff) Reset()                     {}
+
+// A *StatusError reaches the caller only when RoundTrip has to close the
+// response it describes: as the LastErr of the *backoff.Error, so errors.As
+// finds it. Here the policy fails while deciding on the retry (the
+// cancellation case is TestCancelDuringWait).
+func TestStatusErrorWhenTheResponseIsDropped(t *testing.T) {
+	srv := statusServer(t, http.StatusServiceUnavailable)
+	tracker := &closeTracker{base: srv.base}
+	rt := NewTransport(tracker, WithBackOff(func() backoff.BackOff { return negativeBackOff{} }))
+	_, err := get(t, rt, srv.URL)
+	var se *StatusError
+	if !errors.Is(err, ErrInvalidConfiguration) || !errors.As(err, &se) || se.StatusCode != 503 {
+		t.Fatalf("error %v: want ErrInvalidConfiguration and the 503's *StatusError", err)
+	}
+	if e := asBackoffError(t, err); e.LastErr != error(se) {
+		t.Errorf("LastErr is %v, want the *StatusError", e.LastErr)
+	}
+	if closed, total := tracker.closed(); closed != 1 || total != 1 {
+		t.Errorf("%d of %d responses closed, want 1 of 1", closed, total)
 	}
 }
