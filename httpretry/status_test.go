@@ -69,15 +69,7 @@ func sameStatuses(a, b []seenStatus) bool {
 // that failed with a transport error.
 func TestAttemptStatus(t *testing.T) {
 	statuses := []int{503, 0, 429, 404} // 0: a connection reset
-	n := 0
-	base := roundTripperFunc(func(req *http.Request) (*http.Response, error) {
-		code := statuses[n]
-		n++
-		if code == 0 {
-			return nil, syscall.ECONNRESET
-		}
-		return &http.Response{StatusCode: code, Body: http.NoBody, Header: http.Header{}, Request: req}, nil
-	})
+	base := scriptedBase(statuses)
 	rec := &statusRecorder{}
 	other := &recorder{}
 	req, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1/", nil)
@@ -131,15 +123,7 @@ func TestAttemptStatusOnCancel(t *testing.T) {
 // response, as http.status; with no Instrumenter too.
 func TestLoggerRecordsStatus(t *testing.T) {
 	statuses := []int{503, 0, 502}
-	n := 0
-	base := roundTripperFunc(func(req *http.Request) (*http.Response, error) {
-		code := statuses[n]
-		n++
-		if code == 0 {
-			return nil, syscall.ECONNRESET
-		}
-		return &http.Response{StatusCode: code, Body: http.NoBody, Header: http.Header{}, Request: req}, nil
-	})
+	base := scriptedBase(statuses)
 	var logs bytes.Buffer
 	l := slog.New(slog.NewJSONHandler(&logs, nil)).With("component", "test")
 	req, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1/", nil)
@@ -203,3 +187,17 @@ func (nopInstrumenter) BeforeAttempt(ctx context.Context, _ backoff.State) conte
 	return ctx
 }
 func (nopInstrumenter) AfterAttempt(context.Context, backoff.State) {}
+
+// scriptedBase answers each request with the next of statuses, where 0
+// stands for a connection reset.
+func scriptedBase(statuses []int) http.RoundTripper {
+	n := 0
+	return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+		code := statuses[n]
+		n++
+		if code == 0 {
+			return nil, syscall.ECONNRESET
+		}
+		return &http.Response{StatusCode: code, Body: http.NoBody, Header: http.Header{}, Request: req}, nil
+	})
+}
