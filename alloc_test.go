@@ -16,6 +16,18 @@ func succeed() (int, error) { return 1, nil }
 
 func isTransient(err error) bool { return errors.Is(err, errTransient) }
 
+var (
+	retryPolicy    = NewPolicy(WithRetry(WithMaxTries(5)))
+	guardedPolicy  = NewPolicy(WithRetry(), WithGuard(nopGuard{}))
+	fallbackPolicy = NewPolicy(WithFallback(func(context.Context, error) (int, error) { return 0, nil }), WithRetry())
+)
+
+// nopGuard admits everything.
+type nopGuard struct{}
+
+func (nopGuard) Allow(context.Context, Call) (Permit, error) { return Permit{}, nil }
+func (nopGuard) Record(Permit, Outcome)                      {}
+
 // The success path builds nothing that only a retry needs.
 func TestSuccessPathAllocatesNothing(t *testing.T) {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -32,6 +44,11 @@ func TestSuccessPathAllocatesNothing(t *testing.T) {
 		{"RetryIf", func() { _, _ = Retry(succeed, RetryIf(errTransient)) }},
 		{"logger", func() { _, _ = Retry(succeed, WithLogger(logger)) }},
 		{"limits", func() { _, _ = Retry(succeed, WithMaxTries(5), WithMaxElapsedTime(0)) }},
+		{"DoErr", func() { _ = DoErr(ctx, func(context.Context) error { return nil }, WithMaxTries(2)) }},
+		{"Policy, retry", func() { _, _ = Execute(ctx, retryPolicy, func(context.Context) (int, error) { return 1, nil }) }},
+		{"Policy, retry and a guard", func() { _, _ = Execute(ctx, guardedPolicy, func(context.Context) (int, error) { return 1, nil }) }},
+		{"Policy.Execute", func() { _ = retryPolicy.Execute(ctx, func(context.Context) error { return nil }) }},
+		{"Policy with a fallback", func() { _, _ = Execute(ctx, fallbackPolicy, func(context.Context) (int, error) { return 1, nil }) }},
 	}
 	for _, c := range cases {
 		if n := testing.AllocsPerRun(200, c.run); n != 0 {

@@ -3,12 +3,18 @@
 //
 // Most callers want [Retry] or [RetryCtx]: they run an operation, and if it
 // fails, wait a randomized, growing interval and run it again, until it
-// succeeds, returns a [Permanent] error, or a limit is reached. [Do] is the
-// same driver for operations that take a context. On failure each of them
-// returns an [*Error] that carries both the reason retrying stopped (Cause)
-// and the operation's own last error (LastErr), so neither is lost.
+// succeeds, returns a [Permanent] error, or a limit is reached. [Do] and
+// [DoErr] are the same driver for functions that take a context. On
+// failure each of them returns an [*Error] that carries both the reason
+// retrying stopped (Cause) and the operation's own last error (LastErr), so
+// neither is lost.
 //
-// The waits come from a [BackOff] policy: [ExponentialBackOff] (the default),
+// A [Policy] is built once and shared: it composes stages, outermost first,
+// around every call made through it with [Execute] or [Policy.Execute] —
+// a retry stage, a per-attempt timeout, panic recovery, a fallback, and
+// any [Guard] (a circuit breaker, a bulkhead, a retry budget).
+//
+// The waits come from a [BackOff]: [ExponentialBackOff] (the default),
 // [ConstantBackOff], [ZeroBackOff] and [StopBackOff], or one of your own.
 // [Ticker] delivers the same schedule on a channel, and [Loop] serves
 // supervisors that run for the life of a process.
@@ -23,14 +29,18 @@ import (
 	"time"
 )
 
-// Stop indicates that no more retries should be made for use in NextBackOff().
+// Stop is what NextBackOff returns to say that no more retries should be
+// made.
 const Stop time.Duration = -1
 
-// BackOff is a backoff policy for retrying an operation.
+// BackOff is the schedule of waits between attempts.
 //
-// A BackOff is stateful and, unless its documentation says otherwise, not
-// safe for concurrent use: each Retry call, Loop or Ticker needs a policy of
-// its own. The driver calls Reset before the first attempt.
+// A BackOff is stateful. Every run of the driver, every Loop and every
+// Ticker works on a copy of its own when the BackOff has a method
+// Clone() BackOff, as every BackOff of this package has, so such a BackOff
+// may be shared by any number of them; a BackOff without Clone is used as it
+// is, so it belongs to one run at a time. That is the whole rule. The copy
+// (or the BackOff itself) is Reset before the first attempt.
 type BackOff interface {
 	// NextBackOff returns the duration to wait before retrying the operation,
 	// or Stop to indicate that no more retries should be made.
@@ -49,14 +59,21 @@ type BackOff interface {
 	Reset()
 }
 
-// validator is implemented by policies that can check their own settings.
-// The driver, the Loop and the Ticker consult it before they start.
+// cloner is implemented by a BackOff that can give each run a copy of its
+// own; see BackOff.
+type cloner interface {
+	Clone() BackOff
+}
+
+// validator is implemented by a BackOff or a Guard that can check its own
+// settings. The driver, the Loop, the Ticker and the
+// Policy consult it before they start.
 type validator interface {
 	Validate() error
 }
 
-// validatePolicy reports why b cannot be used, or nil.
-func validatePolicy(b BackOff) error {
+// validateBackOff reports why b cannot be used, or nil.
+func validateBackOff(b BackOff) error {
 	if b == nil {
 		return invalidf("the BackOff is nil")
 	}

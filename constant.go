@@ -23,6 +23,9 @@ func NewConstantBackOff(d time.Duration) *ConstantBackOff {
 // Validate reports a negative Interval as an error matching
 // ErrInvalidConfiguration.
 func (b *ConstantBackOff) Validate() error {
+	if b == nil {
+		return invalidf("the BackOff is a nil *ConstantBackOff")
+	}
 	if b.Interval < 0 {
 		return invalidf("ConstantBackOff.Interval is negative (%v)", b.Interval)
 	}
@@ -39,3 +42,6 @@ func (b *ConstantBackOff) NextBackOff() time.Duration {
 
 // Reset does nothing: a ConstantBackOff has no state.
 func (b *ConstantBackOff) Reset() {}
+
+// Clone returns b itself: a ConstantBackOff has no state to copy.
+func (b *ConstantBackOff) Clone() BackOff { return b }

@@ -5,12 +5,13 @@ import (
 	"time"
 )
 
-// WithContext returns a policy that behaves as b until ctx is done, and
+// WithContext returns a BackOff that behaves as b until ctx is done, and
 // from then on returns Stop. A Ticker, which has no context of its own,
-// also stops waiting the moment ctx is done, and a driver using the policy
-// reports the context's cause. The returned policy is as safe for
-// concurrent use as b. WithContext panics if ctx is nil, as the context
-// package does for a nil parent.
+// also stops waiting the moment ctx is done, and a driver using it reports
+// the context's cause. The result can be shared exactly when b can (see
+// BackOff): it clones b for each run when b has a Clone method.
+// WithContext panics if ctx is nil, as the context package does for a nil
+// parent; a nil b is reported where the result is used.
 func WithContext(ctx context.Context, b BackOff) BackOff {
 	if ctx == nil {
 		panic("backoff: WithContext called with a nil context")
@@ -23,7 +24,7 @@ type contextBackOff struct {
 	ctx context.Context
 }
 
-// contextual is implemented by policies that end with a context.
+// contextual is implemented by a BackOff that ends with a context.
 type contextual interface {
 	context() context.Context
 }
@@ -43,11 +44,21 @@ func (c *contextBackOff) Reset() {
 	}
 }
 
-// Validate reports a nil policy, or the wrapped policy's own error.
-func (c *contextBackOff) Validate() error { return validatePolicy(c.b) }
+// Clone returns a BackOff that ends with the same context and runs on a
+// clone of the wrapped BackOff, or on the wrapped BackOff itself if it has
+// no Clone method.
+func (c *contextBackOff) Clone() BackOff {
+	if inner, ok := c.b.(cloner); ok {
+		return &contextBackOff{b: inner.Clone(), ctx: c.ctx}
+	}
+	return c
+}
 
-// policyContext returns the context b ends with, or nil.
-func policyContext(b BackOff) context.Context {
+// Validate reports a nil BackOff, or the wrapped BackOff's own error.
+func (c *contextBackOff) Validate() error { return validateBackOff(c.b) }
+
+// backOffContext returns the context b ends with, or nil.
+func backOffContext(b BackOff) context.Context {
 	if c, ok := b.(contextual); ok {
 		return c.context()
 	}

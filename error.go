@@ -16,15 +16,25 @@ var (
 	// reached or the backoff policy returned Stop.
 	ErrExhausted = errors.New("backoff: retries exhausted")
 
-	// ErrMaxElapsedTime is the cause when retrying stops because
-	// WithMaxElapsedTime was reached, or the next wait would overrun it.
+	// ErrMaxElapsedTime is the cause when retrying stops because a time
+	// budget, WithMaxElapsedTime or WithMaxRetryTime, was reached, or the
+	// next wait would overrun it.
 	ErrMaxElapsedTime = errors.New("backoff: maximum elapsed time exceeded")
 
+	// ErrRetriesCanceled is the cause when retrying stops because the
+	// operation's error, or one in its chain, is a Pushback whose
+	// CancelAllRetries returned true: the other end asked for no further
+	// attempt (a server's pushback, an exhausted quota). Unlike
+	// ErrPermanent it says the refusal came from the other end, not from
+	// the error's nature or a classifier.
+	ErrRetriesCanceled = errors.New("backoff: retries canceled by the error")
+
 	// ErrInvalidConfiguration is the cause when the driver was given
-	// something it cannot use: a nil operation, a nil BackOff, a nil clock
-	// or classifier, a negative duration, an option the entry point cannot
-	// apply, or a policy whose Validate method fails; the driver reports it
-	// before calling the operation. A BackOff of your own that returns a
+	// something it cannot use: a nil operation, a nil BackOff (typed or
+	// not), a nil clock or classifier, a negative duration, an option the
+	// entry point cannot apply, a BackOff whose Validate method fails, or a
+	// Policy stage that cannot be used; the driver reports it before calling
+	// the operation. A BackOff of your own that returns a
 	// negative wait other than Stop is reported the same way when the first
 	// retry asks for one. The error in Error.Cause wraps
 	// ErrInvalidConfiguration and names the offending setting; match it
@@ -70,14 +80,20 @@ type Error struct {
 	// operation never ran.
 	LastErr error
 	// Cause reports why retrying stopped: ErrPermanent, ErrExhausted,
-	// ErrMaxElapsedTime, a context cancellation cause (see context.Cause),
-	// or an error matching ErrInvalidConfiguration.
+	// ErrMaxElapsedTime, ErrRetriesCanceled, a context cancellation cause
+	// (see context.Cause), a guard's refusal (such as ErrCircuitOpen), or an
+	// error matching ErrInvalidConfiguration.
 	Cause error
 	// Attempts is how many times the operation was called.
 	Attempts int
-	// Elapsed is the time from the call to the driver until it gave up, as
-	// measured by its clock.
+	// Elapsed is the time until the driver gave up, as measured by its
+	// clock: from the call when WithMaxElapsedTime is set (as it is by
+	// default for Retry, RetryCtx, Do and their kin), otherwise from the
+	// end of the first failed attempt, because a run without that budget
+	// reads no clock before an attempt fails.
 	Elapsed time.Duration
+
+	refused bool // Cause is a guard's refusal
 }
 
 // Error returns the last operation error's message, undecorated by the

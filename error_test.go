@@ -109,15 +109,15 @@ func TestRetryAfterError(t *testing.T) {
 	}
 	wrapped := fmt.Errorf("call: %w", err)
 	m := findMarks(wrapped)
-	if m.retryAfter == nil || m.retryAfter.Duration != 3*time.Second || m.lastErr(wrapped) != cause {
+	if !m.hasAfter || m.after != 3*time.Second || m.lastErr(wrapped) != cause {
 		t.Errorf("wrapped: marks %+v, LastErr %v; want the 3s RetryAfterError and its cause", m, m.lastErr(wrapped))
 	}
 	bare := RetryAfter(-time.Second, nil)
-	if m := findMarks(bare); m.retryAfter == nil || m.lastErr(bare) != bare {
+	if m := findMarks(bare); !m.hasAfter || m.lastErr(bare) != bare {
 		t.Errorf("causeless: marks %+v, want the RetryAfterError, reported itself", m)
 	}
 	joined := errors.Join(io.EOF, fmt.Errorf("x: %w", RetryAfter(time.Second, io.ErrClosedPipe)), Permanent(io.ErrNoProgress))
-	if m := findMarks(joined); !m.permanent || m.retryAfter == nil {
+	if m := findMarks(joined); !m.permanent || !m.hasAfter {
 		t.Errorf("joined: marks %+v, want both found in one walk", m)
 	}
 }

@@ -27,15 +27,10 @@ const (
 // InitialInterval and is multiplied by Multiplier after every call, up to
 // MaxInterval.
 //
-// For example, given the following parameters:
-//
-//	RetryInterval = 2
-//	RandomizationFactor = 0.5
-//	Multiplier = 2
-//
-// the actual backoff period used in the next retry attempt will range
-// between 1 and 3 seconds, multiplied by the exponential, that is, between 2
-// and 6 seconds.
+// For example, with InitialInterval 2s, Multiplier 2 and
+// RandomizationFactor 0.5, RetryInterval is 2s, 4s, 8s, ..., so the first
+// wait lies between 1s and 3s, the second between 2s and 6s, the third
+// between 4s and 12s.
 //
 // Note: MaxInterval caps the RetryInterval and not the randomized interval,
 // so with RandomizationJitter a wait can reach MaxInterval ×
@@ -57,16 +52,19 @@ const (
 //	 8          8.538                   [4.269, 12.807]
 //	 9         12.807                   [6.403, 19.210]
 //
+// A struct literal works as well as NewExponentialBackOff: a zero
+// InitialInterval, Multiplier or MaxInterval means its Default value, and
+// an InitialInterval above MaxInterval is capped to it. A zero
+// RandomizationFactor means no randomization, as WithRandomizationFactor(0)
+// does.
+//
 // The arithmetic saturates: however many times NextBackOff is called, the
 // interval never overflows and the result is never negative. A policy whose
 // fields make no sense (see Validate) returns Stop rather than guess.
 //
-// Note: Implementation is not thread-safe. Retry, RetryCtx, Do and Loop do
-// not call the methods of an *ExponentialBackOff given to WithBackOff: they
-// read its fields and keep the changing state in a copy of their own, so one
-// policy may configure any number of concurrent calls, as long as nothing
-// else calls its methods or changes its fields meanwhile. A Ticker, by
-// contrast, owns the policy it is given.
+// Note: Implementation is not thread-safe. The driver, a Loop and a Ticker
+// work on a copy of their own (see BackOff), so one value may configure any
+// number of them, as long as nothing changes its fields meanwhile.
 type ExponentialBackOff struct {
 	InitialInterval     time.Duration
 	RandomizationFactor float64
@@ -142,20 +140,21 @@ func NewExponentialBackOff(opts ...ExponentialBackOffOption) *ExponentialBackOff
 }
 
 // Validate reports the first setting that makes no sense, as an error
-// matching ErrInvalidConfiguration that names the field: a negative
-// interval, InitialInterval above MaxInterval, a Multiplier below 1 or not
-// finite, a RandomizationFactor outside [0, 1], an unknown Jitter, or a nil
-// random source. Retry and its relatives call it before the first attempt.
+// matching ErrInvalidConfiguration that names the field: a nil policy, a
+// negative interval, a Multiplier that is not finite or is below 1 (0 means
+// the default), a RandomizationFactor outside [0, 1], an unknown Jitter, or
+// a nil random source. The driver, the Loop and the Ticker call it before
+// they start.
 func (b *ExponentialBackOff) Validate() error {
 	switch {
+	case b == nil:
+		return invalidf("the BackOff is a nil *ExponentialBackOff")
 	case b.InitialInterval < 0:
 		return invalidf("ExponentialBackOff.InitialInterval is negative (%v)", b.InitialInterval)
 	case b.MaxInterval < 0:
 		return invalidf("ExponentialBackOff.MaxInterval is negative (%v)", b.MaxInterval)
-	case b.InitialInterval > b.MaxInterval:
-		return invalidf("ExponentialBackOff.InitialInterval (%v) is greater than MaxInterval (%v)", b.InitialInterval, b.MaxInterval)
-	case math.IsNaN(b.Multiplier) || math.IsInf(b.Multiplier, 0) || b.Multiplier < 1:
-		return invalidf("ExponentialBackOff.Multiplier is %v; it must be a finite number of at least 1", b.Multiplier)
+	case math.IsNaN(b.Multiplier) || math.IsInf(b.Multiplier, 0) || b.Multiplier < 1 && b.Multiplier != 0:
+		return invalidf("ExponentialBackOff.Multiplier is %v; it must be a finite number of at least 1, or 0 for the default", b.Multiplier)
 	case math.IsNaN(b.RandomizationFactor) || b.RandomizationFactor < 0 || b.RandomizationFactor > 1:
 		return invalidf("ExponentialBackOff.RandomizationFactor is %v; it must lie in [0, 1]", b.RandomizationFactor)
 	case !b.Jitter.valid():
@@ -166,21 +165,52 @@ func (b *ExponentialBackOff) Validate() error {
 	return nil
 }
 
-// valid is Validate() == nil, cheap enough for every NextBackOff. NaN
-// fails every comparison, and +Inf fails the last one on Multiplier.
+// valid is Validate() == nil for a non-nil b, cheap enough for every
+// NextBackOff. NaN fails every comparison, and +Inf fails the bound on
+// Multiplier.
 func (b *ExponentialBackOff) valid() bool {
-	return b.InitialInterval >= 0 && b.InitialInterval <= b.MaxInterval &&
-		b.Multiplier >= 1 && b.Multiplier <= math.MaxFloat64 &&
+	return b.InitialInterval >= 0 && b.MaxInterval >= 0 &&
+		(b.Multiplier >= 1 && b.Multiplier <= math.MaxFloat64 || b.Multiplier == 0) &&
 		b.RandomizationFactor >= 0 && b.RandomizationFactor <= 1 &&
 		b.Jitter.valid() && !b.nilRandom
+}
+
+// Clone returns a copy of b, with its sequence where b's is. The driver, a
+// Loop and a Ticker call it, so that a policy can be shared; see BackOff.
+func (b *ExponentialBackOff) Clone() BackOff {
+	c := *b
+	return &c
+}
+
+// initial and maxInterval are the intervals in use: the fields, or their
+// defaults where they are zero.
+func (b *ExponentialBackOff) initial() time.Duration {
+	if b.InitialInterval == 0 {
+		return min(DefaultInitialInterval, b.maxInterval())
+	}
+	return min(b.InitialInterval, b.maxInterval())
+}
+
+func (b *ExponentialBackOff) maxInterval() time.Duration {
+	if b.MaxInterval == 0 {
+		return DefaultMaxInterval
+	}
+	return b.MaxInterval
+}
+
+func (b *ExponentialBackOff) multiplier() float64 {
+	if b.Multiplier == 0 {
+		return DefaultMultiplier
+	}
+	return b.Multiplier
 }
 
 // Reset the interval back to the initial retry interval. NewExponentialBackOff
 // calls it, and so does the first NextBackOff of a policy built as a struct
 // literal.
 func (b *ExponentialBackOff) Reset() {
-	b.currentInterval = min(b.InitialInterval, b.MaxInterval)
-	b.previous = b.InitialInterval
+	b.currentInterval = b.initial()
+	b.previous = b.currentInterval
 	b.started = true
 }
 
@@ -203,7 +233,7 @@ func (b *ExponentialBackOff) NextBackOff() time.Duration {
 		u = unitInterval(b.random())
 	}
 	d := b.currentInterval
-	b.currentInterval = grow(d, b.Multiplier, b.MaxInterval)
+	b.currentInterval = grow(d, b.multiplier(), b.maxInterval())
 	if b.Jitter == RandomizationJitter {
 		f := b.RandomizationFactor
 		return scale(d, 1-f+2*f*u)
@@ -221,9 +251,10 @@ func (b *ExponentialBackOff) jitter(d time.Duration, u float64) time.Duration {
 		return d/2 + scale(d-d/2, u)
 	}
 	// DecorrelatedJitter
-	hi := max(saturatingTriple(b.previous), b.InitialInterval)
-	span := hi - b.InitialInterval
-	wait := min(b.InitialInterval+min(scale(span, u), span), b.MaxInterval)
+	lo := b.initial()
+	hi := max(saturatingTriple(b.previous), lo)
+	span := hi - lo
+	wait := min(lo+min(scale(span, u), span), b.maxInterval())
 	b.previous = wait
 	return wait
 }

@@ -2,9 +2,12 @@ package backoff
 
 import (
 	"bufio"
+	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -131,9 +134,7 @@ func TestValidateNamesTheBadField(t *testing.T) {
 	}{
 		{"negative initial", []ExponentialBackOffOption{WithInitialInterval(-time.Second)}, "InitialInterval"},
 		{"negative max", []ExponentialBackOffOption{WithInitialInterval(0), WithMaxInterval(-1)}, "MaxInterval"},
-		{"initial above max", []ExponentialBackOffOption{WithInitialInterval(2 * time.Minute)}, "InitialInterval"},
 		{"multiplier below 1", []ExponentialBackOffOption{WithMultiplier(0.5)}, "Multiplier"},
-		{"zero multiplier", []ExponentialBackOffOption{WithMultiplier(0)}, "Multiplier"},
 		{"NaN multiplier", []ExponentialBackOffOption{WithMultiplier(math.NaN())}, "Multiplier"},
 		{"infinite multiplier", []ExponentialBackOffOption{WithMultiplier(math.Inf(1))}, "Multiplier"},
 		{"negative factor", []ExponentialBackOffOption{WithRandomizationFactor(-0.1)}, "RandomizationFactor"},
@@ -254,4 +255,79 @@ func FuzzNextBackOff(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A struct literal works as cenkalti/backoff users write it: zero fields
+// take their defaults, an InitialInterval above MaxInterval is capped, and a
+// zero RandomizationFactor means no randomization.
+func TestExponentialStructLiteral(t *testing.T) {
+	cases := []struct {
+		name string
+		b    *ExponentialBackOff
+		want []time.Duration
+	}{
+		{"zero Multiplier is the default 1.5", &ExponentialBackOff{InitialInterval: time.Second, MaxInterval: time.Minute},
+			[]time.Duration{time.Second, 1500 * time.Millisecond, 2250 * time.Millisecond}},
+		{"zero MaxInterval is the default 60s", &ExponentialBackOff{InitialInterval: 40 * time.Second, Multiplier: 2},
+			[]time.Duration{40 * time.Second, time.Minute, time.Minute}},
+		{"zero InitialInterval is the default 500ms", &ExponentialBackOff{Multiplier: 2, MaxInterval: time.Minute},
+			[]time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second}},
+		{"InitialInterval above MaxInterval is capped", &ExponentialBackOff{InitialInterval: time.Minute, MaxInterval: time.Second, Multiplier: 2},
+			[]time.Duration{time.Second, time.Second}},
+		{"all zero", &ExponentialBackOff{},
+			[]time.Duration{500 * time.Millisecond, 750 * time.Millisecond, 1125 * time.Millisecond}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if err := c.b.Validate(); err != nil {
+				t.Fatalf("Validate() = %v, want nil", err)
+			}
+			var got []time.Duration
+			for range c.want {
+				got = append(got, c.b.NextBackOff())
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("waits %v, want %v", got, c.want)
+			}
+		})
+	}
+	// Through the driver, on a mock clock: the literal is not rejected.
+	clk := newSpecClock()
+	op := specFailThenSucceed(2)
+	var err error
+	waits := specDrive(t, clk, nil, func() {
+		_, err = Retry(op.run, WithClock(clk), WithBackOff(&ExponentialBackOff{InitialInterval: time.Second, MaxInterval: time.Minute}))
+	})
+	if err != nil || !slices.Equal(waits, []time.Duration{time.Second, 1500 * time.Millisecond}) {
+		t.Errorf("Retry with a struct literal: %v after waits %v", err, waits)
+	}
+}
+
+// A nil *ExponentialBackOff or *ConstantBackOff is reported, not
+// dereferenced: by Validate, by the driver, the Loop and NewTicker.
+func TestTypedNilBackOff(t *testing.T) {
+	var exp *ExponentialBackOff
+	var con *ConstantBackOff
+	for _, b := range []BackOff{exp, con} {
+		name := fmt.Sprintf("%T", b)
+		if err := b.(interface{ Validate() error }).Validate(); !errors.Is(err, ErrInvalidConfiguration) || !strings.Contains(err.Error(), "nil") {
+			t.Errorf("%s: Validate() = %v, want an ErrInvalidConfiguration naming nil", name, err)
+		}
+		calls := 0
+		_, err := Retry(func() (int, error) { calls++; return 0, nil }, WithBackOff(b))
+		if re := specAsError(t, err); !errors.Is(re.Cause, ErrInvalidConfiguration) || calls != 0 {
+			t.Errorf("%s: Retry gave %v after %d calls, want ErrInvalidConfiguration before any", name, err, calls)
+		}
+		if l := NewLoop(WithBackOff(b)); l.Wait(context.Background()) || !errors.Is(l.Err(), ErrInvalidConfiguration) {
+			t.Errorf("%s: Loop.Err() = %v, want ErrInvalidConfiguration", name, l.Err())
+		}
+		func() {
+			defer func() {
+				if v := recover(); v == nil || !strings.Contains(fmt.Sprint(v), "nil") {
+					t.Errorf("%s: NewTicker panicked with %v, want a message naming nil", name, v)
+				}
+			}()
+			NewTicker(b).Stop()
+		}()
+	}
 }

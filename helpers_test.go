@@ -150,31 +150,47 @@ func (e *specAttemptError) Is(target error) bool {
 type specEntry struct {
 	name      string
 	hasResult bool
+	live      bool // never starts the operation once ctx is done
 	run       func(ctx context.Context, op func() (int, error), opts ...RetryOption) (int, error)
 }
 
 // specEntries lists every entry point. Retry and RetryError ignore ctx: the
 // cases that need a context use specCtxEntries.
 var specEntries = []specEntry{
-	{"Retry", true, func(_ context.Context, op func() (int, error), opts ...RetryOption) (int, error) {
+	{"Retry", true, false, func(_ context.Context, op func() (int, error), opts ...RetryOption) (int, error) {
 		return Retry(op, opts...)
 	}},
-	{"RetryCtx", true, func(ctx context.Context, op func() (int, error), opts ...RetryOption) (int, error) {
+	{"RetryCtx", true, false, func(ctx context.Context, op func() (int, error), opts ...RetryOption) (int, error) {
 		return RetryCtx(ctx, op, opts...)
 	}},
-	{"RetryError", false, func(_ context.Context, op func() (int, error), opts ...RetryOption) (int, error) {
+	{"RetryError", false, false, func(_ context.Context, op func() (int, error), opts ...RetryOption) (int, error) {
 		return 0, RetryError(func() error { _, err := op(); return err }, opts...)
 	}},
-	{"RetryErrorCtx", false, func(ctx context.Context, op func() (int, error), opts ...RetryOption) (int, error) {
+	{"RetryErrorCtx", false, false, func(ctx context.Context, op func() (int, error), opts ...RetryOption) (int, error) {
 		return 0, RetryErrorCtx(ctx, func() error { _, err := op(); return err }, opts...)
 	}},
-	{"Do", true, func(ctx context.Context, op func() (int, error), opts ...RetryOption) (int, error) {
+	{"Do", true, true, func(ctx context.Context, op func() (int, error), opts ...RetryOption) (int, error) {
 		return Do(ctx, func(context.Context) (int, error) { return op() }, opts...)
+	}},
+	{"DoErr", false, true, func(ctx context.Context, op func() (int, error), opts ...RetryOption) (int, error) {
+		return 0, DoErr(ctx, func(context.Context) error { _, err := op(); return err }, opts...)
+	}},
+	{"Execute", true, true, func(ctx context.Context, op func() (int, error), opts ...RetryOption) (int, error) {
+		return Execute(ctx, NewPolicy(WithRetry(specSeedDefaults(opts)...)), func(context.Context) (int, error) { return op() })
 	}},
 }
 
+// specSeedDefaults gives a retry stage the defaults of seed 003's entry
+// points, before opts, so that one conformance case holds for every entry
+// point.
+func specSeedDefaults(opts []RetryOption) []RetryOption {
+	return append([]RetryOption{
+		WithBackOff(NewExponentialBackOff()), WithMaxTries(0), WithMaxRetryTime(0), WithMaxElapsedTime(DefaultMaxElapsedTime),
+	}, opts...)
+}
+
 // specCtxEntries are the entry points that take a context.
-var specCtxEntries = []specEntry{specEntries[1], specEntries[3], specEntries[4]}
+var specCtxEntries = []specEntry{specEntries[1], specEntries[3], specEntries[4], specEntries[5], specEntries[6]}
 
 // specAsError returns err as an *Error, failing the test if it is not one.
 func specAsError(t *testing.T, err error) *Error {

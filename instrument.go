@@ -49,7 +49,15 @@ type State struct {
 	// Err is the error the attempt returned. It is nil in BeforeAttempt and
 	// after a success.
 	Err error
-	// Elapsed is the time since the driver was called.
+	// LastErr is the error of the attempt before this one, as Error.LastErr
+	// would give it; nil for the first attempt.
+	LastErr error
+	// LastDelay is the wait the driver took before this attempt; 0 for the
+	// first. (The wait after an attempt is decided only once the attempt
+	// has failed: see NextDelay.)
+	LastDelay time.Duration
+	// Elapsed is the time since the run's clock started, as Error.Elapsed
+	// measures it.
 	Elapsed time.Duration
 	// NextDelay is the wait before the next attempt, when there is one.
 	NextDelay time.Duration

@@ -20,24 +20,30 @@ import (
 //	}
 //	return loop.Err()
 //
-// A Loop takes the options WithBackOff, WithMaxTries, WithMaxElapsedTime
-// and WithClock, with the driver's defaults. It sees no operation and no
-// error, so the options about those (WithNotify, WithRetryable, RetryIf,
-// RetryIfType, WithInstrumenter, WithLogger, WithName, WithPanicRecovery,
-// WithAttemptTimeout) would do nothing: they are reported as
-// ErrInvalidConfiguration rather than ignored. It is not safe for concurrent
-// use: call its methods from the goroutine that runs the loop.
+// A Loop takes the options WithBackOff, WithMaxTries, WithMaxElapsedTime,
+// WithMaxRetryTime and WithClock, with the driver's defaults. It sees no
+// operation and no error, so the options about those (WithNotify,
+// WithRetryable, RetryIf, RetryIfType, WithInstrumenter, WithLogger,
+// WithName, WithPanicRecovery, WithAttemptTimeout, WithAttemptState,
+// CheckResult) would do nothing: they are reported as
+// ErrInvalidConfiguration rather than ignored. Its decisions are the
+// driver's: the same order of checks, the same limits.
+//
+// The zero value is a Loop with the driver's defaults, as NewLoop() makes.
+// A Loop is not safe for concurrent use: call its methods from the
+// goroutine that runs the loop.
 type Loop struct {
 	d        driver
 	override time.Duration
 	pending  bool // Override was called since the last wait
+	reset    bool // Reset was called after the first Wait
 	err      *Error
 }
 
 // NewLoop returns a Loop configured by opts. An invalid option makes the
 // first Wait return false, and Err report it.
 func NewLoop(opts ...RetryOption) *Loop {
-	o := new(retryOptions).build(opts)
+	o := new(retryOptions).build(&defaultOptions, opts)
 	if name := o.callOnly(); name != "" {
 		o.fail("%s has no effect on a Loop, which runs no operation", name)
 	}
@@ -47,7 +53,7 @@ func NewLoop(opts ...RetryOption) *Loop {
 // Wait reports whether another attempt should be made, after waiting for
 // it. The first call returns true at once; each later call waits the next
 // backoff, then returns true. It returns false, without waiting, when a
-// budget is spent (WithMaxTries, WithMaxElapsedTime, the policy's Stop), when
+// budget is spent (WithMaxTries, the time budgets, the BackOff's Stop), when
 // ctx is done or is cancelled during the wait, or when the next wait would
 // end after ctx's deadline; Err then says why, and Wait keeps returning false
 // until Reset.
@@ -55,78 +61,86 @@ func (l *Loop) Wait(ctx context.Context) bool {
 	if l.err != nil {
 		return false
 	}
+	d := &l.d
+	if d.o == nil {
+		d.o = &defaultOptions
+	}
 	if ctx == nil {
 		return l.stop(invalidf("Loop.Wait was given a nil context"))
 	}
-	if err := l.d.o.validate(); err != nil {
+	if err := d.o.validate(); err != nil {
 		return l.stop(err)
 	}
 	if ctx.Err() != nil {
 		return l.stop(context.Cause(ctx))
 	}
-	d := &l.d
 	d.bypass = 0 // a new context each call
 	if d.attempt == 0 {
 		d.begin()
-		d.schedule.start(d.o.backOff)
-		d.attempt = 1
-		return true
+		if !l.reset {
+			if d.o.direct != nil {
+				d.o.direct.Reset()
+			}
+			d.attempt = 1
+			return true
+		}
+		d.schedule.reset(d.o.backOff)
+		l.reset = false
 	}
-	if d.o.maxTries > 0 && uint(d.attempt) >= d.o.maxTries {
-		return l.stop(ErrExhausted)
-	}
-	var delay time.Duration
+	d.markFailure()
+	var m marks
 	if l.pending {
-		delay, l.pending = l.override, false
-	} else {
-		delay = d.schedule.next(d.o.backOff)
-		if delay == Stop {
-			return l.stop(d.stopCause())
-		}
-		if delay < 0 {
-			return l.stop(invalidf("the BackOff returned a negative wait (%v)", delay))
-		}
+		m.hasAfter, m.after, l.pending = true, l.override, false
 	}
-	if cause := d.limit(ctx, delay); cause != nil {
-		return l.stop(cause)
+	delay, cause := d.decide(ctx, nil, m)
+	if cause == nil {
+		cause = d.wait(ctx, delay)
 	}
-	if cause := d.wait(ctx, delay); cause != nil {
+	if cause != nil {
 		return l.stop(cause)
 	}
 	d.attempt++
 	return true
 }
 
-// Reset starts the Loop over: the next Wait returns true at once, and the
-// policy's sequence, the attempt count and the budgets start again, as in a
-// new Loop. A pending Override is dropped.
-//
-// Reset after a success, not after every attempt: a dependency that accepts
-// and then drops every connection at once would otherwise be retried without
-// any wait.
+// Reset starts the Loop over after a success: the BackOff's sequence, the
+// attempt count and the budgets start again, and a pending Override is
+// dropped. The next Wait still waits, the first interval of the fresh
+// sequence, before it returns true: a dependency that accepts and then
+// drops every connection at once is not retried without a wait, and a
+// fleet that reconnects after a drop does not come back in one instant.
 func (l *Loop) Reset() {
+	if l.d.attempt == 0 && !l.reset && l.err == nil {
+		return // no Wait yet: the first returns at once, as before
+	}
 	l.d.attempt = 0
-	l.d.started = false
+	l.d.started, l.d.failed = false, false
 	l.pending = false
+	l.reset = true
 	l.err = nil
 }
 
 // Override makes the next wait exactly d, such as a server's Retry-After,
-// instead of the policy's next interval. The computed sequence is untouched,
+// instead of the BackOff's next interval. The computed sequence is untouched,
 // so a later wait without an override picks up where it left off, and the
-// budgets still apply: a d that would overrun WithMaxElapsedTime or ctx's
+// budgets still apply: a d that would overrun a time budget or ctx's
 // deadline makes Wait return false at once. A negative d means no wait.
 func (l *Loop) Override(d time.Duration) {
 	l.override, l.pending = max(d, 0), true
 }
 
 // Attempt returns the number of the attempt the last Wait admitted, from 1;
-// 0 before the first Wait.
+// 0 before the first Wait, and after Reset until the next one.
 func (l *Loop) Attempt() int { return l.d.attempt }
 
 // Elapsed returns the time since the first Wait (or the first Wait after
 // Reset), on the Loop's clock; 0 before it.
-func (l *Loop) Elapsed() time.Duration { return l.d.elapsed() }
+func (l *Loop) Elapsed() time.Duration {
+	if l.d.o == nil {
+		return 0
+	}
+	return l.d.elapsed()
+}
 
 // Err returns nil while Wait returns true, and once Wait has returned false,
 // an *Error whose Cause says why: ErrExhausted, ErrMaxElapsedTime, the
@@ -140,6 +154,6 @@ func (l *Loop) Err() error {
 }
 
 func (l *Loop) stop(cause error) bool {
-	l.err = &Error{Cause: cause, Attempts: l.d.attempt, Elapsed: l.d.elapsed()}
+	l.err = &Error{Cause: cause, Attempts: l.d.attempt, Elapsed: l.Elapsed()}
 	return false
 }

@@ -163,8 +163,9 @@ func TestLoopDoesNotSleepIntoTheDeadline(t *testing.T) {
 	})
 }
 
-// "Reset(): the next Wait starts the sequence, the attempt count and the
-// budgets over."
+// "Reset(): the sequence, the attempt count and the budgets start over,
+// and the next Wait waits the first interval of the fresh sequence: it
+// never returns at once."
 func TestLoopReset(t *testing.T) {
 	s := time.Second
 	t.Run("sequence and attempts", func(t *testing.T) {
@@ -172,39 +173,46 @@ func TestLoopReset(t *testing.T) {
 		l := NewLoop(WithClock(clk), WithBackOff(specExp(s, time.Minute)))
 		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, 0}, {true, s}, {true, 2 * s}})
 		l.Reset()
-		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, 0}})
-		if l.Attempt() != 1 || l.Elapsed() != 0 {
-			t.Errorf("after Reset and Wait, Attempt %d Elapsed %v; want 1 and 0", l.Attempt(), l.Elapsed())
+		if l.Attempt() != 0 {
+			t.Errorf("after Reset, Attempt() = %d, want 0", l.Attempt())
 		}
-		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, s}, {true, 2 * s}})
-		if l.Attempt() != 3 || l.Elapsed() != 3*s {
-			t.Errorf("Attempt %d Elapsed %v; want 3 and 3s", l.Attempt(), l.Elapsed())
+		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, s}})
+		if l.Attempt() != 1 || l.Elapsed() != s {
+			t.Errorf("after Reset and Wait, Attempt %d Elapsed %v; want 1 and 1s", l.Attempt(), l.Elapsed())
+		}
+		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, 2 * s}, {true, 4 * s}})
+		if l.Attempt() != 3 || l.Elapsed() != 7*s {
+			t.Errorf("Attempt %d Elapsed %v; want 3 and 7s", l.Attempt(), l.Elapsed())
 		}
 	})
 	t.Run("MaxTries starts over", func(t *testing.T) {
 		clk := newSpecClock()
 		l := NewLoop(WithClock(clk), WithMaxTries(2), WithBackOff(NewConstantBackOff(s)))
-		steps := []specLoopStep{{true, 0}, {true, s}, {false, 0}}
-		specRunLoop(t, clk, l, context.Background(), steps)
+		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, 0}, {true, s}, {false, 0}})
 		l.Reset()
 		if l.Err() != nil {
 			t.Errorf("Err() = %v after Reset, want nil", l.Err())
 		}
-		specRunLoop(t, clk, l, context.Background(), steps)
+		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, s}, {true, s}, {false, 0}})
 	})
 	t.Run("MaxElapsedTime starts over", func(t *testing.T) {
 		clk := newSpecClock()
 		l := NewLoop(WithClock(clk), WithMaxElapsedTime(2500*time.Millisecond), WithBackOff(NewConstantBackOff(s)))
-		steps := []specLoopStep{{true, 0}, {true, s}, {true, s}}
-		specRunLoop(t, clk, l, context.Background(), steps)
+		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, 0}, {true, s}, {true, s}})
 		l.Reset()
-		specRunLoop(t, clk, l, context.Background(), append(steps, specLoopStep{false, 0}))
+		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, s}, {true, s}, {false, 0}})
 	})
 	t.Run("a success between failures", func(t *testing.T) {
 		// The supervisor pattern: fail, fail, connect (Reset), fail.
 		clk := newSpecClock()
 		l := NewLoop(WithClock(clk), WithBackOff(specExp(s, time.Minute)))
 		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, 0}, {true, s}, {true, 2 * s}, {true, 4 * s}})
+		l.Reset()
+		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, s}, {true, 2 * s}})
+	})
+	t.Run("before the first Wait", func(t *testing.T) {
+		clk := newSpecClock()
+		l := NewLoop(WithClock(clk), WithBackOff(NewConstantBackOff(s)))
 		l.Reset()
 		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, 0}, {true, s}})
 	})
@@ -341,7 +349,7 @@ func TestLoopResetRestartsACustomPolicy(t *testing.T) {
 	l := NewLoop(WithClock(clk), WithBackOff(b))
 	specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, 0}, {true, s}, {true, 2 * s}})
 	l.Reset()
-	specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, 0}, {true, s}})
+	specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, s}, {true, 2 * s}})
 }
 
 // Options about an operation would do nothing on a Loop: they are reported,
@@ -361,6 +369,8 @@ func TestLoopRejectsOptionsItCannotUse(t *testing.T) {
 		{WithName("reconnect"), "WithName"},
 		{WithPanicRecovery(), "WithPanicRecovery"},
 		{WithAttemptTimeout(time.Second), "WithAttemptTimeout"},
+		{WithAttemptState(), "WithAttemptState"},
+		{CheckResult(func(int) error { return nil }, nil), "CheckResult"},
 	}
 	for _, c := range cases {
 		loop := NewLoop(WithMaxTries(3), c.opt)
@@ -393,7 +403,7 @@ func (nopInstrumenter) AfterAttempt(context.Context, State) {}
 // until Reset.
 func TestLoopStaysStoppedUntilReset(t *testing.T) {
 	clk := newSpecClock()
-	loop := NewLoop(WithMaxTries(1), WithClock(clk), WithBackOff(NewConstantBackOff(time.Hour)))
+	loop := NewLoop(WithMaxTries(1), WithMaxElapsedTime(0), WithClock(clk), WithBackOff(NewConstantBackOff(time.Hour)))
 	ctx := context.Background()
 	if !loop.Wait(ctx) || loop.Wait(ctx) || loop.Wait(ctx) {
 		t.Fatal("want true, then false, false")
@@ -402,7 +412,28 @@ func TestLoopStaysStoppedUntilReset(t *testing.T) {
 		t.Fatalf("Err() = %v after %d waits, want ErrExhausted and none", loop.Err(), len(clk.waits))
 	}
 	loop.Reset()
-	if !loop.Wait(ctx) || loop.Err() != nil || loop.Attempt() != 1 {
+	specRunLoop(t, clk, loop, ctx, []specLoopStep{{true, time.Hour}})
+	if loop.Err() != nil || loop.Attempt() != 1 {
 		t.Fatalf("after Reset: Err() = %v, Attempt() = %d", loop.Err(), loop.Attempt())
+	}
+}
+
+// The zero Loop is NewLoop() with no option: usable, with the driver's
+// defaults.
+func TestLoopZeroValue(t *testing.T) {
+	var l Loop
+	if l.Elapsed() != 0 || l.Attempt() != 0 || l.Err() != nil {
+		t.Fatalf("a zero Loop: Elapsed %v Attempt %d Err %v", l.Elapsed(), l.Attempt(), l.Err())
+	}
+	ctx := WithTestingBypass(context.Background())
+	for i := 1; i <= 3; i++ {
+		if !l.Wait(ctx) || l.Attempt() != i {
+			t.Fatalf("Wait %d: false or Attempt %d (%v)", i, l.Attempt(), l.Err())
+		}
+	}
+	cctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if l.Wait(cctx) || !errors.Is(l.Err(), context.Canceled) {
+		t.Errorf("a zero Loop on a cancelled context: Err() = %v, want context.Canceled", l.Err())
 	}
 }

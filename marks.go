@@ -1,10 +1,17 @@
 package backoff
 
-// marks are what the driver looks for in an operation's error chain: a
-// Permanent mark, and the first RetryAfterError.
+import "time"
+
+// marks are what the decision step reads from an attempt's error: a
+// guard's refusal, a Permanent mark, and the first Pushback.
 type marks struct {
-	permanent  bool
-	retryAfter *RetryAfterError
+	refused   error // the error of a guard that refused the attempt
+	permanent bool
+	cancel    bool          // a Pushback asked that no retry be made
+	hasAfter  bool          // a Pushback named the next wait
+	after     time.Duration // that wait
+	restart   bool          // the BackOff's sequence starts over after it
+	cause     error         // the cause given to RetryAfter, if any
 }
 
 // findMarks walks err's chain once, depth first as errors.As does, and
@@ -16,17 +23,19 @@ func findMarks(err error) marks {
 }
 
 // walk adds what err's chain holds to m. It reports true once nothing
-// further can change the outcome: a Permanent mark has been found.
+// further can change the outcome: a refusal or a Permanent mark has been
+// found.
 func (m *marks) walk(err error) bool {
 	for err != nil {
 		switch e := err.(type) {
+		case *refusal:
+			m.refused = e.err
+			return true
 		case *permanentError:
 			m.permanent = true
 			return true
-		case *RetryAfterError:
-			if m.retryAfter == nil {
-				m.retryAfter = e
-			}
+		case Pushback:
+			m.pushback(e)
 		}
 		if x, ok := err.(interface{ As(any) bool }); ok {
 			var p *permanentError
@@ -35,8 +44,12 @@ func (m *marks) walk(err error) bool {
 				return true
 			}
 			var ra *RetryAfterError
-			if m.retryAfter == nil && x.As(&ra) {
-				m.retryAfter = ra
+			var pb Pushback
+			switch {
+			case x.As(&ra):
+				m.pushback(ra)
+			case x.As(&pb):
+				m.pushback(pb)
 			}
 		}
 		switch x := err.(type) {
@@ -56,6 +69,21 @@ func (m *marks) walk(err error) bool {
 	return false
 }
 
+// pushback records the first Pushback of the chain.
+func (m *marks) pushback(p Pushback) {
+	if m.hasAfter || m.cancel {
+		return
+	}
+	if p.CancelAllRetries() {
+		m.cancel = true
+		return
+	}
+	m.hasAfter, m.after, m.restart = true, max(p.RetryAfter(), 0), true
+	if ra, ok := p.(*RetryAfterError); ok {
+		m.cause = ra.err
+	}
+}
+
 // lastErr is the error to report as Error.LastErr for err, whose marks m
 // are: for a Permanent error, the error given to Permanent when err is the
 // mark itself, else err whole; after a RetryAfter, the cause given to it;
@@ -67,8 +95,21 @@ func (m marks) lastErr(err error) error {
 		}
 		return err
 	}
-	if m.retryAfter != nil && m.retryAfter.err != nil {
-		return m.retryAfter.err
+	if m.cause != nil {
+		return m.cause
 	}
 	return err
 }
+
+// refusal marks the error of a guard that refused a call, so that the
+// stages around it tell a refusal from a failure of the call.
+type refusal struct{ err error }
+
+func (r *refusal) Error() string { return r.err.Error() }
+
+func (r *refusal) Unwrap() error { return r.err }
+
+// IsPermanent reports whether err carries a Permanent mark anywhere in its
+// chain, as the driver finds it: through wrapping, errors.Join and As
+// methods.
+func IsPermanent(err error) bool { return findMarks(err).permanent }

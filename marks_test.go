@@ -38,7 +38,7 @@ func TestMarksThroughAsAndJoin(t *testing.T) {
 	if m := findMarks(asPermanent{}); !m.permanent {
 		t.Error("a Permanent mark behind an As method was missed")
 	}
-	if m := findMarks(fmt.Errorf("x: %w", asRetryAfter{})); m.retryAfter == nil || m.retryAfter.Duration != 3*time.Second {
+	if m := findMarks(fmt.Errorf("x: %w", asRetryAfter{})); !m.hasAfter || m.after != 3*time.Second {
 		t.Errorf("a RetryAfterError behind an As method was missed: %+v", m)
 	}
 	joined := errors.Join(io.EOF, fmt.Errorf("y: %w", &PanicError{Value: "boom"}))

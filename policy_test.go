@@ -5,57 +5,198 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
-
-	"go.uber.org/goleak"
 )
 
-// negativeBackOff is a broken policy of the caller's own: its waits are
-// negative but not Stop.
-type negativeBackOff struct{}
-
-func (negativeBackOff) NextBackOff() time.Duration { return -time.Second }
-func (negativeBackOff) Reset()                     {}
-
-// A BackOff of the caller's own that returns a negative wait is reported
-// by the driver and the Loop, and ends a Ticker, instead of being slept on.
-func TestNegativeWaitFromACustomPolicy(t *testing.T) {
-	calls := 0
-	_, err := Retry(func() (int, error) { calls++; return 0, io.EOF }, WithBackOff(negativeBackOff{}))
-	var re *Error
-	if !errors.As(err, &re) || !errors.Is(re.Cause, ErrInvalidConfiguration) ||
-		!strings.Contains(re.Cause.Error(), "negative") || re.LastErr != io.EOF || calls != 1 {
-		t.Errorf("Retry: %+v after %d calls, want an ErrInvalidConfiguration about a negative wait, LastErr EOF, after 1", err, calls)
+// A Policy that cannot be used fails every call before anything runs,
+// with a Cause that names what is wrong.
+func TestPolicyRejectsWhatItCannotUse(t *testing.T) {
+	ok := func(context.Context) (int, error) { return 1, nil }
+	cases := []struct {
+		name string
+		p    *Policy
+		ctx  context.Context
+		fn   func(context.Context) (int, error)
+		word string
+	}{
+		{"nil policy", nil, context.Background(), ok, "nil *Policy"},
+		{"zero Stage", NewPolicy(WithRetry(), Stage{}), context.Background(), ok, "stage 2 is a zero Stage"},
+		{"bad retry option", NewPolicy(WithRetry(WithMaxElapsedTime(-1))), context.Background(), ok, "stage 1"},
+		{"bad BackOff", NewPolicy(WithRetry(WithBackOff(NewConstantBackOff(-1)))), context.Background(), ok, "Interval"},
+		{"bad timeout", NewPolicy(WithTimeout(0)), context.Background(), ok, "not positive"},
+		{"nil timeout clock", NewPolicy(WithTimeoutClock(nil, time.Second)), context.Background(), ok, "nil clock"},
+		{"nil fallback", NewPolicy(WithFallback[int](nil)), context.Background(), ok, "WithFallback"},
+		{"nil effect fallback", NewPolicy(WithFallbackErr(nil)), context.Background(), ok, "WithFallbackErr"},
+		{"two result checks", NewPolicy(WithRetry(CheckResult(func(int) error { return nil }, nil)), WithRetry(CheckResult(func(int) error { return nil }, nil))), context.Background(), ok, "CheckResult"},
+		{"fallback of another type", NewPolicy(WithFallback(func(context.Context, error) (string, error) { return "", nil })), context.Background(), ok, "string"},
+		{"result check of another type", NewPolicy(WithRetry(CheckResult(func(string) error { return nil }, nil))), context.Background(), ok, "CheckResult"},
+		{"nil context", NewPolicy(), nil, ok, "nil context"},
+		{"nil function", NewPolicy(), context.Background(), nil, "nil function"},
 	}
-	loop := NewLoop(WithBackOff(negativeBackOff{}))
-	ctx := context.Background()
-	if !loop.Wait(ctx) || loop.Wait(ctx) {
-		t.Fatal("the Loop should admit the first attempt and refuse the second")
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			calls := 0
+			fn := c.fn
+			if fn != nil {
+				fn = func(ctx context.Context) (int, error) { calls++; return c.fn(ctx) }
+			}
+			_, err := Execute(c.ctx, c.p, fn)
+			re := specAsError(t, err)
+			if !errors.Is(re.Cause, ErrInvalidConfiguration) || !strings.Contains(err.Error(), c.word) {
+				t.Errorf("Cause %v, want an ErrInvalidConfiguration naming %q", re.Cause, c.word)
+			}
+			if calls != 0 {
+				t.Errorf("%d calls, want none", calls)
+			}
+		})
 	}
-	if err := loop.Err(); !errors.Is(err, ErrInvalidConfiguration) {
-		t.Errorf("Loop.Err() = %v, want ErrInvalidConfiguration", err)
-	}
-	defer goleak.VerifyNone(t)
-	ticker := NewTicker(negativeBackOff{})
-	<-ticker.C
-	if _, ok := <-ticker.C; ok {
-		t.Error("a tick after a negative wait")
-	}
-	ticker.Stop()
 }
 
-func TestSmallContracts(t *testing.T) {
-	if got := (&ConstantBackOff{Interval: -time.Second}).NextBackOff(); got != Stop {
-		t.Errorf("a negative ConstantBackOff returned %v, want Stop", got)
+// A Policy without a retry stage gives the function one attempt; its
+// failure is an *Error with Cause ErrExhausted, a Permanent one
+// ErrPermanent.
+func TestPolicyWithoutRetry(t *testing.T) {
+	p := NewPolicy()
+	calls := 0
+	v, err := Execute(context.Background(), p, func(context.Context) (int, error) { calls++; return 5, io.EOF })
+	re := specCheckStop(t, err, ErrExhausted, io.EOF)
+	if calls != 1 || v != 5 || re.Attempts != 1 {
+		t.Errorf("calls %d, result %d, Attempts %d; want 1, the last result 5, 1", calls, v, re.Attempts)
 	}
-	if got := (&PanicError{Value: "boom"}).Error(); got != "backoff: operation panicked: boom" {
-		t.Errorf("PanicError.Error() = %q", got)
+	err = p.Execute(context.Background(), func(context.Context) error { return Permanent(io.EOF) })
+	specCheckStop(t, err, ErrPermanent, io.EOF)
+	if err := p.Execute(context.Background(), func(context.Context) error { return nil }); err != nil {
+		t.Errorf("success: %v", err)
 	}
-	if err := (&PanicError{Value: io.EOF}); !errors.Is(err, io.EOF) {
-		t.Error("a PanicError does not unwrap to an error value")
+}
+
+// Execute never starts the function once ctx is done, as Do; the outermost
+// retry stage reports it as a run that never started.
+func TestPolicyWithAContextAlreadyDone(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	in := &specInstrumenter{}
+	calls := 0
+	err := NewPolicy(WithRetry(WithInstrumenter(in))).Execute(ctx, func(context.Context) error { calls++; return nil })
+	re := specCheckStop(t, err, context.Canceled, nil)
+	if calls != 0 || re.Attempts != 0 {
+		t.Errorf("calls %d, Attempts %d; want 0, 0", calls, re.Attempts)
 	}
-	if (&StopBackOff{}).NextBackOff() != Stop || (&ZeroBackOff{}).NextBackOff() != 0 {
-		t.Error("StopBackOff or ZeroBackOff broke their one promise")
+	if len(in.events) != 1 || !in.events[0].s.GivingUp || in.events[0].s.Attempt != 0 {
+		t.Errorf("instrumented events %+v, want one GivingUp at Attempt 0", in.events)
+	}
+	if err := NewPolicy().Execute(ctx, func(context.Context) error { return nil }); !errors.Is(err, context.Canceled) {
+		t.Errorf("without a retry stage: %v, want context.Canceled", err)
+	}
+}
+
+// One Policy shared by many goroutines: each call has its own attempts,
+// waits and copy of the BackOff (run with -race).
+func TestPolicySharedAcrossGoroutines(t *testing.T) {
+	clk := newSpecClock()
+	p := NewPolicy(WithRetry(WithClock(clk), WithBackOff(specExp(time.Second, time.Minute)), WithMaxTries(4)))
+	const n = 16
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	results := make(chan int, n)
+	done := make(chan struct{})
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			op := specFailThenSucceed(2)
+			v, err := Execute(context.Background(), p, func(context.Context) (int, error) { return op.run() })
+			errs <- err
+			if v != 100 {
+				t.Errorf("result %d, want 100", v)
+			}
+			results <- op.count()
+		}()
+	}
+	go func() { wg.Wait(); close(done) }()
+	guard := time.NewTimer(specGuard)
+	defer guard.Stop()
+	var waits []time.Duration
+	for running := true; running; {
+		select {
+		case d := <-clk.waits:
+			waits = append(waits, d)
+			clk.Add(d)
+		case <-done:
+			running = false
+		case <-guard.C:
+			t.Fatal("the calls did not return")
+		}
+	}
+	for len(clk.waits) > 0 {
+		waits = append(waits, <-clk.waits)
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+		if got := <-results; got != 3 {
+			t.Errorf("a call made %d attempts, want 3", got)
+		}
+	}
+	// Each call waited 1s then 2s: the sequence of its own copy.
+	var ones, twos int
+	for _, d := range waits {
+		switch d {
+		case time.Second:
+			ones++
+		case 2 * time.Second:
+			twos++
+		default:
+			t.Errorf("a wait of %v", d)
+		}
+	}
+	if ones != n || twos != n {
+		t.Errorf("%d waits of 1s and %d of 2s, want %d of each", ones, twos, n)
+	}
+}
+
+// The retry stage's defaults: 3 attempts, full jitter (each wait within
+// [0, nominal] of 100ms doubling), and a 30 s budget counted from the
+// first failure, which a longer Retry-After does not get past.
+func TestRetryStageDefaults(t *testing.T) {
+	clk := newSpecClock()
+	p := NewPolicy(WithRetry(WithClock(clk)))
+	op := specAlways()
+	var err error
+	waits := specDrive(t, clk, nil, func() {
+		_, err = Execute(context.Background(), p, func(context.Context) (int, error) { return op.run() })
+	})
+	specCheckStop(t, err, ErrExhausted, attemptErr(3))
+	if op.count() != DefaultRetryMaxTries || len(waits) > 2 {
+		t.Fatalf("%d attempts after waits %v, want %d attempts", op.count(), waits, DefaultRetryMaxTries)
+	}
+	for i, d := range waits {
+		if nominal := 100 * time.Millisecond << i; d < 0 || d > nominal {
+			t.Errorf("wait %d is %v, want it in [0, %v]", i+1, d, nominal)
+		}
+	}
+	calls := 0
+	waits = specDrive(t, clk, nil, func() {
+		err = NewPolicy(WithRetry(WithClock(clk))).Execute(context.Background(), func(context.Context) error {
+			calls++
+			return RetryAfter(DefaultMaxRetryTime+time.Second, io.EOF)
+		})
+	})
+	specCheckStop(t, err, ErrMaxElapsedTime, io.EOF)
+	if calls != 1 || len(waits) != 0 {
+		t.Errorf("%d calls after waits %v, want one call and no wait", calls, waits)
+	}
+	// The shortcuts become stages just inside the retry stage.
+	err = NewPolicy(WithRetry(WithBackOff(&ZeroBackOff{}), WithAttemptTimeout(time.Nanosecond), WithPanicRecovery())).Execute(context.Background(),
+		func(ctx context.Context) error {
+			<-ctx.Done()
+			panic(ctx.Err())
+		})
+	var pe *PanicError
+	if !errors.As(err, &pe) || !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrExhausted) {
+		t.Errorf("attempts that time out and panic: %v, want a *PanicError of DeadlineExceeded, exhausted", err)
 	}
 }

@@ -353,7 +353,7 @@ func TestDriverErrorMessageIsUndecorated(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	err = RetryErrorCtx(ctx, func() error { return errors.New("never") })
+	err = DoErr(ctx, func(context.Context) error { return errors.New("never") })
 	if got, want := err.Error(), context.Canceled.Error(); got != want {
 		t.Errorf("with no operation error, Error() = %q, want the cause %q", got, want)
 	}
@@ -569,7 +569,7 @@ func TestDriverPermanentSameShapeWhateverMaxTries(t *testing.T) {
 
 // The operation is not called when the context is already done, and the
 // context's cause is reported.
-func TestDriverDoesNotCallTheOperationWhenTheContextIsDone(t *testing.T) {
+func TestDriverWithAContextAlreadyDone(t *testing.T) {
 	errShutdown := errors.New("shutting down")
 	ctxs := []struct {
 		name  string
@@ -596,7 +596,21 @@ func TestDriverDoesNotCallTheOperationWhenTheContextIsDone(t *testing.T) {
 		for _, e := range specCtxEntries {
 			t.Run(c.name+"/"+e.name, func(t *testing.T) {
 				op := specAlways()
-				_, err := e.run(c.ctx(), op.run)
+				res, err := e.run(c.ctx(), op.run)
+				if !e.live {
+					// Seed 003: "It ensures the operation is executed at
+					// least once": once, then the context's cause, with the
+					// operation's error and its last result.
+					if op.count() != 1 {
+						t.Errorf("the operation ran %d times, want 1", op.count())
+					}
+					re := specCheckStop(t, err, c.cause, attemptErr(1))
+					if re.Attempts != 1 || (e.hasResult && res != 1) {
+						t.Errorf("Attempts = %d, result %d; want 1 and the last result, 1", re.Attempts, res)
+					}
+					return
+				}
+				// Do and DoErr: "never started once ctx is done".
 				if op.count() != 0 {
 					t.Errorf("the operation ran %d times, want 0", op.count())
 				}
@@ -609,6 +623,12 @@ func TestDriverDoesNotCallTheOperationWhenTheContextIsDone(t *testing.T) {
 				}
 			})
 		}
+	}
+	// A RetryCtx operation that succeeds although ctx is done succeeds.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if v, err := RetryCtx(ctx, succeed); v != 1 || err != nil {
+		t.Errorf("RetryCtx with a done context and a successful operation: (%d, %v), want (1, nil)", v, err)
 	}
 }
 
@@ -710,14 +730,15 @@ func TestDriverRejectsMisconfiguration(t *testing.T) {
 		{"nil BackOff", []RetryOption{WithBackOff(nil)}, "BackOff"},
 		{"negative InitialInterval", []RetryOption{exp(func(b *ExponentialBackOff) { b.InitialInterval = -time.Second })}, "InitialInterval"},
 		{"negative MaxInterval", []RetryOption{exp(func(b *ExponentialBackOff) { b.MaxInterval = -time.Second })}, "MaxInterval"},
-		{"InitialInterval above MaxInterval", []RetryOption{exp(func(b *ExponentialBackOff) {
-			b.InitialInterval, b.MaxInterval = time.Minute, time.Second
-		})}, "InitialInterval"},
 		{"NaN Multiplier", []RetryOption{exp(func(b *ExponentialBackOff) { b.Multiplier = math.NaN() })}, "Multiplier"},
 		{"+Inf Multiplier", []RetryOption{exp(func(b *ExponentialBackOff) { b.Multiplier = math.Inf(1) })}, "Multiplier"},
 		{"-Inf Multiplier", []RetryOption{exp(func(b *ExponentialBackOff) { b.Multiplier = math.Inf(-1) })}, "Multiplier"},
 		{"Multiplier below 1", []RetryOption{exp(func(b *ExponentialBackOff) { b.Multiplier = 0.5 })}, "Multiplier"},
-		{"zero Multiplier", []RetryOption{exp(func(b *ExponentialBackOff) { b.Multiplier = 0 })}, "Multiplier"},
+		{"typed nil ExponentialBackOff", []RetryOption{WithBackOff((*ExponentialBackOff)(nil))}, "nil"},
+		{"typed nil ConstantBackOff", []RetryOption{WithBackOff((*ConstantBackOff)(nil))}, "nil"},
+		{"negative MaxRetryTime", []RetryOption{WithMaxRetryTime(-time.Second)}, "MaxRetryTime"},
+		{"nil result check", []RetryOption{CheckResult[int](nil, nil)}, "CheckResult"},
+		{"result check of another type", []RetryOption{CheckResult(func(string) error { return nil }, nil)}, "CheckResult"},
 		{"negative RandomizationFactor", []RetryOption{exp(func(b *ExponentialBackOff) { b.RandomizationFactor = -0.1 })}, "RandomizationFactor"},
 		{"RandomizationFactor above 1", []RetryOption{exp(func(b *ExponentialBackOff) { b.RandomizationFactor = 1.5 })}, "RandomizationFactor"},
 		{"NaN RandomizationFactor", []RetryOption{exp(func(b *ExponentialBackOff) { b.RandomizationFactor = math.NaN() })}, "RandomizationFactor"},
@@ -773,6 +794,7 @@ func TestDriverRejectsMisconfiguration(t *testing.T) {
 		errs["RetryError"] = RetryError(nil)
 		errs["RetryErrorCtx"] = RetryErrorCtx(context.Background(), nil)
 		_, errs["Do"] = Do[int](context.Background(), nil)
+		errs["DoErr"] = DoErr(context.Background(), nil)
 		for name, err := range errs {
 			t.Run(name, func(t *testing.T) { check(t, err, 0, "nil") })
 		}

@@ -12,3 +12,6 @@ func (b *StopBackOff) NextBackOff() time.Duration { return Stop }
 
 // Reset does nothing.
 func (b *StopBackOff) Reset() {}
+
+// Clone returns b itself: a StopBackOff has no state to copy.
+func (b *StopBackOff) Clone() BackOff { return b }

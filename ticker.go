@@ -2,6 +2,7 @@ package backoff
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,9 +16,11 @@ import (
 // running, so operations that take a while to fail could run in quick
 // succession: the wait before the next tick starts when a tick is received.
 //
-// The Ticker owns its BackOff: it calls Reset before the first tick and
-// NextBackOff from its own goroutine, so nothing else may call the policy's
-// methods while the Ticker runs. Its methods are safe for concurrent use.
+// A Ticker works on its own copy of a BackOff that has a Clone method, as
+// every BackOff of this package has (see BackOff); it calls Reset on it
+// before the first tick and NextBackOff from its own goroutine. A BackOff
+// without Clone is used as it is, so nothing else may call its methods
+// while the Ticker runs. The Ticker's methods are safe for concurrent use.
 type Ticker struct {
 	C <-chan time.Time
 
@@ -34,14 +37,14 @@ type Ticker struct {
 // NewTicker returns a new Ticker containing a channel that will send the
 // time at times specified by the BackOff argument. Ticker is guaranteed to
 // tick at least once. The channel is closed when Stop method is called or
-// BackOff stops. It is not safe to manipulate the provided backoff policy
-// (notably calling NextBackOff or Reset) while the ticker is running.
+// BackOff stops. A BackOff without a Clone method must not be manipulated
+// (notably by calling NextBackOff or Reset) while the ticker is running.
 //
 // Like time.NewTicker, it panics if its argument cannot be used: a nil
-// BackOff, or a policy whose Validate method fails. A policy of your own
-// that returns a negative wait other than Stop ends the Ticker as Stop
-// does. Wrap the policy with
-// WithContext to stop the Ticker with a context.
+// BackOff, typed or not, or one whose Validate method fails. A BackOff of
+// your own that returns a negative wait other than Stop ends the Ticker as
+// Stop does. Wrap the BackOff with WithContext to stop the Ticker with a
+// context.
 func NewTicker(b BackOff) *Ticker {
 	return newTicker(b, nil)
 }
@@ -56,16 +59,17 @@ func NewTickerWithClock(b BackOff, c clock.Clock) *Ticker {
 }
 
 func newTicker(b BackOff, c clock.Clock) *Ticker {
-	if err := validatePolicy(b); err != nil {
-		panic("backoff: NewTicker: " + err.Error())
+	if err := validateBackOff(b); err != nil {
+		panic("backoff: NewTicker: " + strings.TrimPrefix(err.Error(), "backoff: "))
 	}
+	b = ownCopy(b)
 	ch := make(chan time.Time)
 	t := &Ticker{
 		C:     ch,
 		c:     ch,
 		b:     b,
 		clock: c,
-		ctx:   policyContext(b),
+		ctx:   backOffContext(b),
 		reset: make(chan struct{}),
 		stop:  make(chan struct{}),
 		done:  make(chan struct{}),

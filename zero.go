@@ -14,3 +14,6 @@ func (b *ZeroBackOff) NextBackOff() time.Duration { return 0 }
 
 // Reset does nothing.
 func (b *ZeroBackOff) Reset() {}
+
+// Clone returns b itself: a ZeroBackOff has no state to copy.
+func (b *ZeroBackOff) Clone() BackOff { return b }

@@ -1,0 +1,146 @@
+package backoff
+
+import (
+	"context"
+	"errors"
+)
+
+// Guard admits or refuses the calls that pass through it, and learns how
+// each call it admitted ended. A circuit breaker, a bulkhead, a retry
+// budget and an adaptive throttle are guards; so is any type of your own
+// with these two methods. Put one in a Policy with WithGuard, or call the
+// pair yourself around work of your own.
+//
+// A Guard must be safe for concurrent use: a Policy is shared, and its
+// guards are called from every goroutine that calls through it.
+type Guard interface {
+	// Allow is asked before the call. A nil error admits it: the caller
+	// then makes the call and calls Record exactly once with the Permit,
+	// whatever happens, a panic included. A non-nil error refuses it: the
+	// call is not made, Record is not called, and the error says why
+	// (ErrCircuitOpen, ErrBulkheadFull...). An error marked with Failure
+	// is not a refusal but the call's own failure, as if the function had
+	// returned it: what a chaos guard injects.
+	//
+	// Allow may block, as a bulkhead's queue does; it must then return
+	// once ctx is done.
+	Allow(ctx context.Context, c Call) (Permit, error)
+	// Record reports how a call that Allow admitted ended.
+	Record(p Permit, o Outcome)
+}
+
+// Call describes a call a Guard is asked to admit.
+type Call struct {
+	// Attempt is the number of the attempt, from 1, that the innermost
+	// retry stage around the guard is making. It is 1 when no retry stage
+	// is around the guard: a guard that limits retries, such as a retry
+	// budget, belongs inside the retry stage.
+	Attempt int
+}
+
+// Permit is what Allow hands back for Record: a token of the guard's own,
+// such as a breaker's generation, so that a record can be matched to its
+// admission. Its zero value serves a guard that needs none.
+type Permit struct {
+	Token uint64
+}
+
+// Outcome is how a call that a Guard admitted ended.
+type Outcome struct {
+	// Err is the error the call returned; nil on success. It is a
+	// guard's refusal when a guard inside this one refused the call (see
+	// IsRefusal), so the dependency was not called at all.
+	Err error
+	// Abandoned is true when the context the call was admitted with was
+	// done by the time the call returned: the caller stopped waiting (it
+	// cancelled, or its own deadline passed), so Err says nothing certain
+	// about the dependency. A guard that judges the dependency, such as a
+	// breaker, should count the call neither as a success nor as a
+	// failure. The deadline of a timeout stage inside the guard is another
+	// matter: the dependency did not answer in time, and the call is not
+	// abandoned.
+	Abandoned bool
+}
+
+// errPanicked is the Outcome.Err of a call that panicked through a guard
+// stage: Record is called with it before the panic goes on.
+var errPanicked = errors.New("backoff: the call panicked")
+
+// WithGuard returns a stage that asks g to admit each call that reaches it
+// and tells g how the call ended. A refusal ends the call at once with the
+// guard's error: a retry stage around the guard stops (its Cause is the
+// guard's error and its LastErr the last error of an attempt that ran), and
+// a fallback around it is called. A nil g is reported as
+// ErrInvalidConfiguration, and so is a g with a Validate method that
+// reports an error: the Policy then fails every call before running
+// anything.
+//
+// The stage calls Allow and Record on the goroutine of the call. If the
+// call panics, Record is called, with an error, before the panic goes on,
+// so a guard holds nothing for a call that is gone; a panic in Allow or
+// Record itself goes on unchanged.
+func WithGuard(g Guard) Stage {
+	if g == nil {
+		return Stage{err: invalidf("WithGuard was given a nil Guard")}
+	}
+	if v, ok := g.(validator); ok {
+		if err := v.Validate(); err != nil {
+			return Stage{err: err}
+		}
+	}
+	return Stage{kind: guardStage, v: g}
+}
+
+// guarded runs the rest of the stages under the guard g.
+func guarded(ctx context.Context, g Guard, rest []Stage, c *call) (err error) {
+	p, err := g.Allow(ctx, Call{Attempt: c.attempt})
+	if err != nil {
+		if f, ok := err.(*failure); ok {
+			return f.err
+		}
+		return &refusal{err: err}
+	}
+	recorded := false
+	defer func() {
+		if !recorded {
+			g.Record(p, Outcome{Err: errPanicked})
+		}
+	}()
+	err = run(ctx, rest, c)
+	recorded = true
+	g.Record(p, Outcome{Err: err, Abandoned: ctx.Err() != nil})
+	return err
+}
+
+// IsRefusal reports whether err says that a guard refused a call before
+// anything reached the dependency: a guard's refusal as an outer Guard
+// sees it in Outcome.Err, or an *Error whose Cause is a refusal and which
+// has no LastErr. It lets a guard tell a call its dependency never saw
+// from one that failed.
+func IsRefusal(err error) bool {
+	if findMarks(err).refused != nil {
+		return true
+	}
+	var e *Error
+	return errors.As(err, &e) && e.refused && e.LastErr == nil
+}
+
+// Failure marks err, returned by a Guard's Allow, as the call's own
+// failure rather than a refusal: the call is not made, and the stages
+// around the guard handle err as if the function had returned it (a retry
+// stage retries it, a breaker outside counts it, a fallback sees it as the
+// last error). A chaos guard injects its errors so. Failure(nil) returns
+// nil.
+func Failure(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &failure{err: err}
+}
+
+// failure is the mark of Failure.
+type failure struct{ err error }
+
+func (f *failure) Error() string { return f.err.Error() }
+
+func (f *failure) Unwrap() error { return f.err }
