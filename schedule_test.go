@@ -16,8 +16,11 @@ type cloningBackOff struct {
 	calls  int
 }
 
-func (b *cloningBackOff) NextBackOff() time.Duration { b.calls++; return b.next * time.Duration(b.calls) }
-func (b *cloningBackOff) Reset()                     { b.calls = 0 }
+func (b *cloningBackOff) NextBackOff() time.Duration {
+	b.calls++
+	return b.next * time.Duration(b.calls)
+}
+func (b *cloningBackOff) Reset() { b.calls = 0 }
 func (b *cloningBackOff) Clone() BackOff {
 	b.clones.Add(1)
 	c := *b
