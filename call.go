@@ -15,7 +15,7 @@ import "context"
 // code it does not know.
 type call struct {
 	fn       func(ctx context.Context) error
-	discard  func()
+	discard  func() bool
 	fallback func(f any, ctx context.Context, err error) error
 	attempt  int  // the attempt the innermost retry stage running is making, from 1
 	slept    bool // a retry stage waited on a timer
@@ -26,6 +26,7 @@ type typed[T any] struct {
 	fn       func(context.Context) (T, error)
 	check    *resultCheck[T] // nil: every result is accepted
 	res      T
+	held     bool // res came with no error and was not discarded
 	rejected bool // res was rejected by check and not yet discarded
 }
 
@@ -40,10 +41,31 @@ func (t *typed[T]) run(ctx context.Context, stages []Stage, o *retryOptions) err
 		discard:  t.discard,
 		fallback: t.fallback,
 	}
-	err := run(ctx, stages, &c)
+	var err error
+	if t.check != nil && t.check.discard != nil {
+		err = t.runHolding(ctx, stages, &c)
+	} else {
+		err = run(ctx, stages, &c)
+	}
 	if !c.slept {
 		o.release()
 	}
+	return err
+}
+
+// runHolding is run for a call whose results hold resources: if a
+// callback panics while the driver holds a result, the result is
+// discarded before the panic goes on.
+func (t *typed[T]) runHolding(ctx context.Context, stages []Stage, c *call) error {
+	done := false
+	defer func() {
+		if !done && t.held {
+			t.held, t.rejected = false, false
+			t.check.discard(t.res)
+		}
+	}()
+	err := run(ctx, stages, c)
+	done = true
 	return err
 }
 
@@ -54,6 +76,7 @@ func (t *typed[T]) attempt(ctx context.Context) error {
 	if err != nil || t.check == nil {
 		return err
 	}
+	t.held = true
 	return t.judge(v)
 }
 
@@ -63,6 +86,7 @@ func (t *typed[T]) judge(v T) error {
 	done := false
 	defer func() {
 		if !done && t.check.discard != nil {
+			t.held = false
 			t.check.discard(v)
 		}
 	}()
@@ -72,21 +96,28 @@ func (t *typed[T]) judge(v T) error {
 	return err
 }
 
-// discard hands a rejected result to the check's discard function.
-func (t *typed[T]) discard() {
+// discard hands a rejected result to the check's discard function, and
+// reports whether it did. The result is then gone: it is not returned.
+func (t *typed[T]) discard() bool {
 	if !t.rejected {
-		return
+		return false
 	}
-	t.rejected = false
-	if t.check.discard != nil {
-		t.check.discard(t.res)
+	t.rejected, t.held = false, false
+	v := t.res
+	var zero T
+	t.res = zero
+	if t.check.discard == nil {
+		return false
 	}
+	t.check.discard(v)
+	return true
 }
 
 // fallback runs the fallback f, which fallbackFits has accepted, and keeps
 // its result. The result it replaces is discarded.
 func (t *typed[T]) fallback(f any, ctx context.Context, err error) error {
 	t.discard()
+	t.held = false
 	switch g := f.(type) {
 	case func(context.Context, error) (T, error):
 		v, ferr := g(ctx, err)

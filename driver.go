@@ -68,7 +68,13 @@ func (d *driver) retry(ctx, actx context.Context, err error, c *call) *Error {
 	if e != nil {
 		return e
 	}
-	c.discard()
+	if c.discard() {
+		// Releasing the result took time of its own: the wait must
+		// still fit in the limits.
+		if cause := d.limit(ctx, delay); cause != nil {
+			return d.giveUp(actx, cause, err)
+		}
+	}
 	if cause := d.wait(ctx, delay); cause != nil {
 		return d.giveUp(actx, cause, err)
 	}
@@ -92,7 +98,10 @@ func (d *driver) failure(ctx, actx context.Context, err error) (time.Duration, *
 	}
 	if cause != nil {
 		e := d.giveUp(actx, cause, err)
-		e.refused = m.refused != nil
+		if m.refused != nil {
+			e.refused = true
+			e.Attempts-- // the refused attempt did not run
+		}
 		return 0, e
 	}
 	d.notifyRetry(actx, err, delay)

@@ -62,9 +62,10 @@ type Outcome struct {
 	Abandoned bool
 }
 
-// errPanicked is the Outcome.Err of a call that panicked through a guard
-// stage: Record is called with it before the panic goes on.
-var errPanicked = errors.New("backoff: the call panicked")
+// ErrPanicked is the Outcome.Err of a call that panicked through a guard
+// stage: Record is called with it before the panic goes on, so that a
+// guard's classifier can tell it from the call's own errors.
+var ErrPanicked = errors.New("backoff: the call panicked")
 
 // WithGuard returns a stage that asks g to admit each call that reaches it
 // and tells g how the call ended. A refusal ends the call at once with the
@@ -103,7 +104,7 @@ func guarded(ctx context.Context, g Guard, rest []Stage, c *call) (err error) {
 	recorded := false
 	defer func() {
 		if !recorded {
-			g.Record(p, Outcome{Err: errPanicked})
+			g.Record(p, Outcome{Err: ErrPanicked})
 		}
 	}()
 	err = run(ctx, rest, c)

@@ -94,8 +94,8 @@ func TestGuardRefusal(t *testing.T) {
 	p := NewPolicy(WithRetry(WithBackOff(&ZeroBackOff{}), WithMaxTries(10)), WithGuard(g))
 	res, err := Execute(context.Background(), p, func(context.Context) (int, error) { return op.run() })
 	re := specCheckStop(t, err, errSpecRefused, attemptErr(2))
-	if re.Attempts != 3 || op.count() != 2 || res != 2 {
-		t.Errorf("Attempts %d, calls %d, result %d; want 3 attempts, 2 calls, the last result 2", re.Attempts, op.count(), res)
+	if re.Attempts != 2 || op.count() != 2 || res != 2 {
+		t.Errorf("Attempts %d, calls %d, result %d; want 2 attempts (the refused one did not run), 2 calls, the last result 2", re.Attempts, op.count(), res)
 	}
 	if want := []string{"g.allow(1)", "g.record(1)", "g.allow(2)", "g.record(2)", "g.allow(3)"}; !slices.Equal(events, want) {
 		t.Errorf("events %v, want %v", events, want)
@@ -157,8 +157,8 @@ func TestGuardRecordsAPanic(t *testing.T) {
 		}()
 		_ = p.Execute(context.Background(), func(context.Context) error { panic("boom") })
 	}()
-	if len(g.outcomes) != 1 || g.outcomes[0].Err == nil {
-		t.Fatalf("outcomes %+v, want one failure recorded for the panic", g.outcomes)
+	if len(g.outcomes) != 1 || g.outcomes[0].Err != ErrPanicked {
+		t.Fatalf("outcomes %+v, want one ErrPanicked recorded for the panic", g.outcomes)
 	}
 	// Under WithRecover the panic is an error the guard sees as such.
 	g = &specGuardLog{name: "g"}

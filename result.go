@@ -18,10 +18,16 @@ type resultCheck[T any] struct {
 // When the driver moves on from a rejected result (it retries, or a
 // fallback replaces it), it first passes the result to discard, if discard
 // is not nil, so that a result holding a resource, such as an HTTP
-// response, is released; it does so before the wait. The result of the
-// last attempt is never discarded: on failure the entry point returns it
-// with the *Error. If check panics, the result is discarded before the
-// panic goes on.
+// response, is released; it does so before the wait, and checks the
+// limits again after it, so that a slow discard cannot start a wait that
+// overruns them. A discarded result is gone: if the run then ends (the
+// context is cancelled during the wait, say), the entry point returns T's
+// zero value with the *Error. The result of the last attempt is never
+// discarded: on failure the entry point returns it with the *Error.
+//
+// If check panics, the result is discarded before the panic goes on; so
+// is the result the driver holds when another callback (Notify, an
+// Instrumenter, the logger) panics.
 //
 // The check runs on the result of the operation itself, innermost, so in
 // a Policy every stage inside the retry stage (a breaker, say) sees a

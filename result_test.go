@@ -113,3 +113,59 @@ func TestCheckResultInAPolicy(t *testing.T) {
 		t.Errorf("DoErr with a CheckResult for int: %v, want ErrInvalidConfiguration", err)
 	}
 }
+
+// A result the driver holds when a callback panics is discarded before the
+// panic goes on; a result discarded before a wait that a cancellation
+// ends is not returned.
+func TestCheckResultHeldResults(t *testing.T) {
+	for _, name := range []string{"Notify", "Instrumenter after a success"} {
+		t.Run(name, func(t *testing.T) {
+			var discarded []int
+			opts := []RetryOption{WithBackOff(&ZeroBackOff{}),
+				CheckResult(func(v int) error {
+					if v == 1 {
+						return io.EOF
+					}
+					return nil
+				}, func(v int) { discarded = append(discarded, v) })}
+			want := []int{1}
+			if name == "Notify" {
+				opts = append(opts, WithNotify(func(error, time.Duration) { panic("notify") }))
+			} else {
+				opts = append(opts, WithInstrumenter(panicAfter{}))
+				want = []int{1, 2}
+			}
+			func() {
+				defer func() { _ = recover() }()
+				n := 0
+				_, _ = Do(context.Background(), func(context.Context) (int, error) { n++; return n, nil }, opts...)
+			}()
+			if !slices.Equal(discarded, want) {
+				t.Errorf("discarded %v, want %v", discarded, want)
+			}
+		})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	clk := newSpecClock()
+	var (
+		v   int
+		err error
+	)
+	specDrive(t, clk, specCancelAt(clk, 0, cancel), func() {
+		v, err = Do(ctx, func(context.Context) (int, error) { return 8, nil }, WithClock(clk),
+			CheckResult(func(int) error { return io.EOF }, func(int) {}))
+	})
+	if v != 0 || !errors.Is(err, context.Canceled) {
+		t.Errorf("(%d, %v), want the zero value (the result was discarded before the wait) and context.Canceled", v, err)
+	}
+}
+
+// panicAfter panics in AfterAttempt of a successful attempt.
+type panicAfter struct{}
+
+func (panicAfter) BeforeAttempt(ctx context.Context, _ State) context.Context { return ctx }
+func (panicAfter) AfterAttempt(_ context.Context, s State) {
+	if s.Err == nil {
+		panic("after")
+	}
+}

@@ -13,6 +13,7 @@
 // next, so nothing sleeps and no goroutine is started. A thousand clients
 // retrying for simulated minutes take milliseconds of real time. The same
 // [Config], seed included, always gives the same [Result].
+// [SimulateContext] stops a simulation early when a context is done.
 //
 // The policies are driven through the BackOff interface only: the
 // simulation calls Reset once per client and then NextBackOff after every

@@ -7,8 +7,9 @@ type Result struct {
 	// Err is non-nil when the simulation could not run or could not go on:
 	// an invalid Config (matching ErrInvalidConfig), a policy that fails its
 	// own Validate, or a policy that returned a negative wait other than
-	// backoff.Stop (both matching ErrInvalidPolicy). The other fields then
-	// hold what was measured up to that point.
+	// backoff.Stop (both matching ErrInvalidPolicy), or, from
+	// SimulateContext, a context that was done (its cause). The other
+	// fields then hold what was measured up to that point.
 	Err error
 
 	// Scenario and Clients repeat the Config.

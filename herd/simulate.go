@@ -1,6 +1,7 @@
 package herd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -30,12 +31,29 @@ var ErrInvalidPolicy = errors.New("herd: invalid policy")
 // A Config that Validate rejects gives a Result with Err set and nothing
 // measured. It is safe to call Simulate from several goroutines at once,
 // provided cfg.NewPolicy is.
-func Simulate(cfg Config) Result {
+func Simulate(cfg Config) Result { return SimulateContext(context.Background(), cfg) }
+
+// checkEvery is how many clients set up, or events processed, a simulation
+// goes between two looks at its context.
+const checkEvery = 1024
+
+// SimulateContext is Simulate, stopped early when ctx is done. It looks at
+// ctx before it starts and then every 1024 clients it sets up and every
+// 1024 events it processes, so a large fleet stops within a moment of
+// the cancellation. A stopped Result has Err set to context.Cause(ctx)
+// (ctx.Err() unless a cause was given), and holds what was measured until
+// then. A ctx that is never done, such as context.Background(), costs
+// nothing.
+func SimulateContext(ctx context.Context, cfg Config) Result {
 	if err := cfg.Validate(); err != nil {
 		return Result{Err: err, Scenario: cfg.Scenario, Clients: cfg.Clients}
 	}
 	cfg = cfg.withDefaults()
+	if ctx.Err() != nil {
+		return Result{Err: context.Cause(ctx), Scenario: cfg.Scenario, Clients: cfg.Clients, Window: cfg.Window}
+	}
 	s := &sim{
+		ctx: ctx,
 		cfg: cfg,
 		res: Result{
 			Scenario:    cfg.Scenario,
@@ -61,6 +79,7 @@ type client struct {
 
 // sim is the state of one simulation.
 type sim struct {
+	ctx     context.Context // nil Done: never stopped early
 	cfg     Config
 	res     Result
 	clients []client
@@ -78,6 +97,9 @@ type sim struct {
 func (s *sim) initPolicies() error {
 	seen := make(map[*backoff.ExponentialBackOff]bool)
 	for i := range s.clients {
+		if i%checkEvery == checkEvery-1 && s.stopped() {
+			return context.Cause(s.ctx)
+		}
 		p := s.cfg.NewPolicy()
 		if p == nil {
 			return fmt.Errorf("%w: NewPolicy returned nil for client %d", ErrInvalidPolicy, i)
@@ -101,14 +123,27 @@ func (s *sim) initPolicies() error {
 	return nil
 }
 
+// stopped reports whether the simulation's context is done.
+func (s *sim) stopped() bool {
+	if s.ctx.Done() == nil {
+		return false
+	}
+	return s.ctx.Err() != nil
+}
+
 // run starts every client at time 0 and processes events until every
-// client finished, the horizon is reached, or a policy misbehaves.
+// client finished, the horizon is reached, a policy misbehaves, or the
+// context is done.
 func (s *sim) run() {
 	s.q.events = make([]event, 0, 2*len(s.clients))
 	for i := range s.clients {
 		s.q.push(event{at: 0, client: int32(i), kind: wake})
 	}
-	for s.q.len() > 0 && s.res.Err == nil {
+	for n := 1; s.q.len() > 0 && s.res.Err == nil; n++ {
+		if n%checkEvery == 0 && s.stopped() {
+			s.res.Err = context.Cause(s.ctx)
+			break
+		}
 		e := s.q.pop()
 		if e.at > s.cfg.Horizon {
 			s.res.Completion = s.cfg.Horizon

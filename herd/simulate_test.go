@@ -377,7 +377,7 @@ func TestInvalidPolicy(t *testing.T) {
 	}{
 		{"nil", func() backoff.BackOff { return nil }, nil},
 		{"shared", func() backoff.BackOff { return shared }, nil},
-		{"base_above_cap", herd.FullJitter(time.Second, time.Millisecond), backoff.ErrInvalidConfiguration},
+		{"multiplier_below_one", func() backoff.BackOff { return backoff.NewExponentialBackOff(backoff.WithMultiplier(0.5)) }, backoff.ErrInvalidConfiguration},
 		{"negative_base", herd.NoJitter(-time.Millisecond, time.Second), backoff.ErrInvalidConfiguration},
 		{"negative_wait", func() backoff.BackOff { return negativePolicy{} }, nil},
 	}

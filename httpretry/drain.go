@@ -3,18 +3,39 @@ package httpretry
 import (
 	"io"
 	"net/http"
+	"time"
+
+	"github.com/benbjohnson/clock"
 )
 
-// maxDrain is the most of an intermediate response body read before it is
-// closed. Reading a short body to its end lets the connection be reused; a
-// longer one is not worth the wait, so its connection is closed instead.
-const maxDrain = 4 << 10
+// The limits of draining an intermediate response. Reading a short body to
+// its end lets the connection be reused; a longer one, or one that comes
+// slowly, is not worth the wait, so its connection is closed instead.
+const (
+	// maxDrain is the most of a body read before it is closed.
+	maxDrain = 4 << 10
+	// drainTimeout is the longest a drain may take: a server that trickles
+	// its body cannot hold the caller past it.
+	drainTimeout = 100 * time.Millisecond
+)
 
-// drain reads at most maxDrain bytes of resp's body and closes it.
-func drain(resp *http.Response) {
+// drain reads at most maxDrain bytes of resp's body, for at most
+// drainTimeout on clk (the time package if nil), and closes it. When the
+// time is up the body is closed from the timer's goroutine, which ends the
+// read in progress: net/http's response bodies allow a Close while a Read
+// is blocked. The driver checks its limits again after a drain.
+func drain(resp *http.Response, clk clock.Clock) {
 	if resp.Body == nil {
 		return
 	}
-	io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrain))
-	resp.Body.Close()
+	body := resp.Body
+	var stop func() bool
+	if clk != nil {
+		stop = clk.AfterFunc(drainTimeout, func() { body.Close() }).Stop
+	} else {
+		stop = time.AfterFunc(drainTimeout, func() { body.Close() }).Stop
+	}
+	io.Copy(io.Discard, io.LimitReader(body, maxDrain))
+	stop()
+	body.Close()
 }

@@ -26,7 +26,7 @@ func ExampleNewTransport() {
 
 	client := &http.Client{Transport: httpretry.NewTransport(http.DefaultTransport,
 		// The default waits are short; an example needs none at all.
-		httpretry.WithBackOff(func() backoff.BackOff { return &backoff.ZeroBackOff{} }),
+		httpretry.WithBackOff(&backoff.ZeroBackOff{}),
 	)}
 	defer client.CloseIdleConnections()
 
@@ -78,7 +78,7 @@ func ExampleAttemptStatus() {
 	defer srv.Close()
 
 	client := &http.Client{Transport: httpretry.NewTransport(http.DefaultTransport,
-		httpretry.WithBackOff(func() backoff.BackOff { return backoff.NewConstantBackOff(0) }),
+		httpretry.WithBackOff(backoff.NewConstantBackOff(0)),
 		httpretry.WithInstrumenter(statusPrinter{}),
 	)}
 	defer client.CloseIdleConnections()

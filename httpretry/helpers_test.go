@@ -85,11 +85,15 @@ func itoa(n int) string {
 
 // noWait makes retries immediate, for tests where the wait is not what is
 // tested.
-var noWait = WithBackOff(func() backoff.BackOff { return &backoff.ZeroBackOff{} })
+var noWait = WithBackOff(&backoff.ZeroBackOff{})
 
-// constantWait makes every computed wait d.
+// constantWait makes every computed wait d, with no time limit, so that a
+// test can hold a request in a long wait.
 func constantWait(d time.Duration) Option {
-	return WithBackOff(func() backoff.BackOff { return backoff.NewConstantBackOff(d) })
+	return func(c *config) {
+		WithBackOff(backoff.NewConstantBackOff(d))(c)
+		WithMaxRetryTime(0)(c)
+	}
 }
 
 // get sends a GET to url through rt.

@@ -27,10 +27,11 @@ type Option func(*config)
 
 // config is what the options set.
 type config struct {
-	newBackOff    func() backoff.BackOff // nil: the shared default policy
+	backOff       backoff.BackOff
 	maxTries      uint
 	maxElapsed    time.Duration
-	policy        func(*http.Request, *http.Response, error) bool
+	maxRetryTime  time.Duration
+	retryable     func(*http.Request, *http.Response, error) bool
 	methods       []string
 	idemHeaders   []string
 	maxRetryAfter time.Duration
@@ -47,53 +48,65 @@ func (c *config) fail(format string, args ...any) {
 	}
 }
 
-// DefaultBackOff returns a new instance of the default policy: full-jitter
-// exponential backoff whose nominal wait starts at 100 ms and doubles after
-// each retry, each wait drawn uniformly from [0, nominal] and capped at
-// 5 s.
-func DefaultBackOff() backoff.BackOff {
-	return backoff.NewExponentialBackOff(
-		backoff.WithInitialInterval(100*time.Millisecond),
-		backoff.WithMaxInterval(5*time.Second),
-		backoff.WithMultiplier(2),
-		backoff.WithJitter(backoff.FullJitter),
-	)
+// DefaultBackOff returns a new instance of the default BackOff, the one a
+// retry stage of the core package uses (backoff.FullJitterBackOff):
+// full-jitter exponential backoff whose nominal wait starts at 100 ms and
+// doubles after each retry, each wait drawn uniformly from [0, nominal] and
+// capped at 5 s.
+func DefaultBackOff() backoff.BackOff { return backoff.FullJitterBackOff() }
+
+// defaultBackOff serves every Transport built without WithBackOff: each
+// request runs on a clone of it.
+var defaultBackOff = DefaultBackOff()
+
+// WithBackOff sets the BackOff that computes the wait before each retry.
+// A Transport serves many requests at once, and each request runs on its
+// own copy of b, made by b's Clone method (the core package's rule, stated
+// at backoff.BackOff), so one request's retries never consume another's. b
+// must therefore have a Clone method, as every BackOff of the core package
+// has; one without is invalid, and so is a nil b, typed or not, and one
+// whose Validate fails. The default is DefaultBackOff.
+func WithBackOff(b backoff.BackOff) Option {
+	return func(c *config) {
+		switch {
+		case b == nil:
+			c.fail("httpretry.WithBackOff was given a nil BackOff")
+			return
+		case !canClone(b):
+			c.fail("httpretry.WithBackOff was given a %T, which has no Clone method: a Transport's requests each need a copy of their own", b)
+			return
+		}
+		if v, ok := b.(interface{ Validate() error }); ok {
+			if err := v.Validate(); err != nil {
+				c.fail("httpretry.WithBackOff: %s", strings.TrimPrefix(err.Error(), "backoff: invalid configuration: "))
+				return
+			}
+		}
+		c.backOff = b
+	}
 }
 
-// WithBackOff sets the policy that computes the wait before each retry.
-// newBackOff is called once for every request that goes through the
-// Transport, so each request has a state of its own and one request's
-// retries never consume another's; it may be called from several
-// goroutines at once. The default is DefaultBackOff. A nil newBackOff is
-// invalid, and so is a policy it returns that is nil or fails its own
-// Validate (reported for that request).
-func WithBackOff(newBackOff func() backoff.BackOff) Option {
-	return func(c *config) {
-		if newBackOff == nil {
-			c.fail("httpretry.WithBackOff was given a nil function")
-		}
-		c.newBackOff = newBackOff
-	}
+func canClone(b backoff.BackOff) bool {
+	_, ok := b.(interface{ Clone() backoff.BackOff })
+	return ok
 }
 
 // WithMaxTries limits the attempts a request gets, the first one included:
-// WithMaxTries(1) disables retries. The default is DefaultMaxTries. 0 is
-// invalid.
+// WithMaxTries(1) disables retries, and 0 means no limit but the time
+// limits and the context, as in the core package. The default is
+// DefaultMaxTries.
 func WithMaxTries(n uint) Option {
-	return func(c *config) {
-		if n == 0 {
-			c.fail("httpretry.WithMaxTries(0): a request needs at least one attempt")
-		}
-		c.maxTries = n
-	}
+	return func(c *config) { c.maxTries = n }
 }
 
-// WithMaxElapsedTime limits the time a request may spend retrying, counted
-// from the call to RoundTrip: a retry whose wait would end after the limit
-// is not started, and the caller gets what the Transport has (see
-// Transport). The limit does not interrupt an attempt in progress; use the
-// request's context for that. The default, 0, sets no limit beyond the
-// attempt budget and the context. A negative d is invalid.
+// WithMaxElapsedTime limits the time a request may spend, counted from the
+// call to RoundTrip: a retry whose wait would end after the limit is not
+// started, and the caller gets what the Transport has (see Transport). The
+// limit does not interrupt an attempt in progress; use the request's
+// context for that. It means what backoff.WithMaxElapsedTime means. The
+// default, 0, sets no such limit: like a retry stage of the core package,
+// a Transport bounds its time with WithMaxRetryTime instead. A negative d
+// is invalid.
 func WithMaxElapsedTime(d time.Duration) Option {
 	return func(c *config) {
 		if d < 0 {
@@ -103,19 +116,34 @@ func WithMaxElapsedTime(d time.Duration) Option {
 	}
 }
 
-// WithPolicy replaces DefaultPolicy, the test of whether a failed attempt is
-// worth retrying. policy is called after every attempt with the caller's
-// request (which it must not modify) and either the response or the
-// transport error; it may be called from several goroutines at once. It
-// decides only whether the failure is transient: the replay rules (method,
-// idempotency key, body) and the request's context are applied whatever it
-// returns. A nil policy is invalid.
-func WithPolicy(policy func(req *http.Request, resp *http.Response, err error) bool) Option {
+// WithMaxRetryTime limits the time a request may spend on retries,
+// counted from the end of its first failed attempt, as
+// backoff.WithMaxRetryTime does. The default is backoff.DefaultMaxRetryTime
+// (30 s), as for a retry stage; 0 sets no such limit. A negative d is
+// invalid.
+func WithMaxRetryTime(d time.Duration) Option {
 	return func(c *config) {
-		if policy == nil {
-			c.fail("httpretry.WithPolicy was given a nil policy")
+		if d < 0 {
+			c.fail("httpretry.WithMaxRetryTime(%v): the duration is negative", d)
 		}
-		c.policy = policy
+		c.maxRetryTime = d
+	}
+}
+
+// WithRetryable replaces DefaultRetryable, the classifier that says
+// whether a failed attempt is worth retrying. It is called after every
+// attempt with the caller's request (which it must not modify) and either
+// the response or the transport error; it may be called from several
+// goroutines at once. It decides only whether the failure is transient: the
+// replay rules (method, idempotency key, body) and the request's context
+// are applied whatever it returns. A nil classifier is invalid. If it
+// panics, the response it was judging is closed before the panic goes on.
+func WithRetryable(retryable func(req *http.Request, resp *http.Response, err error) bool) Option {
+	return func(c *config) {
+		if retryable == nil {
+			c.fail("httpretry.WithRetryable was given a nil classifier")
+		}
+		c.retryable = retryable
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,13 +20,15 @@ func TestInvalidConfiguration(t *testing.T) {
 		opts []Option
 		want string
 	}{
-		{"zero_tries", []Option{WithMaxTries(0)}, "httpretry.WithMaxTries(0): a request needs at least one attempt"},
 		{"negative_elapsed", []Option{WithMaxElapsedTime(-time.Second)}, "httpretry.WithMaxElapsedTime(-1s)"},
 		{"negative_retry_after", []Option{WithMaxRetryAfter(-1)}, "httpretry.WithMaxRetryAfter(-1ns)"},
-		{"nil_policy", []Option{WithPolicy(nil)}, "httpretry.WithPolicy was given a nil policy"},
-		{"nil_backoff_factory", []Option{WithBackOff(nil)}, "httpretry.WithBackOff was given a nil function"},
-		{"nil_backoff", []Option{WithBackOff(func() backoff.BackOff { return nil })}, "nil"},
-		{"invalid_backoff", []Option{WithBackOff(func() backoff.BackOff { return backoff.NewConstantBackOff(-1) })}, "Interval is negative"},
+		{"negative_retry_time", []Option{WithMaxRetryTime(-time.Second)}, "httpretry.WithMaxRetryTime(-1s)"},
+		{"nil_classifier", []Option{WithRetryable(nil)}, "httpretry.WithRetryable was given a nil classifier"},
+		{"nil_backoff", []Option{WithBackOff(nil)}, "httpretry.WithBackOff was given a nil BackOff"},
+		{"typed_nil_backoff", []Option{WithBackOff((*backoff.ExponentialBackOff)(nil))}, "nil *ExponentialBackOff"},
+		{"typed_nil_constant", []Option{WithBackOff((*backoff.ConstantBackOff)(nil))}, "nil *ConstantBackOff"},
+		{"backoff_without_clone", []Option{WithBackOff(plainBackOff{})}, "has no Clone method"},
+		{"invalid_backoff", []Option{WithBackOff(backoff.NewConstantBackOff(-1))}, "Interval is negative"},
 		{"lowercase_method", []Option{WithRetryableMethods("GET", "post")}, `httpretry.WithRetryableMethods("post"): methods are case-sensitive; did you mean "POST"?`},
 		{"bad_method", []Option{WithRetryableMethods("GE T")}, "not a valid method"},
 		{"empty_method", []Option{WithRetryableMethods("")}, "not a valid method"},
@@ -33,7 +36,7 @@ func TestInvalidConfiguration(t *testing.T) {
 		{"nil_instrumenter", []Option{WithInstrumenter(nil)}, "httpretry.WithInstrumenter was given a nil Instrumenter"},
 		{"nil_clock", []Option{WithClock(nil)}, "httpretry.WithClock was given a nil clock"},
 		{"nil_option", []Option{nil}, "an httpretry.Option is nil"},
-		{"first_reported", []Option{WithMaxTries(0), WithPolicy(nil)}, "WithMaxTries(0)"},
+		{"first_reported", []Option{WithMaxElapsedTime(-1), WithRetryable(nil)}, "WithMaxElapsedTime"},
 	}
 	srv := statusServer(t, 200)
 	for _, c := range cases {
@@ -105,14 +108,13 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
-// The factory given to WithBackOff is called once per request.
-func TestBackOffFactoryPerRequest(t *testing.T) {
+// Each request runs on its own clone of the BackOff given to WithBackOff:
+// one request's retries never consume another's, and the value given is
+// never called.
+func TestBackOffClonedPerRequest(t *testing.T) {
 	srv := statusServer(t, http.StatusServiceUnavailable)
-	calls := 0
-	rt := NewTransport(srv.base, WithBackOff(func() backoff.BackOff {
-		calls++
-		return &backoff.ZeroBackOff{}
-	}))
+	b := &countingBackOff{}
+	rt := NewTransport(srv.base, WithBackOff(b))
 	for range 3 {
 		resp, err := get(t, rt, srv.URL)
 		if err != nil {
@@ -120,17 +122,49 @@ func TestBackOffFactoryPerRequest(t *testing.T) {
 		}
 		resp.Body.Close()
 	}
-	if calls != 3 {
-		t.Errorf("the factory was called %d times for 3 requests", calls)
+	if b.clones.Load() != 3 || b.calls != 0 {
+		t.Errorf("%d clones for 3 requests, %d calls of the value given; want 3 and 0", b.clones.Load(), b.calls)
+	}
+	if srv.hits.Load() != 3*DefaultMaxTries {
+		t.Errorf("%d attempts, want %d: every request its full budget", srv.hits.Load(), 3*DefaultMaxTries)
+	}
+}
+
+// countingBackOff waits nothing and counts its clones.
+type countingBackOff struct {
+	clones atomic.Int64
+	calls  int
+}
+
+func (b *countingBackOff) NextBackOff() time.Duration { b.calls++; return 0 }
+func (b *countingBackOff) Reset()                     {}
+func (b *countingBackOff) Clone() backoff.BackOff {
+	b.clones.Add(1)
+	return &countingBackOff{}
+}
+
+// WithMaxTries(0) means no limit but the time limits and the context, as
+// in the core package.
+func TestMaxTriesZero(t *testing.T) {
+	srv := flakyServer(t, 7, http.StatusServiceUnavailable)
+	resp, err := get(t, NewTransport(srv.base, noWait, WithMaxTries(0)), srv.URL)
+	if err != nil || resp.StatusCode != 200 || srv.hits.Load() != 8 {
+		t.Errorf("got %v, %v after %d requests; want the 200 at the 8th", resp, err, srv.hits.Load())
 	}
 }
 
 // A policy that says Stop ends the retries like an exhausted budget.
 func TestBackOffStop(t *testing.T) {
 	srv := statusServer(t, http.StatusServiceUnavailable)
-	rt := NewTransport(srv.base, WithBackOff(func() backoff.BackOff { return &backoff.StopBackOff{} }))
+	rt := NewTransport(srv.base, WithBackOff(&backoff.StopBackOff{}))
 	resp, err := get(t, rt, srv.URL)
 	if err != nil || resp.StatusCode != 503 || srv.hits.Load() != 1 {
 		t.Errorf("got %v, %v after %d requests; want the first 503", resp, err, srv.hits.Load())
 	}
 }
+
+// plainBackOff is a BackOff without a Clone method.
+type plainBackOff struct{}
+
+func (plainBackOff) NextBackOff() time.Duration { return 0 }
+func (plainBackOff) Reset()                     {}

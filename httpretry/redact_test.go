@@ -53,7 +53,7 @@ func TestNoCredentialsLeak(t *testing.T) {
 		WithLogger(slog.New(slog.NewTextHandler(&logs, nil))),
 		WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))),
 		WithInstrumenter(rec),
-		WithPolicy(func(req *http.Request, resp *http.Response, err error) bool { return true }),
+		WithRetryable(func(req *http.Request, resp *http.Response, err error) bool { return true }),
 	}
 	var texts []string
 

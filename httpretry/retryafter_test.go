@@ -271,10 +271,8 @@ func TestRetryAfterRestartsTheSequence(t *testing.T) {
 		return &http.Response{StatusCode: s.code, Header: h, Body: http.NoBody, Request: r}, nil
 	})
 	rec := &recorder{}
-	rt := NewTransport(base, WithMaxTries(5), WithInstrumenter(rec), WithBackOff(func() backoff.BackOff {
-		return backoff.NewExponentialBackOff(backoff.WithInitialInterval(time.Second),
-			backoff.WithMultiplier(2), backoff.WithRandomizationFactor(0))
-	}))
+	rt := NewTransport(base, WithMaxTries(5), WithInstrumenter(rec), WithBackOff(backoff.NewExponentialBackOff(backoff.WithInitialInterval(time.Second),
+		backoff.WithMultiplier(2), backoff.WithRandomizationFactor(0))))
 	resp, err := do(t, rt, backoff.WithTestingBypass(context.Background()), http.MethodGet, "http://127.0.0.1/", nil)
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("got %v, %v; want the 200", resp, err)

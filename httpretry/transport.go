@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
 )
 
@@ -18,26 +19,20 @@ import (
 // what it retries and what the caller gets.
 //
 // A Transport is immutable once built and safe for concurrent use, as long
-// as its base RoundTripper, policy, backoff factory and instrumenters are.
+// as its base RoundTripper, classifier and instrumenters are. The zero
+// Transport is not usable: its RoundTrip reports ErrInvalidConfiguration.
 type Transport struct {
 	base          http.RoundTripper
-	newBackOff    func() backoff.BackOff // nil: defaultPolicy, shared
-	policy        func(*http.Request, *http.Response, error) bool
+	retryable     func(*http.Request, *http.Response, error) bool
 	maxTries      uint
 	methods       []string
 	idemHeaders   []string
 	maxRetryAfter time.Duration
-	clock         interface{ Now() time.Time }
+	clock         clock.Clock           // nil: the time package
 	observed      bool                  // an Instrumenter or a logger reads AttemptStatus
 	retryOpts     []backoff.RetryOption // the options every request passes the driver
 	err           error                 // the first invalid setting
 }
-
-// defaultPolicy configures every request of a Transport built without
-// WithBackOff. The driver keeps the changing state of an
-// *backoff.ExponentialBackOff in a copy of its own and only reads the
-// policy, so one instance serves concurrent requests.
-var defaultPolicy = DefaultBackOff()
 
 var defaultMethods = []string{http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace}
 
@@ -51,8 +46,10 @@ var defaultIdempotencyHeaders = []string{"Idempotency-Key", "X-Idempotency-Key"}
 // sending anything, with an error matching ErrInvalidConfiguration.
 func NewTransport(base http.RoundTripper, opts ...Option) *Transport {
 	c := config{
+		backOff:       defaultBackOff,
 		maxTries:      DefaultMaxTries,
-		policy:        DefaultPolicy,
+		maxRetryTime:  backoff.DefaultMaxRetryTime,
+		retryable:     DefaultRetryable,
 		methods:       defaultMethods,
 		idemHeaders:   defaultIdempotencyHeaders,
 		maxRetryAfter: DefaultMaxRetryAfter,
@@ -70,21 +67,22 @@ func NewTransport(base http.RoundTripper, opts ...Option) *Transport {
 	}
 	t := &Transport{
 		base:          base,
-		newBackOff:    c.newBackOff,
-		policy:        c.policy,
+		retryable:     c.retryable,
 		maxTries:      c.maxTries,
 		methods:       c.methods,
 		idemHeaders:   c.idemHeaders,
 		maxRetryAfter: c.maxRetryAfter,
+		clock:         c.clock,
 		err:           c.err,
 	}
 	ro := []backoff.RetryOption{
+		backoff.WithBackOff(c.backOff),
 		backoff.WithMaxTries(c.maxTries),
 		backoff.WithMaxElapsedTime(c.maxElapsed),
+		backoff.WithMaxRetryTime(c.maxRetryTime),
 		backoff.WithName(c.name),
 	}
 	if c.clock != nil {
-		t.clock = c.clock
 		ro = append(ro, backoff.WithClock(c.clock))
 	}
 	if c.logger != nil || len(c.instrumenters) > 0 {
@@ -99,9 +97,6 @@ func NewTransport(base http.RoundTripper, opts ...Option) *Transport {
 	for _, in := range c.instrumenters {
 		ro = append(ro, backoff.WithInstrumenter(in))
 	}
-	if c.newBackOff == nil {
-		ro = append(ro, backoff.WithBackOff(defaultPolicy))
-	}
 	t.retryOpts = slices.Clip(ro)
 	return t
 }
@@ -114,30 +109,33 @@ func NewTransport(base http.RoundTripper, opts ...Option) *Transport {
 // retry is decided.
 //
 // A response is returned with a nil error, whatever its status: the first
-// one the retry policy does not find retryable, one that may not be retried
+// one the classifier does not find retryable, one that may not be retried
 // (see the package documentation), or the last one when the attempts, the
-// time limit or the context's deadline leave no room for another retry.
+// time limits or the context's deadline leave no room for another retry.
 //
 // Otherwise the error is a *backoff.Error whose Cause says why retrying
 // stopped and whose LastErr is the last attempt's error: it matches
 // backoff.ErrExhausted when the attempts ran out on a transport error,
 // backoff.ErrPermanent when the error was not retryable, the context's
 // error when the request was cancelled or its deadline leaves no time for
-// another attempt, ErrBodyNotReplayable (and GetBody's error, if it
-// failed) when the body stopped a retry after a transport error, and
-// ErrInvalidConfiguration when a setting cannot be used: reported before
-// anything is sent, except a backoff policy that returns a negative wait.
-// When such an error replaces a response RoundTrip had to close, its
-// LastErr is that response's *StatusError.
+// another attempt, backoff.ErrMaxElapsedTime when a time limit does,
+// ErrBodyNotReplayable (and GetBody's error, if it failed) when the body
+// stopped a retry after a transport error, and ErrInvalidConfiguration
+// when a setting cannot be used: reported before anything is sent, except
+// a BackOff that returns a negative wait. When such an error replaces a
+// response RoundTrip had to close, its LastErr is that response's
+// *StatusError.
 //
 // Cancelling the request's context ends a wait at once; RoundTrip then
 // closes any response it holds and returns an error matching the context's
-// error.
+// error. If a callback panics (the classifier, an Instrumenter, the
+// logger's handler) or the base RoundTripper does, RoundTrip closes every
+// response and body it holds before the panic goes on.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req == nil {
 		return nil, &backoff.Error{Cause: invalidf("httpretry.Transport.RoundTrip was given a nil request")}
 	}
-	if t.err != nil || t.policy == nil {
+	if t.err != nil || t.retryable == nil {
 		closeBody(req)
 		err := t.err
 		if err == nil {
@@ -148,29 +146,20 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	c := call{t: t, req: req, ctx: req.Context()}
 	c.eligible = t.eligible(req)
 	c.replayable = req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
+	defer c.cleanUp()
 
 	opts := append(c.optsBuf[:0], t.retryOpts...)
-	opts = append(opts, backoff.WithNotify(c.retrying))
-	if t.newBackOff != nil {
-		opts = append(opts, backoff.WithBackOff(t.newBackOff()))
-	}
+	opts = append(opts, backoff.CheckResult(c.check, c.discard))
 	resp, err := backoff.Do(c.ctx, c.attempt, opts...)
-	if !c.sent {
-		closeBody(req)
-	}
-	if c.next != nil { // a retry was prepared, then not made
-		c.next.Close()
-	}
 	if err == nil {
 		return resp, nil
 	}
-	if held := c.held; held != nil {
-		c.held = nil
+	if resp != nil {
 		var e *backoff.Error
 		if c.ctx.Err() == nil && !(errors.As(err, &e) && errors.Is(e.Cause, ErrInvalidConfiguration)) {
-			return held, nil
+			return resp, nil // the last response, unread: the caller gets what the server said
 		}
-		closeResponse(held)
+		closeResponse(resp)
 	}
 	return nil, err
 }
@@ -215,16 +204,30 @@ type call struct {
 	t          *Transport
 	req        *http.Request
 	ctx        context.Context
-	eligible   bool           // the method or an idempotency key allows a retry
-	replayable bool           // the body can be recreated
-	sent       bool           // req, and so its body, went to the base
-	attempts   int            // attempts started
-	held       *http.Response // the last attempt's retryable response
-	next       io.ReadCloser  // the next attempt's body, from GetBody
-	optsBuf    [8]backoff.RetryOption
+	eligible   bool          // the method or an idempotency key allows a retry
+	replayable bool          // the body can be recreated
+	sent       bool          // req, and so its body, went to the base
+	attempts   int           // attempts started
+	next       io.ReadCloser // the next attempt's body, from GetBody
+	optsBuf    [12]backoff.RetryOption
 }
 
-// attempt is the operation the driver retries: one round trip.
+// cleanUp closes the bodies the call still holds when RoundTrip returns, or
+// when a panic goes through it: the caller's body if it was never sent,
+// and a retry's body that was prepared and not used. The driver discards a
+// response it holds itself.
+func (c *call) cleanUp() {
+	if !c.sent {
+		closeBody(c.req)
+	}
+	if c.next != nil {
+		c.next.Close()
+		c.next = nil
+	}
+}
+
+// attempt is the operation the driver retries: one round trip. A response
+// comes back as it is, for check to judge.
 func (c *call) attempt(actx context.Context) (*http.Response, error) {
 	c.attempts++
 	r, err := c.request(actx)
@@ -245,20 +248,25 @@ func (c *call) attempt(actx context.Context) (*http.Response, error) {
 	if c.t.observed {
 		recordStatus(actx, resp.StatusCode)
 	}
-	if !c.t.policy(c.req, resp, nil) {
-		return resp, nil
+	return resp, nil
+}
+
+// check judges a response, for backoff.CheckResult: nil hands it to the
+// caller; a *StatusError retries it, or, marked Permanent, stops with it.
+func (c *call) check(resp *http.Response) error {
+	if !c.t.retryable(c.req, resp, nil) {
+		return nil
 	}
-	c.held = resp
 	serr := &StatusError{Method: method(c.req), URL: redactURL(c.req.URL), StatusCode: resp.StatusCode}
 	switch {
 	case c.ctx.Err() != nil, c.last():
-		return nil, serr // the driver reports the context, or the budget
+		return serr // the driver reports the context, or the budget
 	case !c.eligible:
 		serr.reason = errMethodNotReplayable
-		return nil, backoff.Permanent(serr)
+		return backoff.Permanent(serr)
 	case !c.replayable:
 		serr.reason = ErrBodyNotReplayable
-		return nil, backoff.Permanent(serr)
+		return backoff.Permanent(serr)
 	}
 	var wait time.Duration
 	retryAfter := false
@@ -267,19 +275,24 @@ func (c *call) attempt(actx context.Context) (*http.Response, error) {
 		if retryAfter && wait > c.t.maxRetryAfter {
 			serr.RetryAfter = wait
 			serr.reason = &retryAfterTooLongError{wait: wait, max: c.t.maxRetryAfter}
-			return nil, backoff.Permanent(serr)
+			return backoff.Permanent(serr)
 		}
 	}
 	if err := c.prepare(); err != nil {
 		serr.reason = err
-		return nil, backoff.Permanent(serr)
+		return backoff.Permanent(serr)
 	}
 	if retryAfter {
 		serr.RetryAfter = wait
-		return nil, backoff.RetryAfter(wait, serr)
+		return backoff.RetryAfter(wait, serr)
 	}
-	return nil, serr
+	return serr
 }
+
+// discard releases a response the driver retries past, for
+// backoff.CheckResult: its body is drained, so that the connection can be
+// reused, and closed.
+func (c *call) discard(resp *http.Response) { drain(resp, c.t.clock) }
 
 // request returns the request for the next attempt: a clone of the
 // caller's, so that nothing the base does to it reaches the caller's
@@ -328,7 +341,8 @@ func (c *call) prepare() error {
 
 // failed classifies a transport error for the driver.
 func (c *call) failed(err error) error {
-	transient := c.t.policy(c.req, nil, err)
+	transient := c.t.retryable(c.req, nil, err)
+	refused := refusedStream(err)
 	err = redactError(err, c.req.URL)
 	switch {
 	case c.ctx.Err() != nil:
@@ -337,7 +351,7 @@ func (c *call) failed(err error) error {
 		return backoff.Permanent(err)
 	case c.last():
 		return err // the driver reports the exhausted budget
-	case !c.eligible:
+	case !c.eligible && !refused:
 		return backoff.Permanent(err)
 	case !c.replayable:
 		return backoff.Permanent(&notReplayableError{err: err, reason: ErrBodyNotReplayable})
@@ -350,17 +364,7 @@ func (c *call) failed(err error) error {
 
 // last reports whether the attempt that just ended was the last one the
 // budget allows, so that no other reason for not retrying applies.
-func (c *call) last() bool { return uint(c.attempts) >= c.t.maxTries }
-
-// retrying runs when the driver has decided to retry, before it waits: the
-// response held from the attempt is drained, so its connection can be
-// reused, and closed.
-func (c *call) retrying(error, time.Duration) {
-	if c.held != nil {
-		drain(c.held)
-		c.held = nil
-	}
-}
+func (c *call) last() bool { return c.t.maxTries > 0 && uint(c.attempts) >= c.t.maxTries }
 
 func method(req *http.Request) string {
 	if req.Method == "" {

@@ -346,6 +346,7 @@ type negativeBackOff struct{}
 
 func (negativeBackOff) NextBackOff() time.Duration { return -time.Second }
 func (negativeBackOff) Reset()                     {}
+func (b negativeBackOff) Clone() backoff.BackOff   { return b }
 
 // A *StatusError reaches the caller only when RoundTrip has to close the
 // response it describes: as the LastErr of the *backoff.Error, so errors.As
@@ -354,7 +355,7 @@ func (negativeBackOff) Reset()                     {}
 func TestStatusErrorWhenTheResponseIsDropped(t *testing.T) {
 	srv := statusServer(t, http.StatusServiceUnavailable)
 	tracker := &closeTracker{base: srv.base}
-	rt := NewTransport(tracker, WithBackOff(func() backoff.BackOff { return negativeBackOff{} }))
+	rt := NewTransport(tracker, WithBackOff(negativeBackOff{}))
 	_, err := get(t, rt, srv.URL)
 	var se *StatusError
 	if !errors.Is(err, ErrInvalidConfiguration) || !errors.As(err, &se) || se.StatusCode != 503 {

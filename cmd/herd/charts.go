@@ -75,14 +75,7 @@ func save(path, format string, f figure) error {
 	default:
 		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(f.w, f.h), vgimg.UseDPI(110))}
 	}
-	dc := draw.New(c)
-	if f.title != "" {
-		dc = titled(dc, f.title)
-	}
-	rows, cols := len(f.plots), len(f.plots[0])
-	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(28), PadY: vg.Points(6),
-		PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(6), PadRight: vg.Points(14)}
-	canvases := plot.Align(f.plots, tiles, dc)
+	canvases := place(f, draw.New(c))
 	for i := range f.plots {
 		for j, p := range f.plots[i] {
 			p.Draw(canvases[i][j])
@@ -99,11 +92,25 @@ func save(path, format string, f figure) error {
 	return file.Close()
 }
 
+// place writes f's title across the top of dc and returns the canvas of
+// each of its plots, aligned so that their data areas line up.
+func place(f figure, dc draw.Canvas) [][]draw.Canvas {
+	if f.title != "" {
+		dc = titled(dc, f.title)
+	}
+	rows, cols := len(f.plots), len(f.plots[0])
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(28), PadY: vg.Points(6),
+		PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(6), PadRight: vg.Points(14)}
+	return plot.Align(f.plots, tiles, dc)
+}
+
 // titled writes a title across the top of dc and returns the canvas below.
 func titled(dc draw.Canvas, title string) draw.Canvas {
 	sty := draw.TextStyle{Color: color.Black, Font: plot.DefaultFont, Handler: plot.DefaultTextHandler,
 		XAlign: draw.XCenter, YAlign: draw.YTop}
-	sty.Font.Size = vg.Points(13)
+	// 12 points leave room for a fallback font wider than Liberation, as a
+	// browser without it uses to show an SVG file.
+	sty.Font.Size = vg.Points(12)
 	dc.FillText(sty, vg.Point{X: dc.Center().X, Y: dc.Max.Y - vg.Points(6)}, title)
 	dc.Max.Y -= sty.Height(title) + vg.Points(12)
 	return dc
@@ -121,38 +128,48 @@ func timeline(scenario string, clients int, rows []row) figure {
 		}
 	}
 	first := rows[0].window.Seconds() / 2 // the centre of the first window
-	f := figure{w: 9 * vg.Inch, h: vg.Length(0.55+1.15*float64(len(rows))) * vg.Inch,
-		title: fmt.Sprintf("%s, %d clients: calls reaching the server per %v window", describe(scenario), clients, rows[0].window)}
+	f := figure{w: 9 * vg.Inch, h: vg.Length(0.55+1.35*float64(len(rows))) * vg.Inch,
+		title: fmt.Sprintf("%s, %d clients: calls reaching the server per %v", describe(scenario), clients, rows[0].window)}
 	for i, r := range rows {
 		p := plot.New()
 		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, logTicks{label: timeLabel}
 		p.X.Min, p.X.Max = first, max(end, 10*first)
 		p.Y.Min, p.Y.Max = 0, max(top*1.08, 1)
 		p.Y.Tick.Marker = integerTicks{}
-		p.Add(plotter.NewGrid())
+		p.Add(grid{Grid: plotter.NewGrid(), x: p.X.Tick.Marker})
 		p.Y.Label.Text = r.Strategy
 		p.Y.Label.TextStyle.Font.Size = vg.Points(11)
 		if i == len(rows)-1 {
 			p.X.Label.Text = "time since the herd failed (log scale)"
 		} else {
-			p.X.Tick.Label.Color = color.Transparent
+			p.X.Tick.Marker = unlabelled{p.X.Tick.Marker}
 		}
+		// The summary goes above the panel, clear of the data.
+		p.Title.Text = note(r)
+		p.Title.TextStyle.Font.Size = vg.Points(10)
+		p.Title.Padding = vg.Points(2)
 		line, _ := plotter.NewLine(thin(r.timeline, r.window, maxPoints))
 		line.Color = plotutil.Color(i)
 		line.FillColor = fade(plotutil.Color(i))
 		line.Width = vg.Points(0.8)
 		p.Add(line)
-		text := note(r)
-		note, _ := plotter.NewLabels(plotter.XYLabels{
-			XYs:    []plotter.XY{{X: p.X.Max, Y: p.Y.Max}},
-			Labels: []string{text},
-		})
-		note.TextStyle[0].XAlign, note.TextStyle[0].YAlign = draw.XRight, draw.YTop
-		note.TextStyle[0].Font.Size = vg.Points(10)
-		p.Add(note)
 		f.plots = append(f.plots, []*plot.Plot{p})
 	}
 	return f
+}
+
+// grid is a plotter.Grid whose vertical lines are at the labelled ticks of
+// x, the time axis's own marker, rather than of the axis it is drawn on: a
+// panel whose axis drops its labels (see unlabelled) keeps the lines.
+type grid struct {
+	*plotter.Grid
+	x plot.Ticker
+}
+
+func (g grid) Plot(c draw.Canvas, p *plot.Plot) {
+	q := *p
+	q.X.Tick.Marker = g.x
+	g.Grid.Plot(c, &q)
 }
 
 // scaling plots calls and the time of the last success against the fleet
@@ -239,73 +256,6 @@ func fade(c color.Color) color.Color {
 	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 70}
 }
 
-// logTicks marks a logarithmic axis so that it reads at every range: it
-// labels each decade's 1 when the range spans more than three decades,
-// 1, 2 and 5 when it spans one to three, and 1 to 9 within one decade, and
-// always labels two ticks at least. label formats a value.
-type logTicks struct{ label func(float64) string }
-
-func (t logTicks) Ticks(lo, hi float64) []plot.Tick {
-	if !(lo > 0) || !(hi >= lo) || math.IsInf(hi, 0) {
-		return nil
-	}
-	decades := math.Log10(hi / lo)
-	marked := func(m int) bool { return true }
-	switch {
-	case decades > 3:
-		marked = func(m int) bool { return m == 1 }
-	case decades >= 1:
-		marked = func(m int) bool { return m == 1 || m == 2 || m == 5 }
-	}
-	ticks, n := t.ticks(lo, hi, marked)
-	if n < 2 {
-		ticks, n = t.ticks(lo, hi, func(int) bool { return true })
-	}
-	if n < 2 { // within one step of the mantissa: label the ends instead
-		for i := range ticks {
-			ticks[i].Label = ""
-		}
-		ticks = append(ticks, plot.Tick{Value: lo, Label: t.label(lo)}, plot.Tick{Value: hi, Label: t.label(hi)})
-	}
-	return ticks
-}
-
-// ticks returns a tick at every m×10ⁿ in [lo, hi], labelled where marked(m)
-// says so, and how many are labelled.
-func (t logTicks) ticks(lo, hi float64, marked func(m int) bool) ([]plot.Tick, int) {
-	var ticks []plot.Tick
-	labelled := 0
-	for e := math.Floor(math.Log10(lo)); math.Pow(10, e) <= hi*1.0001; e++ {
-		for m := 1; m < 10; m++ {
-			v := float64(m) * math.Pow(10, e)
-			if e < 0 {
-				v = float64(m) / math.Pow(10, -e) // exact for m/10, m/100, …
-			}
-			if v < lo*0.9999 || v > hi*1.0001 {
-				continue
-			}
-			tick := plot.Tick{Value: v}
-			if marked(m) {
-				tick.Label = t.label(v)
-				labelled++
-			}
-			ticks = append(ticks, tick)
-		}
-	}
-	return ticks, labelled
-}
-
-// timeLabel labels a value in seconds as a duration: 5ms, 200ms, 1s, 10s.
-func timeLabel(v float64) string { return seconds(time.Duration(math.Round(v * float64(time.Second)))) }
-
-// countLabel labels a count: 1, 20, 500, 10000; and 0.5 below 1.
-func countLabel(v float64) string {
-	if v >= 1 {
-		return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
-	}
-	return strconv.FormatFloat(v, 'g', 3, 64)
-}
-
 // logRange makes a logarithmic axis drawable whatever the data: a range
 // of one value is widened to a factor of 2 either side, and an axis with
 // no positive data gets [0.5, 2]. Any other range gets a margin of 15%
@@ -327,37 +277,17 @@ func logRange(a *plot.Axis) {
 func note(r row) string {
 	switch {
 	case r.Unfinished > 0 && r.Unfinished == r.Failed:
-		return fmt.Sprintf("%s calls, %s clients still failing when cut off at %s ",
+		return fmt.Sprintf("%s calls, %s clients still failing when cut off at %s",
 			number(r.Calls), number(r.Unfinished), seconds(r.Completion))
 	case r.Unfinished > 0:
-		return fmt.Sprintf("%s calls, %s clients failed, %s of them still failing when cut off at %s ",
+		return fmt.Sprintf("%s calls, %s clients failed, %s of them still failing when cut off at %s",
 			number(r.Calls), number(r.Failed), number(r.Unfinished), seconds(r.Completion))
 	case r.Failed >= float64(r.Clients):
-		return fmt.Sprintf("%s calls, every client gave up ", number(r.Calls))
+		return fmt.Sprintf("%s calls, every client gave up", number(r.Calls))
 	case r.Failed > 0:
-		return fmt.Sprintf("%s calls, %s clients gave up, the last success at %s ", number(r.Calls), number(r.Failed), seconds(r.Completion))
+		return fmt.Sprintf("%s calls, %s clients gave up, the last success at %s", number(r.Calls), number(r.Failed), seconds(r.Completion))
 	}
-	return fmt.Sprintf("%s calls, all done in %s ", number(r.Calls), seconds(r.Completion))
-}
-
-// integerTicks marks a linear count axis at round whole numbers.
-type integerTicks struct{}
-
-func (integerTicks) Ticks(lo, hi float64) []plot.Tick {
-	step := 1.0
-	for (hi-lo)/step > 5 {
-		switch {
-		case strconv.FormatFloat(step, 'f', -1, 64)[0] == '2':
-			step *= 2.5
-		default:
-			step *= 2
-		}
-	}
-	var ticks []plot.Tick
-	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
-		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', 0, 64)})
-	}
-	return ticks
+	return fmt.Sprintf("%s calls, all done in %s", number(r.Calls), seconds(r.Completion))
 }
 
 // seconds prints a duration compactly, without float noise: below a

@@ -176,11 +176,11 @@ func TestNote(t *testing.T) {
 		r    row
 		want string
 	}{
-		{row{Clients: 10, Calls: 50, Completion: 1610 * time.Millisecond}, "50 calls, all done in 1.61s "},
-		{row{Clients: 10, Calls: 50, Completion: time.Second, Failed: 2}, "50 calls, 2 clients gave up, the last success at 1s "},
-		{row{Clients: 10, Calls: 50, Failed: 10}, "50 calls, every client gave up "},
-		{row{Clients: 10, Calls: 50, Completion: 6 * time.Second, Failed: 7, Unfinished: 7}, "50 calls, 7 clients still failing when cut off at 6s "},
-		{row{Clients: 10, Calls: 50, Completion: 6 * time.Second, Failed: 7, Unfinished: 4}, "50 calls, 7 clients failed, 4 of them still failing when cut off at 6s "},
+		{row{Clients: 10, Calls: 50, Completion: 1610 * time.Millisecond}, "50 calls, all done in 1.61s"},
+		{row{Clients: 10, Calls: 50, Completion: time.Second, Failed: 2}, "50 calls, 2 clients gave up, the last success at 1s"},
+		{row{Clients: 10, Calls: 50, Failed: 10}, "50 calls, every client gave up"},
+		{row{Clients: 10, Calls: 50, Completion: 6 * time.Second, Failed: 7, Unfinished: 7}, "50 calls, 7 clients still failing when cut off at 6s"},
+		{row{Clients: 10, Calls: 50, Completion: 6 * time.Second, Failed: 7, Unfinished: 4}, "50 calls, 7 clients failed, 4 of them still failing when cut off at 6s"},
 	}
 	for _, tc := range cases {
 		if got := note(tc.r); got != tc.want {

@@ -32,6 +32,9 @@ type options struct {
 	quiet      bool
 	live       bool
 	liveLimit  time.Duration
+	// workers is how many simulations run at once; 0 means one per core.
+	// No flag sets it: tests do, to run a sweep in order.
+	workers int
 }
 
 // Formats and chart kinds the flags accept.
@@ -41,11 +44,14 @@ var (
 )
 
 const (
-	defaultClients     = "100,1000"
+	defaultClients     = "100,1000" // 300 with -live
 	defaultLiveClients = 300
 	defaultLiveLimit   = 6 * time.Second
 	maxLiveClients     = 2000
 	maxRuns            = 1000
+	// maxHorizon is the first horizon the engine rejects: it counts load
+	// in at most herd.MaxWindows windows.
+	maxHorizon = herd.MaxWindows * herd.DefaultWindow
 )
 
 // errHelp is returned when -h or -help was asked for: the usage was
@@ -73,7 +79,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.SetOutput(stderr)
 	o := &options{}
 	var (
-		clients    = fs.String("clients", defaultClients, "comma-separated fleet sizes to simulate (in -live mode: one size, default 300)")
+		clients    = fs.String("clients", "", fmt.Sprintf("comma-separated fleet sizes to simulate (default %q; -live takes one size, %d unless given)", defaultClients, defaultLiveClients))
 		scenario   = fs.String("scenario", "all", `scenarios: "occ", "restart" or "all", comma-separated`)
 		strategies = fs.String("strategies", "all", "strategies to compare, comma-separated: all, "+strings.Join(strategyNames(), ", "))
 		mean       = fs.Duration("delay", herd.DefaultDelayMean, "mean one-way network delay")
@@ -88,33 +94,11 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&o.horizon, "horizon", herd.DefaultHorizon, "simulated time after which a run stops")
 	fs.StringVar(&o.out, "out", "herd-out", "folder the charts are written to")
 	fs.StringVar(&o.format, "format", "table", "output format: "+strings.Join(formats, ", "))
-	fs.StringVar(&o.chart, "chart", "png", "chart format: "+strings.Join(charts, ", "))
+	fs.StringVar(&o.chart, "chart", "png", "chart format: "+strings.Join(charts, ", ")+"; with -format csv or json, charts are written only when -chart is given")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
 	fs.BoolVar(&o.live, "live", false, "ask the question for real: goroutine clients against a loopback HTTP server that restarts")
-	fs.DurationVar(&o.liveLimit, "live-limit", defaultLiveLimit, "-live: the time each strategy gets, the 2s outage included; clients still failing then count as failed")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), `Usage: herd [flags]
-
-herd simulates a fleet of clients that fail together and retry with each
-backoff strategy, prints a table and writes charts to -out. Its columns:
-
-  calls         the total work: calls that reached the server
-  last success  when the last client that succeeded did so; when failed
-                is 0, the time until every client succeeded
-  peak/10ms     the most calls that reached the server in one 10 ms window
-  failed        clients that did not succeed: they gave up (-max-calls),
-                or were still failing when the run was cut off at T
-                (-horizon, -live-limit), and then last success reads ">T";
-                it reads "-" when no client succeeded
-
--live runs the strategies one after another, each for at most -live-limit,
-against a fresh loopback server; -scenario, -runs, -seed, -delay,
--delay-stddev and -horizon do not apply to it.
-
-Flags:
-`)
-		fs.PrintDefaults()
-	}
+	fs.DurationVar(&o.liveLimit, "live-limit", defaultLiveLimit, "-live: the time each strategy gets on its clients' schedule, the 2s outage included; clients still retrying then are unfinished")
+	fs.Usage = func() { usage(fs) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, errHelp
@@ -131,10 +115,21 @@ Flags:
 	}
 
 	var err error
-	if o.live && !set["clients"] {
+	switch {
+	case set["clients"]:
+		if o.clients, err = parseClients(*clients); err != nil {
+			return nil, err
+		}
+	case o.live:
 		o.clients = []int{defaultLiveClients}
-	} else if o.clients, err = parseClients(*clients); err != nil {
-		return nil, err
+	default:
+		o.clients, _ = parseClients(defaultClients)
+	}
+	if !set["chart"] && o.format != "table" {
+		o.chart = "none" // a script's output alone, unless it asks
+	}
+	if set["out"] && o.chart == "none" {
+		return nil, usagef("-out names the charts' folder, but no chart is written; add -chart png or -chart svg")
 	}
 	if o.scenarios, err = parseScenarios(*scenario); err != nil {
 		return nil, err
@@ -146,7 +141,30 @@ Flags:
 	if o.strategies, err = parseStrategies(*strategies, o.base, o.cap); err != nil {
 		return nil, err
 	}
+	if err := validateConfigs(o); err != nil {
+		return nil, err
+	}
 	return o, nil
+}
+
+// validateConfigs asks the engine whether it can run every simulation the
+// options describe, so that a setting it rejects is a bad command line,
+// reported before any work is done, rather than a failure.
+func validateConfigs(o *options) error {
+	if o.live {
+		return nil
+	}
+	for _, sc := range o.scenarios {
+		for _, n := range o.clients {
+			for _, st := range o.strategies {
+				if err := o.config(sc, n, st, 0).Validate(); err != nil {
+					msg := strings.TrimPrefix(err.Error(), herd.ErrInvalidConfig.Error()+": ")
+					return usagef("the flags describe a simulation herd cannot run: %s", msg)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // check reports the first option that makes no sense.
@@ -168,6 +186,8 @@ func (o *options) check() error {
 		return usagef("-max-calls is %d; it must be at least 1", o.maxCalls)
 	case o.horizon <= 0:
 		return usagef("-horizon is %v; it must be positive", o.horizon)
+	case o.horizon >= maxHorizon:
+		return usagef("-horizon is %v; it must be shorter than %v (%d windows of %v)", o.horizon, maxHorizon, herd.MaxWindows, herd.DefaultWindow)
 	case !slices.Contains(formats, o.format):
 		return usagef("-format %q is not one of %s", o.format, strings.Join(formats, ", "))
 	case !slices.Contains(charts, o.chart):
@@ -186,12 +206,10 @@ func (o *options) check() error {
 
 // notLive says, for each flag that does not apply to -live, why.
 var notLive = map[string]string{
-	"scenario":     "-live always runs a server restart",
-	"runs":         "-live runs each strategy once",
-	"seed":         "-live runs in real time and is not seeded",
-	"delay":        "-live uses the real loopback network",
-	"delay-stddev": "-live uses the real loopback network",
-	"horizon":      "-live is bounded by -live-limit",
+	"scenario": "-live always runs a server restart",
+	"runs":     "-live runs each strategy once",
+	"seed":     "the order in which requests reach the live server cannot be repeated",
+	"horizon":  "-live is bounded by -live-limit",
 }
 
 // checkMode rejects the flags set on the command line that do not apply to

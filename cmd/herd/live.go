@@ -9,11 +9,9 @@ import (
 	"net/http"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/herdsafe/backoff/herd"
-	"github.com/herdsafe/backoff/httpretry"
 )
 
 // liveOutage is how long the live server answers 503 to everything, as if it
@@ -28,25 +26,27 @@ const liveWindow = 10 * time.Millisecond
 // loopback HTTP server of its own answers 503 for liveOutage, then serves at
 // most o.capacity requests per 10 ms window (the excess gets 503), while
 // o.clients[0] goroutines each send one GET through an httpretry.Transport
-// with the strategy's policy. It measures the requests that reached the
-// server per window and the time until the last client succeeded.
+// with the strategy's policy. Time is read on the clients' schedule (see
+// liveClient and liveServer): it measures the requests that reached the
+// server per window of it and the time until the last client succeeded.
 //
 // The strategies run one after another, so that none competes with another
-// for the machine, each for at most o.liveLimit: a client still failing
-// then counts as failed (and unfinished). Unless o.quiet, it writes one
-// line per strategy on stderr as it goes.
+// for the machine, each until its clients' schedule reaches o.liveLimit: a
+// client still failing then counts as failed (and unfinished). Unless
+// o.quiet, it writes one line per strategy on stderr as it goes.
 func live(ctx context.Context, o *options, stderr io.Writer) ([]row, error) {
 	var progress io.Writer
 	if !o.quiet {
 		progress = stderr
-		fmt.Fprintf(stderr, "herd: live: %d strategies, one after another, each with %d clients against a fresh loopback server that answers 503 for %v; at most %v each\n",
+		fmt.Fprintf(stderr, "herd: live: %d strategies, one after another, each with %d clients against a fresh loopback server that answers 503 for %v; each gets %v of its clients' schedule\n",
 			len(o.strategies), o.clients[0], liveOutage, o.liveLimit)
 	}
 	return liveRun(ctx, o, liveOutage, progress)
 }
 
 // liveRun is live with the outage as a parameter, for tests. It writes a
-// line per strategy on progress, unless progress is nil.
+// line per strategy on progress, unless progress is nil. Stopped by ctx, it
+// returns the rows of the strategies that finished, with the error.
 func liveRun(ctx context.Context, o *options, outage time.Duration, progress io.Writer) ([]row, error) {
 	rows := make([]row, 0, len(o.strategies))
 	for i, st := range o.strategies {
@@ -58,7 +58,7 @@ func liveRun(ctx context.Context, o *options, outage time.Duration, progress io.
 			if progress != nil {
 				fmt.Fprintln(progress, "stopped")
 			}
-			return nil, fmt.Errorf("live %s: %w", st.Name, err)
+			return rows, fmt.Errorf("live %s: %w", st.Name, err)
 		}
 		if progress != nil {
 			fmt.Fprintln(progress, summary(r, o.liveLimit))
@@ -81,81 +81,27 @@ func summary(r row, limit time.Duration) string {
 	if gaveUp := r.Failed - r.Unfinished; gaveUp > 0 {
 		s += fmt.Sprintf("; %s gave up (-max-calls)", number(gaveUp))
 	}
-	return s + fmt.Sprintf("; %s calls", number(r.Calls))
+	s += fmt.Sprintf("; %s calls; %s of real time", number(r.Calls), seconds(r.realTime.Round(time.Millisecond)))
+	if r.behind > 0 {
+		s += fmt.Sprintf(" (the machine fell behind: the real-time bound of %v stopped %d clients)", realBound(limit), r.behind)
+	}
+	return s
 }
 
-// liveServer restarts at start: it answers 503 until start+outage, then
-// accepts capacity requests per window. It counts every arrival. Before
-// start, it holds every request until warm of them are in, so that each
-// client opens a connection of its own before the herd is timed.
-type liveServer struct {
-	started  atomic.Bool
-	warm     int64         // how many requests to hold
-	held     atomic.Int64  // requests held so far
-	warmed   chan struct{} // closed when warm requests are in
-	start    time.Time     // written before started is set
-	outage   time.Duration
-	capacity int64
-	arrivals []atomic.Int64 // per window since start
-	mu       sync.Mutex
-	window   int64 // the window served counts
-	served   int64 // requests served in it
-}
+// realBound is how long a live strategy may run on the machine's clock: its
+// clients' schedule ends at limit, and it takes as long only on a machine
+// that falls far behind.
+func realBound(limit time.Duration) time.Duration { return limit + max(limit, 5*time.Second) }
 
-func (s *liveServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !s.started.Load() {
-		if s.held.Add(1) == s.warm {
-			close(s.warmed)
-		}
-		select {
-		case <-s.warmed:
-		case <-r.Context().Done():
-		}
-		return
-	}
-	since := time.Since(s.start)
-	win := int64(since / liveWindow)
-	if win < int64(len(s.arrivals)) {
-		s.arrivals[win].Add(1)
-	}
-	if since < s.outage || !s.admit(win) {
-		w.Header().Set("Connection", "keep-alive")
-		http.Error(w, "restarting", http.StatusServiceUnavailable)
-		return
-	}
-	io.WriteString(w, "ok")
-}
-
-// admit reports whether one more request fits in window win.
-func (s *liveServer) admit(win int64) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if win != s.window {
-		s.window, s.served = win, 0
-	}
-	if s.served >= s.capacity {
-		return false
-	}
-	s.served++
-	return true
-}
-
-// liveStrategy runs one herd against a fresh server, for at most
-// o.liveLimit from the moment the server restarts.
+// liveStrategy runs one herd against a fresh server, until its clients'
+// schedule reaches o.liveLimit.
 func liveStrategy(ctx context.Context, o *options, outage time.Duration, st herd.Strategy) (row, error) {
 	n := o.clients[0]
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return row{}, err
 	}
-	srv := &liveServer{
-		warm:     int64(n),
-		warmed:   make(chan struct{}),
-		outage:   outage,
-		capacity: int64(o.capacity),
-		arrivals: make([]atomic.Int64, int(o.liveLimit/liveWindow)+1),
-		window:   -1,
-	}
+	srv := newLiveServer(n, outage, o.capacity, o.liveLimit)
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 5 * time.Second}
 	base := &http.Transport{
 		MaxIdleConns:        n,
@@ -163,10 +109,6 @@ func liveStrategy(ctx context.Context, o *options, outage time.Duration, st herd
 		MaxConnsPerHost:     n,
 		IdleConnTimeout:     time.Minute,
 	}
-	client := &http.Client{Transport: httpretry.NewTransport(countingTransport{base},
-		httpretry.WithBackOff(st.NewPolicy),
-		httpretry.WithMaxTries(uint(o.maxCalls)),
-	)}
 	url := "http://" + ln.Addr().String() + "/"
 
 	served := make(chan error, 1)
@@ -179,40 +121,23 @@ func liveStrategy(ctx context.Context, o *options, outage time.Duration, st herd
 	}
 
 	var (
-		wg         sync.WaitGroup
-		mu         sync.Mutex
-		last       time.Duration // of the last success
-		ok         int
-		unfinished int
-		failure    error
+		wg      sync.WaitGroup
+		ends    = make([]outcome, n)
+		times   = make([]time.Duration, n)
+		errs    = make([]error, n)
+		clients = make([]*liveClient, n)
 	)
-	hctx, cancel := context.WithTimeout(ctx, o.liveLimit)
+	for i := range clients {
+		clients[i] = newLiveClient(o, st, base)
+	}
+	hctx, cancel := context.WithTimeout(ctx, realBound(o.liveLimit))
 	defer cancel()
-	srv.start = time.Now()
-	srv.started.Store(true)
-	for range n {
-		wg.Go(func() {
-			tries := new(atomic.Int64)
-			err := get(context.WithValue(hctx, triesKey{}, tries), client, url)
-			at := time.Since(srv.start)
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case err == nil:
-				ok++
-				last = max(last, at)
-			case isRetryFailure(err) && tries.Load() >= int64(o.maxCalls):
-				// It gave up: its attempts ran out.
-			case isRetryFailure(err) || errors.Is(err, context.DeadlineExceeded) || hctx.Err() != nil:
-				// The limit cut it off: it was still failing, and the
-				// deadline left no room for another attempt.
-				unfinished++
-			case failure == nil:
-				failure = err
-			}
-		})
+	start := time.Now()
+	for i, c := range clients {
+		wg.Go(func() { ends[i], times[i], errs[i] = c.run(hctx, url) })
 	}
 	wg.Wait()
+	took := time.Since(start)
 	shutdown, stop := context.WithTimeout(context.Background(), 5*time.Second)
 	defer stop()
 	herr := hs.Shutdown(shutdown)
@@ -226,46 +151,40 @@ func liveStrategy(ctx context.Context, o *options, outage time.Duration, st herd
 	if err := ctx.Err(); err != nil {
 		return row{}, context.Cause(ctx) // cancelled by the user
 	}
-	if failure != nil {
-		return row{}, failure
+	for _, err := range errs {
+		if err != nil {
+			return row{}, err // the first client's; the others are alike
+		}
 	}
 
-	r := row{Scenario: "live", Strategy: st.Name, Clients: n, Runs: 1,
-		Failed: float64(n - ok), Unfinished: float64(unfinished), Completion: last, lastSuccess: last, window: liveWindow}
-	if unfinished > 0 {
+	r := row{Scenario: "live", Strategy: st.Name, Clients: n, Runs: 1, window: liveWindow, realTime: took}
+	for i, e := range ends {
+		switch e {
+		case succeeded:
+			r.lastSuccess = max(r.lastSuccess, times[i])
+		case gaveUp:
+			r.Failed++
+		case behind:
+			r.behind++
+			fallthrough
+		case unfinished:
+			r.Failed++
+			r.Unfinished++
+		}
+	}
+	r.Completion = r.lastSuccess
+	if r.Unfinished > 0 {
 		r.Completion = o.liveLimit // a lower bound
 	}
 	r.Seconds = r.Completion.Seconds()
-	end := 0
-	for i := range srv.arrivals {
-		v := int(srv.arrivals[i].Load())
-		r.timeline = append(r.timeline, v)
+	r.timeline = srv.timeline()
+	for _, v := range r.timeline {
 		r.Calls += float64(v)
-		if v > 0 {
-			end = i + 1
-		}
 	}
-	r.timeline = r.timeline[:end]
-	if end > 0 {
+	if len(r.timeline) > 0 {
 		r.PeakLoad = float64(slices.Max(r.timeline))
 	}
 	return r, nil
-}
-
-// triesKey is the context key of a client's attempt counter, an
-// *atomic.Int64.
-type triesKey struct{}
-
-// countingTransport counts, in the counter its request's context carries,
-// the attempts httpretry makes for one client, so that a client whose
-// attempts ran out is told apart from one the limit cut off.
-type countingTransport struct{ base http.RoundTripper }
-
-func (t countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if c, ok := req.Context().Value(triesKey{}).(*atomic.Int64); ok {
-		c.Add(1)
-	}
-	return t.base.RoundTrip(req)
 }
 
 // warmUp opens n connections from base to the server, one per client, by
@@ -294,35 +213,4 @@ func warmUp(ctx context.Context, base *http.Transport, srv *liveServer, url stri
 		return fmt.Errorf("opening %d connections: %w", n, err)
 	}
 	return nil
-}
-
-// get sends one GET and reports whether it got a 200.
-func get(ctx context.Context, c *http.Client, url string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return err
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return &statusError{resp.StatusCode}
-	}
-	return nil
-}
-
-// statusError is a final response other than 200: the client gave up.
-type statusError struct{ code int }
-
-func (e *statusError) Error() string { return fmt.Sprintf("status %d", e.code) }
-
-// isRetryFailure reports whether err is the expected way for a client to
-// fail: it got a 503 as its final answer, because its attempts ran out or
-// the limit left no room for another.
-func isRetryFailure(err error) bool {
-	var s *statusError
-	return errors.As(err, &s)
 }

@@ -5,13 +5,17 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/herdsafe/backoff/herd"
 	"go.uber.org/goleak"
 )
 
@@ -101,10 +105,84 @@ func TestRunFormats(t *testing.T) {
 	}
 	// The three formats agree on the numbers.
 	for i, r := range rows {
-		calls := recs[i+1][3]
+		calls := recs[i+1][4]
 		if calls != number(r["calls"].(float64)) || !strings.Contains(table, " "+calls+" ") {
 			t.Errorf("row %d: calls %v in json, %s in csv; table:\n%s", i, r["calls"], calls, table)
 		}
+	}
+}
+
+// The table, the CSV file and the JSON document name the fields, and the
+// strategies, alike: the table's header is the CSV header less runs, and
+// the JSON keys are the CSV header, in order.
+func TestFormatsShareTheirNames(t *testing.T) {
+	t.Parallel()
+	args := []string{"-clients", "8", "-scenario", "restart", "-strategies", "all", "-quiet"}
+	_, table, _ := runCmd(t, append(args, "-chart", "none")...)
+	_, out, _ := runCmd(t, append(args, "-format", "csv")...)
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ = runCmd(t, append(args, "-format", "json")...)
+	dec := json.NewDecoder(strings.NewReader(out))
+	var keys []string
+	for depth := 0; ; {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+			continue
+		case json.Delim('}'):
+			depth = -1 // the first object is enough
+		}
+		if depth < 0 {
+			break
+		}
+		keys = append(keys, tok.(string))
+		if _, err := dec.Token(); err != nil { // the value
+			t.Fatal(err)
+		}
+	}
+	if !reflect.DeepEqual(recs[0], columns) || !reflect.DeepEqual(keys, columns) {
+		t.Errorf("CSV header %q, JSON keys %q; want both %q", recs[0], keys, columns)
+	}
+	header := strings.Fields(strings.SplitN(table, "\n", 2)[0])
+	if want := slices.Delete(slices.Clone(columns), runsColumn, runsColumn+1); !reflect.DeepEqual(header, want) {
+		t.Errorf("table header %q, want %q", header, want)
+	}
+	for i, name := range strategyNames() {
+		row := recs[i+1]
+		if row[1] != name || !strings.Contains(table, "restart   "+name+" ") {
+			t.Errorf("strategy %q: CSV says %q; table:\n%s", name, row[1], table)
+		}
+	}
+}
+
+// Charts go with the table: -format csv and json write none unless -chart
+// asks for them.
+func TestChartsOnlyWhenAsked(t *testing.T) {
+	t.Chdir(t.TempDir()) // where the default -out would be
+	for _, format := range []string{"csv", "json"} {
+		code, _, errs := runCmd(t, "-clients", "5", "-scenario", "restart", "-strategies", "full", "-format", format)
+		if code != 0 || errs != "" {
+			t.Fatalf("-format %s: exit %d, stderr %q", format, code, errs)
+		}
+		if _, err := os.Stat("herd-out"); !os.IsNotExist(err) {
+			t.Fatalf("-format %s wrote charts without -chart: %v", format, err)
+		}
+	}
+	dir := t.TempDir()
+	code, _, errs := runCmd(t, "-clients", "5", "-scenario", "restart", "-strategies", "full", "-format", "json", "-chart", "svg", "-out", dir)
+	if _, err := os.Stat(filepath.Join(dir, "restart-timeline-5.svg")); code != 0 || err != nil {
+		t.Fatalf("-format json -chart svg: exit %d, %v, stderr %q", code, err, errs)
+	}
+	code, _, _ = runCmd(t, "-clients", "5", "-scenario", "restart", "-strategies", "full")
+	if _, err := os.Stat(filepath.Join("herd-out", "restart-timeline-5.png")); code != 0 || err != nil {
+		t.Fatalf("the table writes its charts by default: exit %d, %v", code, err)
 	}
 }
 
@@ -145,6 +223,9 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"-delay", "0s", "-delay-stddev", "0s"}, "both 0"},
 		{[]string{"-max-calls", "0"}, "-max-calls is 0"},
 		{[]string{"-horizon", "0s"}, "-horizon is 0s"},
+		{[]string{"-horizon", "100000h"}, "-horizon is 100000h0m0s; it must be shorter than 27h46m40s"},
+		{[]string{"-format", "csv", "-out", "x"}, "-out names the charts' folder, but no chart is written"},
+		{[]string{"-chart", "none", "-out", "x"}, "-out names the charts' folder, but no chart is written"},
 		{[]string{"-format", "xml"}, `-format "xml" is not one of table, csv, json`},
 		{[]string{"-chart", "gif"}, `-chart "gif" is not one of png, svg, none`},
 		{[]string{"-out", ""}, "-out is empty"},
@@ -157,8 +238,6 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"-live", "-scenario", "restart"}, "-scenario does not apply to -live"},
 		{[]string{"-live", "-runs", "3"}, "-runs does not apply to -live"},
 		{[]string{"-live", "-seed", "1"}, "-seed does not apply to -live"},
-		{[]string{"-live", "-delay", "10ms"}, "-delay does not apply to -live"},
-		{[]string{"-live", "-delay-stddev", "0s"}, "-delay-stddev does not apply to -live"},
 		{[]string{"-live", "-horizon", "1h"}, "-horizon does not apply to -live"},
 	}
 	for _, tc := range cases {
@@ -174,7 +253,31 @@ func TestBadFlags(t *testing.T) {
 			if !strings.Contains(errs, tc.want) {
 				t.Errorf("stderr %q does not say %q", errs, tc.want)
 			}
+			if !strings.HasPrefix(errs, "herd: ") && !strings.HasPrefix(errs, "flag provided") && !strings.HasPrefix(errs, "invalid value") || strings.Contains(errs, "herd: herd:") {
+				t.Errorf("stderr %q: want one herd: prefix", errs)
+			}
 		})
+	}
+}
+
+// A configuration that passes the flags' own checks but that the engine
+// rejects is a bad command line too, said once.
+func TestEngineRejectsTheFlags(t *testing.T) {
+	t.Parallel()
+	o, err := parseArgs([]string{"-clients", "5"}, new(bytes.Buffer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.horizon = 100000 * time.Hour // past the check of -horizon
+	err = validateConfigs(o)
+	var u *usageError
+	if !errors.As(err, &u) || strings.Contains(u.msg, "herd:") || !strings.Contains(u.msg, "Horizon (100000h0m0s) spans") {
+		t.Fatalf("validateConfigs: %v; want a usage error without the engine's prefix", err)
+	}
+	var stderr bytes.Buffer
+	report(&stderr, fmt.Errorf("%w: NewPolicy returned nil", herd.ErrInvalidPolicy))
+	if got := stderr.String(); got != "herd: invalid policy: NewPolicy returned nil\n" {
+		t.Errorf("report printed %q", got)
 	}
 }
 
@@ -184,10 +287,17 @@ func TestHelp(t *testing.T) {
 	if code != 0 || out != "" {
 		t.Fatalf("-h: exit %d, stdout %q", code, out)
 	}
-	for _, want := range []string{"Usage: herd", "-clients", "-live", "-format"} {
+	for _, want := range append(slices.Clone(columns), "Usage: herd", "-clients", "-live", "-format",
+		"write charts only when -chart is given", "130 interrupted", "was cut off at -horizon") {
 		if !strings.Contains(errs, want) {
 			t.Errorf("usage lacks %q", want)
 		}
+	}
+	// The -clients flag states its default once.
+	i := strings.Index(errs, "  -clients")
+	entry := errs[i : i+strings.Index(errs[i+1:], "\n  -")+1]
+	if n := strings.Count(entry, "default"); n != 1 || !strings.Contains(entry, `"100,1000"`) {
+		t.Errorf("-clients says default %d times:\n%s", n, entry)
 	}
 }
 
@@ -200,6 +310,13 @@ func TestParseArgsDefaults(t *testing.T) {
 	if !reflect.DeepEqual(o.clients, []int{100, 1000}) || len(o.scenarios) != 2 || len(o.strategies) != 6 ||
 		o.format != "table" || o.chart != "png" || o.out != "herd-out" || o.runs != 1 {
 		t.Fatalf("defaults: %+v", o)
+	}
+	for args, chart := range map[string]string{"-format csv": "none", "-format json": "none",
+		"-format json -chart svg": "svg", "-format csv -chart png -out x": "png", "-chart svg": "svg"} {
+		o, err := parseArgs(strings.Fields(args), new(bytes.Buffer))
+		if err != nil || o.chart != chart {
+			t.Errorf("%s: chart %q, %v; want %q", args, o.chart, err, chart)
+		}
 	}
 	o, err = parseArgs([]string{"-clients", " 1000, 10,100,10", "-strategies", "equal,full,equal", "-scenario", "restart"}, new(bytes.Buffer))
 	if err != nil {
@@ -222,7 +339,8 @@ func TestParseArgsDefaults(t *testing.T) {
 	}
 	// The flags that do apply to -live are accepted with it.
 	_, err = parseArgs([]string{"-live", "-clients", "50", "-strategies", "full", "-base", "10ms", "-cap", "1s",
-		"-capacity", "5", "-max-calls", "20", "-live-limit", "3s", "-format", "csv", "-chart", "none", "-quiet"}, new(bytes.Buffer))
+		"-capacity", "5", "-max-calls", "20", "-live-limit", "3s", "-delay", "5ms", "-delay-stddev", "1ms",
+		"-format", "csv", "-chart", "none", "-quiet"}, new(bytes.Buffer))
 	if err != nil {
 		t.Errorf("-live with the flags that apply to it: %v", err)
 	}
@@ -236,8 +354,8 @@ func TestSweepStopsOnCancel(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := sweep(ctx, o, func() {}); err != context.Canceled {
-		t.Fatalf("sweep with a cancelled context: %v", err)
+	if rows, err := sweep(ctx, o, func() {}); !errors.Is(err, context.Canceled) || len(rows) != 0 {
+		t.Fatalf("sweep with a cancelled context: %d rows, %v", len(rows), err)
 	}
 }
 
@@ -258,7 +376,7 @@ func TestRunCutOffAtTheHorizon(t *testing.T) {
 		t.Fatalf("cut off at 500ms: %v", r)
 	}
 	_, table, _ := runCmd(t, args...)
-	if !strings.Contains(table, " >0.50s ") || !strings.Contains(table, ">T: some clients were still failing") {
+	if !strings.Contains(table, " >0.50 ") || !strings.Contains(table, "unfinished: clients still retrying when the run was cut off at T") {
 		t.Fatalf("the table does not mark the cut-off:\n%s", table)
 	}
 	_, out, _ = runCmd(t, append(args, "-format", "csv")...)
@@ -266,7 +384,7 @@ func TestRunCutOffAtTheHorizon(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h := recs[0]; h[4] != "last_success_s" || h[7] != "unfinished" || recs[1][7] != recs[1][6] || recs[1][4] != "0.500" {
+	if h := recs[0]; h[5] != "last_success_s" || h[8] != "unfinished" || recs[1][8] != recs[1][7] || recs[1][5] != "0.500" {
 		t.Fatalf("csv: %v", recs)
 	}
 }

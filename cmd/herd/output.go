@@ -11,6 +11,15 @@ import (
 	"strings"
 )
 
+// columns names the fields of a row, in order: they are the CSV header and
+// the JSON keys, and the table's header less runs (the same on every row;
+// the table says so below it when it is not 1). The row type's JSON tags
+// spell the same names.
+var columns = []string{"scenario", "strategy", "clients", "runs", "calls", "last_success_s", "peak_per_10ms", "failed", "unfinished"}
+
+// runsColumn is the index of runs in columns, the one the table leaves out.
+const runsColumn = 3
+
 // writeRows writes the rows in the format the options name.
 func writeRows(w io.Writer, format string, rows []row) error {
 	switch format {
@@ -28,16 +37,14 @@ func writeRows(w io.Writer, format string, rows []row) error {
 	}
 }
 
-var header = []string{"scenario", "strategy", "clients", "calls", "last success", "peak/10ms", "failed"}
-
-// cells formats a row for the table and the CSV file. In the table, the
-// time of the last success reads ">T" when some clients were still failing
-// at the cut-off T, and "-" when no client succeeded; the CSV file keeps
-// the number, and the unfinished count in a column of its own.
+// cells formats a row, one cell per column. In the table, last_success_s
+// has two decimals and reads ">T" when some clients were unfinished at the
+// cut-off T, and "-" when no client succeeded; the CSV file keeps the
+// number, with three decimals.
 func cells(r row, table bool) []string {
 	completion := strconv.FormatFloat(r.Seconds, 'f', 3, 64)
 	if table {
-		completion = strconv.FormatFloat(r.Seconds, 'f', 2, 64) + "s"
+		completion = strconv.FormatFloat(r.Seconds, 'f', 2, 64)
 		switch {
 		case r.Unfinished > 0:
 			completion = ">" + completion
@@ -45,14 +52,15 @@ func cells(r row, table bool) []string {
 			completion = "-"
 		}
 	}
-	c := []string{
-		r.Scenario, r.Strategy, strconv.Itoa(r.Clients),
-		number(r.Calls), completion, number(r.PeakLoad), number(r.Failed),
+	return []string{
+		r.Scenario, r.Strategy, strconv.Itoa(r.Clients), strconv.Itoa(r.Runs),
+		number(r.Calls), completion, number(r.PeakLoad), number(r.Failed), number(r.Unfinished),
 	}
-	if !table {
-		c = append(c, number(r.Unfinished))
-	}
-	return c
+}
+
+// tableCells is cells for the table: without runs.
+func tableCells(c []string) []string {
+	return slices.Delete(slices.Clone(c), runsColumn, runsColumn+1)
 }
 
 // number prints a mean: whole numbers as such, the others with one decimal.
@@ -64,13 +72,14 @@ func number(v float64) string {
 }
 
 // writeTable writes an aligned table: text columns to the left, numbers to
-// the right, a blank line between scenarios and fleet sizes.
+// the right, a blank line between scenarios and fleet sizes, and below it
+// a note for each mark the table uses.
 func writeTable(w io.Writer, rows []row) error {
-	lines := [][]string{header}
+	lines := [][]string{tableCells(columns)}
 	for _, r := range rows {
-		lines = append(lines, cells(r, true))
+		lines = append(lines, tableCells(cells(r, true)))
 	}
-	width := make([]int, len(header))
+	width := make([]int, len(lines[0]))
 	for _, l := range lines {
 		for i, c := range l {
 			width[i] = max(width[i], len([]rune(c)))
@@ -95,23 +104,33 @@ func writeTable(w io.Writer, rows []row) error {
 		}
 		b.WriteString("\n")
 	}
-	if slices.ContainsFunc(rows, func(r row) bool { return r.Unfinished > 0 }) {
-		b.WriteString("\n>T: some clients were still failing when the run was cut off at T (-horizon, or\n" +
-			"-live-limit); they count as failed, and T is a lower bound of the time until all succeed.\n")
-	}
-	if slices.ContainsFunc(rows, func(r row) bool { return r.Unfinished == 0 && r.Failed >= float64(r.Clients) }) {
-		b.WriteString("\n-: no client succeeded; every one gave up (-max-calls).\n")
-	}
+	b.WriteString(footer(rows))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
+// footer explains what the table's rows need explained: the runs behind
+// each row, the clients unfinished at a cut-off and the ">T" they put in
+// last_success_s, and the "-" of a row where no client succeeded.
+func footer(rows []row) string {
+	var b strings.Builder
+	if len(rows) > 0 && rows[0].Runs > 1 {
+		fmt.Fprintf(&b, "\nEach row is the mean of %d runs (-runs), each with its own seed.\n", rows[0].Runs)
+	}
+	if slices.ContainsFunc(rows, func(r row) bool { return r.Unfinished > 0 }) {
+		b.WriteString("\nunfinished: clients still retrying when the run was cut off at T (-horizon,\n" +
+			"or -live-limit with -live). They count in failed too, and last_success_s\n" +
+			"reads >T: a lower bound of the time until every client succeeds.\n")
+	}
+	if slices.ContainsFunc(rows, func(r row) bool { return r.Unfinished == 0 && r.Failed >= float64(r.Clients) }) {
+		b.WriteString("\n-: no client succeeded; every one gave up (-max-calls).\n")
+	}
+	return b.String()
+}
+
 func writeCSV(w io.Writer, rows []row) error {
 	cw := csv.NewWriter(w)
-	h := append([]string(nil), header...)
-	h[4], h[5] = "last_success_s", "peak_per_10ms"
-	h = append(h, "unfinished")
-	if err := cw.Write(h); err != nil {
+	if err := cw.Write(columns); err != nil {
 		return err
 	}
 	for _, r := range rows {

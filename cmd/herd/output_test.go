@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -35,7 +36,7 @@ func TestTableIsAligned(t *testing.T) {
 			t.Errorf("calls not right-aligned at column %d in %q", end, l)
 		}
 	}
-	for _, want := range []string{"60.10s", "866.5", "1834"} {
+	for _, want := range []string{" 60.10 ", "866.5", "1834"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q", want)
 		}
@@ -118,7 +119,7 @@ func TestTableMarksCompletion(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"last success", " >6.00s ", "     - ", " 3.10s ", ">T: some clients were still failing", "-: no client succeeded"} {
+	for _, want := range []string{"last_success_s", " >6.00 ", "     - ", " 3.10 ", "unfinished: clients still retrying", "-: no client succeeded"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
@@ -127,7 +128,32 @@ func TestTableMarksCompletion(t *testing.T) {
 	if err := writeTable(&b, rows[2:]); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(b.String(), ">T") || strings.Contains(b.String(), "-:") {
+	if strings.Contains(b.String(), ">T") || strings.Contains(b.String(), "-:") || strings.Contains(b.String(), "Each row") {
 		t.Errorf("notes without a mark to explain:\n%s", b.String())
+	}
+	// Rows that average several runs say so.
+	b.Reset()
+	rows[2].Runs = 3
+	if err := writeTable(&b, rows[2:]); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "Each row is the mean of 3 runs") {
+		t.Errorf("no word of the runs:\n%s", b.String())
+	}
+}
+
+// The table has a column per field but runs; the CSV file has them all,
+// unfinished included, under the same names.
+func TestCellsFollowTheColumns(t *testing.T) {
+	t.Parallel()
+	r := row{Scenario: "occ", Strategy: "full", Clients: 10, Runs: 2, Calls: 41.5, Seconds: 1.25, PeakLoad: 7, Failed: 3, Unfinished: 2}
+	if got, want := cells(r, false), []string{"occ", "full", "10", "2", "41.5", "1.250", "7", "3", "2"}; !slices.Equal(got, want) {
+		t.Errorf("CSV cells %q, want %q", got, want)
+	}
+	if got, want := tableCells(cells(r, true)), []string{"occ", "full", "10", "41.5", ">1.25", "7", "3", "2"}; !slices.Equal(got, want) {
+		t.Errorf("table cells %q, want %q", got, want)
+	}
+	if len(cells(r, true)) != len(columns) {
+		t.Errorf("%d cells for %d columns", len(cells(r, true)), len(columns))
 	}
 }

@@ -17,14 +17,14 @@ import (
 	"testing"
 )
 
-func TestDefaultPolicyStatuses(t *testing.T) {
+func TestDefaultRetryableStatuses(t *testing.T) {
 	retried := map[int]bool{408: true, 429: true, 502: true, 503: true, 504: true}
 	for code := 100; code < 600; code++ {
-		if got := DefaultPolicy(nil, &http.Response{StatusCode: code}, nil); got != retried[code] {
+		if got := DefaultRetryable(nil, &http.Response{StatusCode: code}, nil); got != retried[code] {
 			t.Errorf("status %d: retry %v, want %v", code, got, retried[code])
 		}
 	}
-	if DefaultPolicy(nil, nil, nil) {
+	if DefaultRetryable(nil, nil, nil) {
 		t.Error("no response and no error: retried")
 	}
 }
@@ -36,7 +36,7 @@ func (timeoutError) Error() string   { return "i/o timeout" }
 func (timeoutError) Timeout() bool   { return true }
 func (timeoutError) Temporary() bool { return true }
 
-func TestDefaultPolicyErrors(t *testing.T) {
+func TestDefaultRetryableErrors(t *testing.T) {
 	opErr := func(op string, err error) error {
 		return &net.OpError{Op: op, Net: "tcp", Err: os.NewSyscallError(op, err)}
 	}
@@ -72,8 +72,8 @@ func TestDefaultPolicyErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := DefaultPolicy(nil, nil, c.err); got != c.retry {
-				t.Errorf("DefaultPolicy(%v) = %v, want %v", c.err, got, c.retry)
+			if got := DefaultRetryable(nil, nil, c.err); got != c.retry {
+				t.Errorf("DefaultRetryable(%v) = %v, want %v", c.err, got, c.retry)
 			}
 		})
 	}
@@ -128,9 +128,9 @@ func TestRedirectLoopNotRetried(t *testing.T) {
 	}
 }
 
-// WithPolicy replaces the default policy; the replay rules still apply.
-func TestWithPolicy(t *testing.T) {
-	on500 := WithPolicy(func(_ *http.Request, resp *http.Response, err error) bool {
+// WithRetryable replaces the default classifier; the replay rules still apply.
+func TestWithRetryable(t *testing.T) {
+	on500 := WithRetryable(func(_ *http.Request, resp *http.Response, err error) bool {
 		return resp != nil && resp.StatusCode == 500
 	})
 	for _, c := range []struct {

@@ -1,0 +1,73 @@
+package bench
+
+import (
+	"context"
+	"testing"
+
+	"github.com/failsafe-go/failsafe-go"
+	fsbulkhead "github.com/failsafe-go/failsafe-go/bulkhead"
+	"github.com/herdsafe/backoff/bulkhead"
+	"go.uber.org/goleak"
+)
+
+// The capacity both bulkheads are given: the example of the Policy docs.
+const bulkheadCapacity = 20
+
+// Built once and shared, as both libraries intend: herdsafe's Bulkhead
+// with New, failsafe-go's executor with failsafe.With around a bulkhead
+// of its own, as its documentation recommends for reuse.
+var (
+	herdsafeBulkhead = bulkhead.New(bulkheadCapacity)
+	failsafeBulkhead = failsafe.With[int](fsbulkhead.New[int](bulkheadCapacity))
+)
+
+// bulkheadLibs run op once in a slot of each library's bulkhead, in the
+// per-call form each documents: Bulkhead.Execute, and the executor's Get.
+var bulkheadLibs = []lib{
+	{name: "herdsafe", ours: true, call: func(ctx context.Context, op operation) (int, error) {
+		var v int
+		err := herdsafeBulkhead.Execute(ctx, func(context.Context) (err error) {
+			v, err = op()
+			return err
+		})
+		return v, err
+	}},
+	{name: "failsafe", call: func(_ context.Context, op operation) (int, error) {
+		return failsafeBulkhead.Get(op)
+	}},
+}
+
+// BenchmarkBulkheadSuccess is the cost of a bulkhead around a call that
+// succeeds, a slot free: what every call through a bulkhead that is not
+// full pays.
+func BenchmarkBulkheadSuccess(b *testing.B) {
+	ctx := context.Background()
+	for _, l := range bulkheadLibs {
+		b.Run(l.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := l.call(ctx, succeed); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// Each bulkhead row calls the operation once, returns its result, and
+// gives its slot back.
+func TestBulkheadSuccessCallsOnce(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	for _, l := range bulkheadLibs {
+		for range bulkheadCapacity + 1 { // more calls than slots: each slot came back
+			op, n := counting(succeed)
+			v, err := l.call(context.Background(), op)
+			if err != nil || v != 1 || n.Load() != 1 {
+				t.Fatalf("%s: got (%d, %v) after %d calls, want (1, nil) after 1", l.name, v, err, n.Load())
+			}
+		}
+	}
+	if s := herdsafeBulkhead.Stats(); s.InFlight != 0 || s.Capacity != bulkheadCapacity {
+		t.Errorf("herdsafe: Stats() = %+v, want capacity %d and nothing in flight", s, bulkheadCapacity)
+	}
+}

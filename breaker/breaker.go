@@ -1,0 +1,267 @@
+package breaker
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/herdsafe/backoff"
+)
+
+// Breaker is a circuit breaker; see the package documentation for its
+// states. It is a [backoff.Guard]: use it as a Policy stage with
+// [backoff.WithGuard], or call [Breaker.Execute], or the pair
+// [Breaker.Allow] and [Breaker.Record] around a call of your own.
+//
+// A Breaker is safe for concurrent use, and meant to be shared by every
+// caller of one dependency. Its zero value is not usable: it refuses every
+// call with an error matching [backoff.ErrInvalidConfiguration]; make one
+// with [New].
+type Breaker struct {
+	cur atomic.Pointer[period]
+	cfg config // fixed by New
+
+	mu       sync.Mutex    // serializes the changes of state
+	lastOpen time.Duration // the open duration used last; under mu
+
+	_           [64]byte // keeps the counter of successes off the lines read on every call
+	successes   atomic.Uint64
+	_           [64]byte
+	failures    atomic.Uint64
+	neutral     atomic.Uint64
+	ignored     atomic.Uint64
+	rejections  atomic.Uint64
+	transitions atomic.Uint64
+}
+
+// New returns a Breaker, closed, configured by opts. Without options it
+// trips after DefaultConsecutiveFailures failures in a row, stays open for
+// DefaultOpenDuration, then admits DefaultProbes probe and closes after
+// DefaultProbeSuccesses success; every error is a failure, and time is
+// the time package's.
+//
+// New returns no error, so that it fits inline in backoff.NewPolicy: an
+// option it cannot use makes the Breaker refuse every call with an error
+// matching backoff.ErrInvalidConfiguration that names the option, which
+// Validate reports and backoff.WithGuard reports for the Policy.
+func New(opts ...Option) *Breaker {
+	b := &Breaker{cfg: defaults}
+	for _, o := range opts {
+		if o == nil {
+			b.cfg.fail("New was given a nil Option")
+			continue
+		}
+		o(&b.cfg)
+	}
+	if b.cfg.clock == nil {
+		b.cfg.clock = clock.New()
+	}
+	b.lastOpen = b.cfg.open
+	if b.cfg.backOff != nil {
+		b.cfg.backOff.Reset()
+	}
+	p := &period{gen: 1, state: Closed}
+	if b.cfg.err != nil {
+		p.state = Open
+	} else {
+		b.fill(p)
+	}
+	b.cur.Store(p)
+	return b
+}
+
+// errZero is the error of a zero Breaker.
+var errZero = invalid("a zero Breaker; make one with New")
+
+// Validate reports why the Breaker cannot be used: the first option New
+// could not apply, or that it is a zero Breaker. The error matches
+// backoff.ErrInvalidConfiguration. backoff.WithGuard calls it.
+func (b *Breaker) Validate() error {
+	if b.cur.Load() == nil {
+		return errZero
+	}
+	return b.cfg.err
+}
+
+// Allow asks the breaker to admit a call, as a [backoff.Guard]. Closed,
+// it admits it. Open, it refuses it with an [*OpenError], until the open
+// duration has passed; then it turns half-open. Half-open, it admits the
+// call as a probe while a probe's place is free, and refuses it otherwise.
+// An admitted call must be followed by exactly one Record with the Permit.
+//
+// Allow never blocks, and does not look at ctx or c. A Breaker that is
+// not usable (see Validate) refuses every call with its configuration
+// error.
+func (b *Breaker) Allow(_ context.Context, _ backoff.Call) (backoff.Permit, error) {
+	if p := b.cur.Load(); p != nil && p.state == Closed {
+		return backoff.Permit{Token: p.gen}, nil
+	}
+	return b.allowSlow()
+}
+
+// allowSlow is Allow in every state but closed.
+func (b *Breaker) allowSlow() (backoff.Permit, error) {
+	if err := b.Validate(); err != nil {
+		return backoff.Permit{}, err
+	}
+	p := b.cur.Load()
+	for {
+		switch p.state {
+		case Closed:
+			return backoff.Permit{Token: p.gen}, nil
+		case HalfOpen:
+			if p.takeProbe(b.cfg.probes) {
+				return backoff.Permit{Token: p.gen}, nil
+			}
+			b.rejections.Add(1)
+			return backoff.Permit{}, &OpenError{State: HalfOpen}
+		}
+		if wait := p.until.Sub(b.cfg.clock.Now()); wait > 0 {
+			b.rejections.Add(1)
+			return backoff.Permit{}, &OpenError{State: Open, Duration: wait}
+		}
+		p = b.move(p, HalfOpen)
+	}
+}
+
+// Record tells the breaker how a call that Allow admitted ended, as a
+// [backoff.Guard]. A call whose error is nil is a success; one whose error
+// WithIsFailure counts (by default, any) is a failure; an abandoned call,
+// or one that a guard inside the breaker refused, is neither. A failure
+// may trip a closed breaker, or reopen a half-open one; enough probe
+// successes close it.
+//
+// The Permit's Token is the generation of the state that admitted the
+// call, which each change of state increments, so a Permit of an earlier
+// state is ignored: the calls admitted before the last change count for
+// nothing after it. So is a Permit Allow did not issue. A change of state
+// Record makes runs the state-change hook on the calling goroutine.
+func (b *Breaker) Record(pm backoff.Permit, o backoff.Outcome) {
+	p := b.cur.Load()
+	if p == nil || p.gen != pm.Token || p.state == Open {
+		b.ignored.Add(1)
+		return
+	}
+	if o.Err != nil || o.Abandoned {
+		b.recordSlow(p, o)
+		return
+	}
+	b.succeeded(p)
+}
+
+// succeeded records a success in the period p.
+func (b *Breaker) succeeded(p *period) {
+	b.successes.Add(1)
+	if p.consecutive.Load() != 0 {
+		p.consecutive.Store(0)
+	}
+	switch {
+	case p.state == HalfOpen:
+		if p.wins.Add(1) == b.cfg.successes {
+			b.move(p, Closed)
+		}
+	case p.calls != nil:
+		p.calls.add(false)
+	case p.timed != nil:
+		p.timed.add(b.cfg.clock.Now(), false)
+	}
+}
+
+// recordSlow records a call that did not simply succeed.
+func (b *Breaker) recordSlow(p *period, o backoff.Outcome) {
+	if o.Abandoned || backoff.IsRefusal(o.Err) {
+		b.neutral.Add(1)
+		if p.state == HalfOpen {
+			p.probes.Add(-1) // the probe's place is free again
+		}
+		return
+	}
+	if b.cfg.isFailure == nil || b.classify(p, o.Err) {
+		b.failed(p)
+		return
+	}
+	b.succeeded(p)
+}
+
+// classify asks the classifier about err. If it panics, the call is
+// recorded as a failure before the panic goes on.
+func (b *Breaker) classify(p *period, err error) bool {
+	done := false
+	defer func() {
+		if !done {
+			b.failed(p)
+		}
+	}()
+	failure := b.cfg.isFailure(err)
+	done = true
+	return failure
+}
+
+// failed records a failure in the period p.
+func (b *Breaker) failed(p *period) {
+	b.failures.Add(1)
+	n := p.consecutive.Add(1)
+	if p.state == HalfOpen {
+		b.move(p, Open)
+		return
+	}
+	var trip bool
+	switch b.cfg.rule {
+	case consecutiveRule:
+		trip = n >= b.cfg.threshold
+	case countRule:
+		p.calls.add(true)
+		calls, bad := p.calls.counts()
+		trip = trips(calls, bad, b.cfg.minCalls, b.cfg.rate)
+	case timeRule:
+		now := b.cfg.clock.Now()
+		p.timed.add(now, true)
+		calls, bad := p.timed.counts(now)
+		trip = trips(calls, bad, b.cfg.minCalls, b.cfg.rate)
+	}
+	if trip {
+		b.move(p, Open)
+	}
+}
+
+// Execute runs fn through the breaker: it returns Allow's refusal without
+// calling fn, or calls fn with ctx and records how it ended. The call is
+// abandoned, and counts as neither success nor failure, if ctx is done
+// when fn returns. If fn panics, the call is recorded as a failure and the
+// panic goes on. Execute returns fn's error unchanged, or the refusal (an
+// [*OpenError], or the configuration error), or ctx's cause without calling
+// fn if ctx is done already.
+//
+// A nil ctx or fn is reported as an error matching
+// backoff.ErrInvalidConfiguration.
+func (b *Breaker) Execute(ctx context.Context, fn func(context.Context) error) error {
+	switch {
+	case ctx == nil:
+		return errNilContext
+	case fn == nil:
+		return errNilFunc
+	case ctx.Err() != nil:
+		return context.Cause(ctx)
+	}
+	pm, err := b.Allow(ctx, backoff.Call{Attempt: 1})
+	if err != nil {
+		return err
+	}
+	recorded := false
+	defer func() {
+		if !recorded {
+			b.Record(pm, backoff.Outcome{Err: errPanicked})
+		}
+	}()
+	err = fn(ctx)
+	recorded = true
+	b.Record(pm, backoff.Outcome{Err: err, Abandoned: ctx.Err() != nil})
+	return err
+}
+
+var (
+	errNilContext = invalid("Execute was given a nil context")
+	errNilFunc    = invalid("Execute was given a nil function")
+)

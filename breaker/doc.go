@@ -1,0 +1,56 @@
+// Package breaker is a circuit breaker: it stops calls to a dependency
+// that keeps failing, so that the dependency gets room to recover and the
+// callers fail fast instead of waiting on it.
+//
+// A [Breaker] is closed while the dependency is healthy, and admits every
+// call. When the calls fail by its trip rule (by default 5 failures in a
+// row; see [WithConsecutiveFailures], [WithFailureRate] and
+// [WithFailureRateOver]) it opens, and refuses every call with an
+// [*OpenError] matching [ErrCircuitOpen], for the open duration
+// ([WithOpenDuration], which [WithOpenBackOff] can make grow while the
+// dependency keeps failing). Then it is half-open: it admits a few probe
+// calls ([WithHalfOpen]) and refuses the rest; it closes after enough of
+// them succeed, and opens again as soon as one fails.
+//
+// Use it on its own, with [Breaker.Execute] or the pair [Breaker.Allow]
+// and [Breaker.Record], or as a stage of a [backoff.Policy] through
+// [backoff.WithGuard]. Inside a retry stage it sees every attempt as a call,
+// and its refusal stops the retry stage at once:
+//
+//	cb := breaker.New(breaker.WithConsecutiveFailures(5))
+//	policy := backoff.NewPolicy(
+//		backoff.WithRetry(backoff.WithMaxTries(3)),
+//		backoff.WithGuard(cb),
+//		backoff.WithTimeout(time.Second),
+//	)
+//
+// # What counts
+//
+// A call that returned nil is a success; one that returned an error is a
+// failure, unless [WithIsFailure] says otherwise. Two kinds of call are
+// neither, because they say nothing about the dependency: a call its
+// caller abandoned (the context it was admitted with was done when it
+// returned, [backoff.Outcome].Abandoned), and a call that a guard inside
+// the breaker refused ([backoff.IsRefusal]).
+//
+// # Slow calls
+//
+// The breaker has no slow-call detection of its own: it learns how a call
+// ended, not how long it took. Put a timeout stage inside it
+// ([backoff.WithTimeout], after the breaker in [backoff.NewPolicy]): a call
+// that overruns the timeout returns the deadline's error while the
+// caller's context is still alive, and so counts as a failure. A timeout
+// outside the breaker does not: its deadline is the caller's context as
+// the breaker sees it, so a call that overruns it is abandoned, and
+// counts as neither. A function that ignores its context cannot be cut
+// short by either.
+//
+// # Cost
+//
+// In the closed state an admitted call that succeeds costs a few atomic
+// operations: no lock and no allocation. Only a change of state takes the
+// breaker's lock: a failure that trips it, a probe that ends the half-open
+// state, the first call after the open duration. A refusal reads the clock
+// and allocates its [*OpenError]. The time-based window
+// ([WithFailureRateOver]) also reads the clock for every call it records.
+package breaker

@@ -1,0 +1,175 @@
+package budget
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/herdsafe/backoff"
+)
+
+// ErrBudgetExhausted is the error of a retry that a Budget refused. Inside
+// a Policy it becomes the Cause of the retry stage it stops, and the
+// *backoff.Error's LastErr keeps the error of the last attempt that ran:
+// match it with errors.Is.
+var ErrBudgetExhausted = errors.New("budget: retry budget exhausted")
+
+// A Budget admits every first attempt and refuses retries once its budget
+// is spent: a token bucket (NewTokenBucket) or a ratio budget (NewRatio).
+// It is a [backoff.Guard] for the retry stage of a Policy, inside which it
+// sees attempt numbers; see the package documentation.
+//
+// A Budget is safe for concurrent use, and is meant to be shared by every
+// call to the same dependency. Its zero value is not a budget: it refuses
+// every call with an error matching [backoff.ErrInvalidConfiguration].
+type Budget struct {
+	tokens *tokenBucket // NewTokenBucket
+	ratio  *ratioBudget // NewRatio
+	err    error        // the configuration's error; then both are nil
+
+	allowed atomic.Uint64
+	refused atomic.Uint64
+}
+
+// NewTokenBucket returns a Budget that throttles retries as gRPC does
+// (gRFC A6, "retryThrottling"): a count of tokens starts at maxTokens
+// (WithMaxTokens, default 10); each failed attempt takes one token, down
+// to 0, and each successful one gives tokenRatio back (WithTokenRatio,
+// default 0.1), up to maxTokens; a retry is admitted only while the count
+// is greater than maxTokens/2. With the defaults, from a full bucket, five
+// failures in a row stop retries, and one success then resumes them.
+//
+// What counts: a call that returned nil gives tokens; an error takes one
+// if WithFailure's classifier says it is a failure (by default every
+// error is); an abandoned call (Outcome.Abandoned), even one that returned
+// nil, and an inner guard's refusal count neither way. A refused retry is
+// not a call and counts nothing.
+//
+// A bad option (see Option) makes a Budget that refuses every call with
+// its error, which Validate reports.
+func NewTokenBucket(opts ...Option) *Budget {
+	c := newConfig(false, opts)
+	if c.err != nil {
+		return &Budget{err: c.err}
+	}
+	return &Budget{tokens: newTokenBucket(c)}
+}
+
+// NewRatio returns a Budget that admits, over a sliding window of time
+// (WithWindow, default 10 s, measured on WithClock's clock), at most a
+// reserve of retries (WithMinRetriesPerSecond, default 10 per second of
+// the window) plus a fraction of the first attempts it saw in the window
+// (WithRetryRatio, default 0.2). It counts requests and retries, not how
+// calls end: a first attempt is a deposit, a retry a withdrawal, and a
+// refused retry neither.
+//
+// This is Finagle's RetryBudget (ttl, minRetriesPerSec, percentCanRetry),
+// adapted: the window is ten slots of a tenth of its length on the
+// library's clock, where Finagle's is a windowed adder on its own; the
+// ratio is applied exactly (with 0.3, 10 requests allow 3 retries), where
+// Finagle's integer token costs round it; and the window may be any length
+// from MinWindow, where Finagle requires 1 s to 60 s. Envoy's retry_budget
+// has the same 20% but caps the retries in flight, not those of a time
+// window.
+//
+// A bad option (see Option) makes a Budget that refuses every call with
+// its error, which Validate reports.
+func NewRatio(opts ...Option) *Budget {
+	c := newConfig(true, opts)
+	if c.err != nil {
+		return &Budget{err: c.err}
+	}
+	return &Budget{ratio: newRatioBudget(c)}
+}
+
+// errZero is the error of a Budget not made by a constructor.
+var errZero = fmt.Errorf("%w: budget: a zero or nil Budget; make one with NewTokenBucket or NewRatio", backoff.ErrInvalidConfiguration)
+
+// Validate reports the Budget's configuration error, if it has one: an
+// error matching backoff.ErrInvalidConfiguration that names the option.
+// backoff.WithGuard calls it, so that a Policy with a bad Budget fails
+// before it runs anything.
+func (b *Budget) Validate() error {
+	switch {
+	case b == nil:
+		return errZero
+	case b.err != nil:
+		return b.err
+	case b.tokens == nil && b.ratio == nil:
+		return errZero
+	}
+	return nil
+}
+
+// Allow admits a first attempt (c.Attempt 1 or less) always, and a retry
+// if the budget allows one; otherwise it returns ErrBudgetExhausted. A
+// misconfigured Budget refuses every call with its configuration error.
+// Allow never blocks, and ignores ctx. An admitted call must be reported
+// to Record.
+func (b *Budget) Allow(_ context.Context, c backoff.Call) (backoff.Permit, error) {
+	if b == nil || (b.tokens == nil && b.ratio == nil) {
+		return backoff.Permit{}, b.Validate()
+	}
+	if c.Attempt <= 1 {
+		if b.ratio != nil {
+			b.ratio.deposit()
+		}
+		return backoff.Permit{}, nil
+	}
+	var ok bool
+	if b.tokens != nil {
+		ok = b.tokens.allowRetry()
+	} else {
+		ok = b.ratio.withdraw()
+	}
+	if !ok {
+		b.refused.Add(1)
+		return backoff.Permit{}, ErrBudgetExhausted
+	}
+	b.allowed.Add(1)
+	return backoff.Permit{}, nil
+}
+
+// Record reports how a call that Allow admitted ended. A token bucket
+// counts it as NewTokenBucket says, calling WithFailure's classifier for
+// an error; a ratio budget counted the call at Allow and does nothing.
+func (b *Budget) Record(_ backoff.Permit, o backoff.Outcome) {
+	if b != nil && b.tokens != nil {
+		b.tokens.record(o)
+	}
+}
+
+// Stats are a Budget's counts, for telemetry.
+type Stats struct {
+	// Tokens is a token bucket's count of tokens, in [0, maxTokens]; 0
+	// for a ratio budget.
+	Tokens float64
+	// Requests and Retries are the first attempts and the admitted
+	// retries in a ratio budget's window now; 0 for a token bucket.
+	Requests uint64
+	Retries  uint64
+	// Allowed and Refused count the retries admitted and refused since
+	// the Budget was made.
+	Allowed uint64
+	Refused uint64
+}
+
+// Stats returns the Budget's counts. Each is read atomically, but not all
+// at the same instant: under concurrent calls they may disagree slightly.
+// A ratio budget reads its clock.
+func (b *Budget) Stats() Stats {
+	if b == nil {
+		return Stats{}
+	}
+	s := Stats{Allowed: b.allowed.Load(), Refused: b.refused.Load()}
+	switch {
+	case b.tokens != nil:
+		s.Tokens = b.tokens.count()
+	case b.ratio != nil:
+		e := b.ratio.w.epoch()
+		s.Requests = b.ratio.w.count(e, requests)
+		s.Retries = b.ratio.w.count(e, retries)
+	}
+	return s
+}

@@ -1,0 +1,255 @@
+package bulkhead
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/herdsafe/backoff"
+)
+
+// Bulkhead admits at most a fixed number of calls at a time: its capacity.
+// A call that finds every slot taken is refused with [ErrBulkheadFull], or,
+// with [WithQueue], waits in a bounded queue; a slot that is freed goes to
+// the caller that has waited longest.
+//
+// Make one with [New] and share it: a Bulkhead is safe for concurrent use.
+// Use it as a stage of a [backoff.Policy] through [backoff.WithGuard], or on
+// its own with [Bulkhead.Execute], or call [Bulkhead.Allow] and
+// [Bulkhead.Record] around work of your own. Its zero value is not usable:
+// it refuses every call with an error matching
+// [backoff.ErrInvalidConfiguration].
+//
+// An admitted call with a slot free and nobody queued costs one
+// compare-and-swap on Allow and one on Record: no lock, no allocation, no
+// clock. Queueing takes a mutex, and allocates the waiter and, with a
+// maximum wait, its timer. The bulkhead starts no goroutine and calls no
+// function of yours, but for the clock's Timer.
+type Bulkhead struct {
+	// state holds the calls in flight in its low 32 bits and the callers
+	// queued in its high 32 bits, so that one compare-and-swap admits a
+	// call only if a slot is free and nobody is queued. Callers queue only
+	// when every slot is taken, and a freed slot passes to a queued caller
+	// without being given back, so while anyone is queued every slot is
+	// taken.
+	state atomic.Uint64
+	limit uint64 // the capacity; 0 when the bulkhead is unusable, so that the fast path refuses
+
+	capacity int
+	queue    uint64 // the most callers queued at once
+	maxWait  time.Duration
+	clock    clock.Clock
+	timedOut error // the refusal of a caller that waited maxWait
+	err      error // why the bulkhead is unusable
+
+	mu      sync.Mutex // guards waiters, and the queued count of state against increase
+	waiters waitList
+
+	refused  atomic.Uint64
+	canceled atomic.Uint64
+}
+
+var _ backoff.Guard = (*Bulkhead)(nil)
+
+const (
+	oneWaiter  uint64 = 1 << 32
+	lessWaiter        = ^(oneWaiter - 1) // added to state, it takes one waiter away
+	slotMask          = oneWaiter - 1
+)
+
+// New returns a Bulkhead that admits at most capacity calls at a time,
+// configured by opts. A capacity that is not positive, or is above
+// [MaxCapacity], or a bad option, makes a Bulkhead that reports the problem
+// through [Bulkhead.Validate] and refuses every call with it: New never
+// panics, so that it fits inline in backoff.NewPolicy, which reports it.
+func New(capacity int, opts ...Option) *Bulkhead {
+	cfg := config{clock: clock.New()}
+	if err := checkCapacity("New", capacity); err != nil {
+		cfg.fail(err)
+	}
+	for _, o := range opts {
+		if o == nil {
+			cfg.fail(invalidf("New was given a nil Option"))
+			continue
+		}
+		o(&cfg)
+	}
+	if cfg.maxWait > 0 && cfg.queue == 0 {
+		cfg.fail(invalidf("WithMaxWait(%v) without WithQueue: no caller would wait", cfg.maxWait))
+	}
+	b := &Bulkhead{
+		capacity: capacity,
+		queue:    uint64(cfg.queue),
+		maxWait:  cfg.maxWait,
+		clock:    cfg.clock,
+		err:      cfg.err,
+	}
+	if b.err == nil {
+		b.limit = uint64(capacity)
+	}
+	if b.maxWait > 0 {
+		b.timedOut = waitTimedOut(b.maxWait)
+	}
+	return b
+}
+
+// errZeroValue is the error of a Bulkhead or PriorityBulkhead that was not
+// made by its constructor.
+var errZeroValue = invalidf("a zero Bulkhead or PriorityBulkhead; make one with New or NewPriority")
+
+// Validate reports a bad configuration given to [New], as an error that
+// matches [backoff.ErrInvalidConfiguration] and names the setting, or nil.
+// [backoff.WithGuard] calls it, so that a Policy with a bad bulkhead fails
+// every call before running anything.
+func (b *Bulkhead) Validate() error {
+	switch {
+	case b.err != nil:
+		return b.err
+	case b.limit == 0:
+		return errZeroValue
+	}
+	return nil
+}
+
+// Allow asks for a slot for a call. A nil error admits the call: make it,
+// then call [Bulkhead.Record] exactly once, whatever happens, to free the
+// slot. The Call is not used: every call takes one slot.
+//
+// If every slot is taken, or other callers are queued, Allow refuses the
+// call with an error matching [ErrBulkheadFull], unless the bulkhead has a
+// queue with room: then it waits, behind the callers queued before it,
+// until it is handed a slot, its maximum wait passes (an error matching
+// ErrBulkheadFull), or ctx is done. A caller whose ctx is done, before it
+// asks or while it waits, is refused with an error that matches ctx.Err()
+// and context.Cause(ctx), and not ErrBulkheadFull: the caller gave up, the
+// bulkhead did not refuse it. Such a caller holds no slot afterwards: a
+// slot handed to it as its context ended goes on to the next caller in
+// the queue. Allow does not admit a call whose ctx it finds done.
+func (b *Bulkhead) Allow(ctx context.Context, _ backoff.Call) (backoff.Permit, error) {
+	if ctx != nil && ctx.Err() == nil && b.tryAcquire() {
+		return backoff.Permit{}, nil
+	}
+	return backoff.Permit{}, b.acquire(ctx)
+}
+
+// Record frees the slot of a call that [Bulkhead.Allow] admitted, handing
+// it to the caller that has waited longest, if any. The Permit and the
+// Outcome are not used: how the call ended does not matter to a bulkhead.
+// Record panics if no call is in flight, as it is then called once too
+// often; an extra Record that finds another call in flight frees that
+// call's slot, as an extra sync.WaitGroup.Done would.
+func (b *Bulkhead) Record(backoff.Permit, backoff.Outcome) {
+	b.release()
+}
+
+// Execute runs fn in a slot of the bulkhead: it asks [Bulkhead.Allow] for
+// one, with ctx, and returns Allow's error as is if it refuses; otherwise
+// it calls fn with ctx, frees the slot when fn returns, and returns fn's
+// error. The slot is freed if fn panics too, and the panic goes on. A nil
+// ctx or fn is reported as an error matching
+// [backoff.ErrInvalidConfiguration].
+func (b *Bulkhead) Execute(ctx context.Context, fn func(context.Context) error) error {
+	if fn == nil {
+		return errNilFunc
+	}
+	if _, err := b.Allow(ctx, backoff.Call{Attempt: 1}); err != nil {
+		return err
+	}
+	defer b.release()
+	return fn(ctx)
+}
+
+// Stats is a reading of a [Bulkhead], for telemetry. InFlight and Queued
+// are read together, at one instant; the counts are read just after.
+type Stats struct {
+	Capacity int // the most calls in flight at once, as given to New
+	InFlight int // calls admitted and not yet recorded
+	Queued   int // callers waiting for a slot
+	// Refused counts the calls refused with ErrBulkheadFull since New:
+	// every slot taken and no room in the queue, or the maximum wait
+	// reached.
+	Refused uint64
+	// Canceled counts the callers turned away because their context was
+	// done, before they asked or while they waited.
+	Canceled uint64
+}
+
+// Stats returns a reading of the bulkhead. It takes no lock.
+func (b *Bulkhead) Stats() Stats {
+	s := b.state.Load()
+	return Stats{
+		Capacity: b.capacity,
+		InFlight: int(s & slotMask),
+		Queued:   int(s >> 32),
+		Refused:  b.refused.Load(),
+		Canceled: b.canceled.Load(),
+	}
+}
+
+// tryAcquire takes a slot if one is free and nobody is queued.
+func (b *Bulkhead) tryAcquire() bool {
+	for {
+		s := b.state.Load()
+		// s < limit says both: limit < 1<<32, so a queued caller makes s
+		// larger than any limit.
+		if s >= b.limit {
+			return false
+		}
+		if b.state.CompareAndSwap(s, s+1) {
+			return true
+		}
+	}
+}
+
+// release frees a slot, or hands it to the oldest waiter.
+func (b *Bulkhead) release() {
+	for {
+		s := b.state.Load()
+		switch {
+		case s >= oneWaiter:
+			b.handOff()
+			return
+		case s == 0:
+			panic(errUnbalanced)
+		}
+		if b.state.CompareAndSwap(s, s-1) {
+			return
+		}
+	}
+}
+
+// acquire is the slow path of Allow: it reports a bulkhead or a context
+// that cannot be used, refuses, or queues the caller.
+func (b *Bulkhead) acquire(ctx context.Context) error {
+	switch {
+	case b.limit == 0:
+		return b.Validate()
+	case ctx == nil:
+		return errNilContext
+	case ctx.Err() != nil:
+		b.canceled.Add(1)
+		return canceled(ctx)
+	case b.queue == 0:
+		if b.tryAcquire() {
+			return nil
+		}
+		b.refused.Add(1)
+		return ErrBulkheadFull
+	}
+	// The timer is made before the caller queues, outside the lock: a test
+	// that sees the caller queued may advance a mock clock past it.
+	var timer *clock.Timer
+	if b.maxWait > 0 {
+		timer = b.clock.Timer(b.maxWait)
+	}
+	w, err := b.enqueue()
+	if w == nil {
+		if timer != nil {
+			timer.Stop()
+		}
+		return err
+	}
+	return b.await(ctx, w, timer)
+}

@@ -1,0 +1,27 @@
+// Package bulkhead limits how many calls run at once, so that one slow
+// dependency cannot take every goroutine, connection or file descriptor of
+// a process with it.
+//
+// It offers two guards. A [Bulkhead] admits at most N calls at a time and
+// can hold a bounded queue of callers waiting, in arrival order, for a
+// slot. A [PriorityBulkhead] sheds calls by their [Priority] as it fills:
+// with the default thresholds, low-priority calls may not take it past half
+// of its capacity, standard ones past 80%, and critical calls may fill it,
+// so that background work cannot starve the calls that matter.
+//
+// Both implement [backoff.Guard], so they serve as a stage of a
+// [backoff.Policy] through [backoff.WithGuard], usually the outermost guard:
+//
+//	policy := backoff.NewPolicy(
+//		backoff.WithGuard(bulkhead.New(20)),
+//		backoff.WithRetry(backoff.WithMaxTries(3)),
+//	)
+//
+// Each also has an Execute method for use on its own. A refusal matches
+// [ErrBulkheadFull] with errors.Is, whichever guard made it; within a
+// Policy it is the Cause of the *backoff.Error the call returns.
+//
+// The path of an admitted call, a slot free and nobody queued, takes no
+// lock, allocates nothing and reads no clock: an atomic counter is all the
+// state it touches. Neither guard starts a goroutine.
+package bulkhead

@@ -1,0 +1,80 @@
+package bulkhead
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/herdsafe/backoff"
+)
+
+// ErrBulkheadFull is matched, with errors.Is, by every refusal of a
+// [Bulkhead] or a [PriorityBulkhead]: all slots taken and no room in the
+// queue, a queued caller's maximum wait reached, or a call shed by its
+// priority ([ShedError]). A caller whose context ended first gets the
+// context's error instead, which does not match ErrBulkheadFull.
+var ErrBulkheadFull = errors.New("bulkhead: full")
+
+// ShedError is the refusal of a [PriorityBulkhead]: admitting the call
+// would have taken the bulkhead past the threshold of its priority. It
+// matches [ErrBulkheadFull] with errors.Is; read it with errors.As:
+//
+//	var shed bulkhead.ShedError
+//	if errors.As(err, &shed) && shed.Priority == bulkhead.Low {
+//		// try again later
+//	}
+type ShedError struct {
+	// Priority is the priority of the call refused.
+	Priority Priority
+	// Threshold is the fraction of the capacity, in (0, 1], that a call
+	// of that priority may not take the bulkhead's utilisation past.
+	Threshold float64
+}
+
+// Error says which priority was shed, and at what utilisation.
+func (e ShedError) Error() string {
+	if e.Threshold >= 1 {
+		return fmt.Sprintf("bulkhead: full: %s call refused at capacity", e.Priority)
+	}
+	return fmt.Sprintf("bulkhead: %s call shed above %g%% of capacity", e.Priority, e.Threshold*100)
+}
+
+// Is reports whether target is ErrBulkheadFull.
+func (e ShedError) Is(target error) bool { return target == ErrBulkheadFull }
+
+// errWithFullQueue is the refusal of a Bulkhead whose queue is full too.
+var errWithFullQueue = fmt.Errorf("%w, and so is its queue", ErrBulkheadFull)
+
+// waitTimedOut is the refusal of a caller that waited the maximum wait d.
+func waitTimedOut(d time.Duration) error {
+	return fmt.Errorf("%w: no slot within the maximum wait of %v", ErrBulkheadFull, d)
+}
+
+// contextError is the error of a caller whose context ended before it was
+// admitted: it matches both ctx.Err() and context.Cause(ctx).
+type contextError struct{ cause, err error }
+
+func (e *contextError) Error() string { return "bulkhead: no slot taken: " + e.cause.Error() }
+
+func (e *contextError) Unwrap() []error { return []error{e.cause, e.err} }
+
+// canceled returns the error of a caller whose context ctx is done.
+func canceled(ctx context.Context) error {
+	return &contextError{cause: context.Cause(ctx), err: ctx.Err()}
+}
+
+// invalidf returns an error that matches backoff.ErrInvalidConfiguration
+// and names the setting at fault.
+func invalidf(format string, args ...any) error {
+	return fmt.Errorf("%w: bulkhead: %s", backoff.ErrInvalidConfiguration, fmt.Sprintf(format, args...))
+}
+
+// errNilContext is the error of Allow or Execute given a nil context.
+var errNilContext = invalidf("a nil context")
+
+// errNilFunc is the error of Execute given a nil function.
+var errNilFunc = invalidf("Execute was given a nil function")
+
+// errUnbalanced is the panic of a Record with no call in flight.
+const errUnbalanced = "bulkhead: Record without a call in flight (Record called twice, or without Allow)"

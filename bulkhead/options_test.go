@@ -1,0 +1,98 @@
+package bulkhead_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/bulkhead"
+)
+
+// A bad configuration is reported by Validate, naming the setting, and
+// refuses every call with that error; NewPolicy reports it too.
+func TestInvalidConfiguration(t *testing.T) {
+	cases := []struct {
+		name string
+		g    guard
+		want string // in the message
+	}{
+		{"zero capacity", bulkhead.New(0), "New(0)"},
+		{"negative capacity", bulkhead.New(-3), "New(-3)"},
+		{"capacity too large", bulkhead.New(bulkhead.MaxCapacity + 1), "capacity"},
+		{"negative queue", bulkhead.New(1, bulkhead.WithQueue(-1)), "WithQueue(-1)"},
+		{"queue too large", bulkhead.New(1, bulkhead.WithQueue(bulkhead.MaxCapacity+1)), "WithQueue"},
+		{"negative wait", bulkhead.New(1, bulkhead.WithQueue(1), bulkhead.WithMaxWait(-time.Second)), "WithMaxWait(-1s)"},
+		{"wait without a queue", bulkhead.New(1, bulkhead.WithMaxWait(time.Second)), "without WithQueue"},
+		{"nil clock", bulkhead.New(1, bulkhead.WithClock(nil)), "nil clock"},
+		{"nil option", bulkhead.New(1, nil), "nil Option"},
+		{"first error wins", bulkhead.New(0, bulkhead.WithQueue(-1)), "New(0)"},
+		{"zero Bulkhead", new(bulkhead.Bulkhead), "zero Bulkhead"},
+
+		{"priority zero capacity", bulkhead.NewPriority(0), "NewPriority(0)"},
+		{"priority capacity too large", bulkhead.NewPriority(math.MaxInt32 + 1), "capacity"},
+		{"low above standard", bulkhead.NewPriority(10, bulkhead.WithThresholds(0.9, 0.8)), "low threshold 0.9 is above"},
+		{"low zero", bulkhead.NewPriority(10, bulkhead.WithThresholds(0, 0.8)), "low threshold 0 is outside"},
+		{"low negative", bulkhead.NewPriority(10, bulkhead.WithThresholds(-0.5, 0.8)), "low threshold -0.5"},
+		{"standard above 1", bulkhead.NewPriority(10, bulkhead.WithThresholds(0.5, 1.5)), "standard threshold 1.5"},
+		{"NaN", bulkhead.NewPriority(10, bulkhead.WithThresholds(math.NaN(), 0.8)), "NaN"},
+		{"infinite", bulkhead.NewPriority(10, bulkhead.WithThresholds(0.5, math.Inf(1))), "+Inf"},
+		{"no slot for low", bulkhead.NewPriority(10, bulkhead.WithThresholds(0.05, 0.8)), "no slot for low"},
+		{"capacity 1, default thresholds", bulkhead.NewPriority(1), "no slot for low"},
+		{"nil priority option", bulkhead.NewPriority(10, nil), "nil PriorityOption"},
+		{"zero PriorityBulkhead", new(bulkhead.PriorityBulkhead), "zero Bulkhead or PriorityBulkhead"},
+	}
+	ctx := context.Background()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.g.Validate()
+			if !errors.Is(err, backoff.ErrInvalidConfiguration) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Validate() = %v, want ErrInvalidConfiguration naming %q", err, c.want)
+			}
+			if got := allow(c.g, ctx); got == nil || got.Error() != err.Error() {
+				t.Errorf("Allow = %v, want %v", got, err)
+			}
+			if got := c.g.Execute(ctx, func(context.Context) error { return nil }); got == nil || got.Error() != err.Error() {
+				t.Errorf("Execute = %v, want %v", got, err)
+			}
+			if errors.Is(err, bulkhead.ErrBulkheadFull) {
+				t.Errorf("%v matches ErrBulkheadFull", err)
+			}
+			ran := false
+			perr := backoff.NewPolicy(backoff.WithGuard(c.g)).Execute(ctx, func(context.Context) error { ran = true; return nil })
+			if ran || !errors.Is(perr, backoff.ErrInvalidConfiguration) {
+				t.Errorf("a Policy with it: %v (ran %v), want ErrInvalidConfiguration before running", perr, ran)
+			}
+		})
+	}
+}
+
+func TestValidConfiguration(t *testing.T) {
+	for name, g := range map[string]guard{
+		"capacity 1":          bulkhead.New(1),
+		"largest":             bulkhead.New(bulkhead.MaxCapacity, bulkhead.WithQueue(bulkhead.MaxCapacity)),
+		"queue":               bulkhead.New(2, bulkhead.WithQueue(3)),
+		"queue and wait":      bulkhead.New(2, bulkhead.WithQueue(3), bulkhead.WithMaxWait(time.Second), bulkhead.WithClock(clock.NewMock())),
+		"zero wait, no queue": bulkhead.New(2, bulkhead.WithMaxWait(0)),
+		"priority defaults":   bulkhead.NewPriority(2),
+		"priority equal":      bulkhead.NewPriority(1, bulkhead.WithThresholds(1, 1)),
+		"priority smallest":   bulkhead.NewPriority(10, bulkhead.WithThresholds(0.1, 0.1)),
+	} {
+		if err := g.Validate(); err != nil {
+			t.Errorf("%s: Validate() = %v", name, err)
+		}
+	}
+}
+
+// Allow with a nil context reports it, rather than panic.
+func TestNilContext(t *testing.T) {
+	for name, g := range map[string]guard{"Bulkhead": bulkhead.New(1), "PriorityBulkhead": bulkhead.NewPriority(10)} {
+		if err := allow(g, nil); !errors.Is(err, backoff.ErrInvalidConfiguration) {
+			t.Errorf("%s: Allow(nil) = %v, want ErrInvalidConfiguration", name, err)
+		}
+	}
+}

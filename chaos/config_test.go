@@ -1,0 +1,81 @@
+package chaos
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/herdsafe/backoff"
+)
+
+var errInjected = errors.New("synthetic failure")
+
+func TestConfigValidate(t *testing.T) {
+	valid := []struct {
+		name string
+		cfg  Config
+	}{
+		{"zero", Config{}},
+		{"everything", Config{ErrorProbability: 1, InjectedError: errInjected, LatencyProbability: 1, LatencyDuration: time.Second}},
+		{"zero_delay", Config{LatencyProbability: 0.5}},
+		{"error_without_probability", Config{InjectedError: errInjected}},
+	}
+	for _, c := range valid {
+		if err := c.cfg.Validate(); err != nil {
+			t.Errorf("%s: Validate() = %v, want nil", c.name, err)
+		}
+	}
+	invalid := []struct {
+		name  string
+		cfg   Config
+		field string
+	}{
+		{"error_negative", Config{ErrorProbability: -0.1, InjectedError: errInjected}, "ErrorProbability"},
+		{"error_above_one", Config{ErrorProbability: 1.1, InjectedError: errInjected}, "ErrorProbability"},
+		{"error_nan", Config{ErrorProbability: math.NaN(), InjectedError: errInjected}, "ErrorProbability"},
+		{"error_inf", Config{ErrorProbability: math.Inf(1), InjectedError: errInjected}, "ErrorProbability"},
+		{"latency_negative", Config{LatencyProbability: -1}, "LatencyProbability"},
+		{"latency_above_one", Config{LatencyProbability: 2}, "LatencyProbability"},
+		{"latency_nan", Config{LatencyProbability: math.NaN()}, "LatencyProbability"},
+		{"duration_negative", Config{LatencyProbability: 0.5, LatencyDuration: -time.Nanosecond}, "LatencyDuration"},
+		{"duration_negative_unused", Config{LatencyDuration: -time.Second}, "LatencyDuration"},
+		{"nil_injected_error", Config{ErrorProbability: 0.01}, "InjectedError"},
+	}
+	for _, c := range invalid {
+		err := c.cfg.Validate()
+		if !errors.Is(err, backoff.ErrInvalidConfiguration) || !strings.Contains(err.Error(), c.field) {
+			t.Errorf("%s: Validate() = %v, want ErrInvalidConfiguration naming %s", c.name, err, c.field)
+		}
+	}
+}
+
+// An Injector with an invalid Config never admits a call: Allow and
+// Execute refuse with the Config's error, and a Policy with it fails
+// before running anything.
+func TestInvalidInjectorRefuses(t *testing.T) {
+	in := New(Config{ErrorProbability: 0.5}) // no InjectedError
+	want := in.Validate()
+	if !errors.Is(want, backoff.ErrInvalidConfiguration) {
+		t.Fatalf("Validate() = %v, want ErrInvalidConfiguration", want)
+	}
+	for range 3 {
+		if _, err := in.Allow(context.Background(), backoff.Call{Attempt: 1}); err != want {
+			t.Errorf("Allow: %v, want the Config's error itself (a refusal, not a Failure)", err)
+		}
+	}
+	called := false
+	if err := in.Execute(context.Background(), func(context.Context) error { called = true; return nil }); err != want || called {
+		t.Errorf("Execute: %v (fn called: %v), want the Config's error and fn not called", err, called)
+	}
+	err := backoff.NewPolicy(backoff.WithGuard(in)).Execute(context.Background(), func(context.Context) error { called = true; return nil })
+	var e *backoff.Error
+	if !errors.As(err, &e) || !errors.Is(e.Cause, backoff.ErrInvalidConfiguration) || called {
+		t.Errorf("through a Policy: %v (fn called: %v), want an *Error with Cause ErrInvalidConfiguration", err, called)
+	}
+	if got := in.Stats(); got != (Stats{Calls: 4}) {
+		t.Errorf("Stats() = %+v, want 4 calls and nothing injected", got)
+	}
+}

@@ -1,0 +1,151 @@
+package chaos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync/atomic"
+
+	"github.com/benbjohnson/clock"
+	"github.com/herdsafe/backoff"
+)
+
+// Injector is a [backoff.Guard] that injects the faults its [Config]
+// describes into the calls it is asked to admit. Make one with [New]; put
+// it in a Policy with [backoff.WithGuard], or call [Injector.Execute]
+// around work of your own.
+//
+// An Injector is safe for concurrent use. It keeps no state between calls
+// but its counters, which are atomic: a call that is not injected takes no
+// lock and allocates nothing.
+type Injector struct {
+	cfg   Config // validated, with the defaults filled in
+	err   error  // why cfg cannot be used
+	calls atomic.Uint64
+	errs  atomic.Uint64
+	slow  atomic.Uint64
+}
+
+// Stats are an [Injector]'s counts since it was made.
+type Stats struct {
+	// Calls is how many calls the Injector was asked to admit, by Allow
+	// or Execute, those it refused for an invalid Config included.
+	Calls uint64
+	// InjectedErrors is how many calls failed with the InjectedError.
+	InjectedErrors uint64
+	// InjectedDelays is how many calls were delayed, those whose delay
+	// their context cut short included.
+	InjectedDelays uint64
+}
+
+// New returns an Injector for cfg. A cfg that [Config.Validate] rejects is
+// kept, not fixed: [Injector.Validate] reports it, [backoff.WithGuard]
+// fails the Policy with it, and every Allow refuses with it.
+func New(cfg Config) *Injector {
+	in := &Injector{cfg: cfg, err: cfg.Validate()}
+	if in.cfg.Clock == nil {
+		in.cfg.Clock = clock.New()
+	}
+	if in.cfg.Rand == nil {
+		in.cfg.Rand = rand.Float64
+	}
+	return in
+}
+
+// Validate reports why the Injector's Config cannot be used, as
+// [Config.Validate] does, or nil. [backoff.WithGuard] calls it.
+func (in *Injector) Validate() error { return in.err }
+
+// Stats returns the Injector's counts. Each is read atomically, but the
+// three are not read at one instant.
+func (in *Injector) Stats() Stats {
+	return Stats{Calls: in.calls.Load(), InjectedErrors: in.errs.Load(), InjectedDelays: in.slow.Load()}
+}
+
+// Allow injects the faults of one call, as the package documentation
+// describes: it may wait, and then admits the call or fails it with
+// [backoff.Failure] of the InjectedError. An injected wait that ctx cuts
+// short fails the call with [backoff.Failure] of context.Cause(ctx). An
+// Injector whose Config is invalid refuses every call with the error
+// [Injector.Validate] reports.
+//
+// Rand is called on the calling goroutine, with no lock held; if it
+// panics, the panic goes on to the caller, and the call was not admitted.
+func (in *Injector) Allow(ctx context.Context, _ backoff.Call) (backoff.Permit, error) {
+	if in.err != nil {
+		in.calls.Add(1)
+		return backoff.Permit{}, in.err
+	}
+	if err := in.inject(ctx); err != nil {
+		return backoff.Permit{}, backoff.Failure(err)
+	}
+	return backoff.Permit{}, nil
+}
+
+// Record does nothing: an Injector does not learn from outcomes.
+func (in *Injector) Record(backoff.Permit, backoff.Outcome) {}
+
+// Execute calls fn under the Injector: it injects what Allow would, and
+// calls fn with ctx only if no error was injected. It returns the
+// InjectedError itself (not marked with [backoff.Failure]), the context's
+// cause if an injected wait was cut short, the Config's error if it is
+// invalid, or what fn returned. A nil fn is reported as an error matching
+// [backoff.ErrInvalidConfiguration]. A panic in fn goes on to the caller.
+func (in *Injector) Execute(ctx context.Context, fn func(context.Context) error) error {
+	if fn == nil {
+		return fmt.Errorf("%w: chaos: Execute was given a nil function", backoff.ErrInvalidConfiguration)
+	}
+	if in.err != nil {
+		in.calls.Add(1)
+		return in.err
+	}
+	if err := in.inject(ctx); err != nil {
+		return err
+	}
+	// The Guard contract, kept although Record does nothing: Record once,
+	// a panic in fn included.
+	recorded := false
+	defer func() {
+		if !recorded {
+			in.Record(backoff.Permit{}, backoff.Outcome{Err: errPanicked})
+		}
+	}()
+	err := fn(ctx)
+	recorded = true
+	in.Record(backoff.Permit{}, backoff.Outcome{Err: err, Abandoned: ctx.Err() != nil})
+	return err
+}
+
+// errPanicked is the Outcome.Err recorded for a call whose fn panicked.
+var errPanicked = errors.New("chaos: the call panicked")
+
+// inject counts a call and injects its faults: it returns the error the
+// call fails with, or nil to admit it. It draws at most two numbers, one
+// for the delay and then one for the error, and draws none for a
+// probability of 0 or 1.
+func (in *Injector) inject(ctx context.Context) error {
+	in.calls.Add(1)
+	if in.hit(in.cfg.LatencyProbability) {
+		in.slow.Add(1)
+		if err := in.delay(ctx); err != nil {
+			return err
+		}
+	}
+	if in.hit(in.cfg.ErrorProbability) {
+		in.errs.Add(1)
+		return in.cfg.InjectedError
+	}
+	return nil
+}
+
+// hit reports whether a fault of probability p is injected.
+func (in *Injector) hit(p float64) bool {
+	switch {
+	case p <= 0:
+		return false
+	case p >= 1:
+		return true
+	}
+	return in.cfg.Rand() < p
+}

@@ -1,0 +1,133 @@
+package hedge
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+	"testing/synctest"
+
+	"github.com/benbjohnson/clock"
+	"github.com/herdsafe/backoff"
+)
+
+// Pitfall 27 (failsafe-go#141): a budget that refuses every hedge
+// suppresses the hedges only; the primary is never cancelled, and wins.
+func TestBudgetRefusalKeepsPrimary(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clk := clock.NewMock()
+		g := &guard{admit: refuseAll}
+		s := newScript()
+		done := goExecute(context.Background(), New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk), WithBudget(g)), nil, s.op())
+		for range 3 {
+			synctest.Wait()
+			clk.Add(delay)
+		}
+		synctest.Wait()
+		s.wantStarted(t, 1)
+		if err := s.ctx(1).Err(); err != nil {
+			t.Fatalf("the primary's context is done (%v) after the budget refused the hedges", err)
+		}
+		pending(t, done)
+		s.answer(1, "a1", nil)
+		if o := <-done; o.v != "a1" || o.err != nil {
+			t.Fatalf("outcome %+v, want the primary's a1", o)
+		}
+		calls, outcomes, _ := g.snapshot()
+		if want := []backoff.Call{{Attempt: 2}, {Attempt: 3}}; !reflect.DeepEqual(calls, want) {
+			t.Errorf("the budget was asked %v, want %v", calls, want)
+		}
+		if len(outcomes) != 0 {
+			t.Errorf("Record was called %d times for attempts the budget refused", len(outcomes))
+		}
+	})
+}
+
+// The budget is asked for the extra attempts only, and told once how each
+// it admitted ended: a loser cancelled after another won is Abandoned.
+func TestBudgetRecords(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clk := clock.NewMock()
+		g := &guard{admit: admitAll}
+		s := newScript()
+		done := goExecute(context.Background(), New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk), WithBudget(g)), nil, s.op())
+		for range 2 {
+			synctest.Wait()
+			clk.Add(delay)
+		}
+		synctest.Wait()
+		s.wantStarted(t, 3)
+		s.answer(3, "a3", nil)
+		if o := <-done; o.v != "a3" {
+			t.Fatalf("outcome %+v, want a3", o)
+		}
+		synctest.Wait()
+		calls, outcomes, permits := g.snapshot()
+		if want := []backoff.Call{{Attempt: 2}, {Attempt: 3}}; !reflect.DeepEqual(calls, want) {
+			t.Fatalf("the budget was asked %v, want %v", calls, want)
+		}
+		if len(outcomes) != 2 {
+			t.Fatalf("%d outcomes recorded, want 2: %+v", len(outcomes), outcomes)
+		}
+		// The winner reports first: the loser ends only once cancelled.
+		if outcomes[0] != (backoff.Outcome{}) || permits[0].Token != 2 {
+			t.Errorf("first record %+v with %v, want the winner's success with permit 2", outcomes[0], permits[0])
+		}
+		if o := outcomes[1]; !o.Abandoned || !errors.Is(o.Err, context.Canceled) || permits[1].Token != 1 {
+			t.Errorf("second record %+v with %v, want the loser abandoned with permit 1", o, permits[1])
+		}
+	})
+}
+
+// A call whose attempts all failed after the budget suppressed some fails
+// with the budget's refusal as its Cause, and the last real error.
+func TestBudgetRefusalIsCause(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clk := clock.NewMock()
+		g := &guard{admit: func(c backoff.Call) bool { return c.Attempt == 2 }}
+		s := newScript()
+		done := goExecute(context.Background(), New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk), WithBudget(g)), nil, s.op())
+		synctest.Wait()
+		s.answer(1, "", errTransient)
+		clk.Add(delay)
+		synctest.Wait()
+		s.wantStarted(t, 2)
+		clk.Add(delay) // attempt 3 is refused
+		synctest.Wait()
+		pending(t, done)
+		s.answer(2, "", errFatal)
+		o := <-done
+		if e := asError(t, o.err); e.Cause != errBudget || e.LastErr != errFatal || e.Attempts != 2 {
+			t.Errorf("err = %+v, want Cause the budget's refusal, LastErr the last failure, 2 attempts", e)
+		}
+		if !errors.Is(o.err, errBudget) {
+			t.Error("errors.Is does not find the budget's refusal")
+		}
+	})
+}
+
+// A classifier's verdict asks the budget too: a refused immediate attempt
+// waits for the delay like any other.
+func TestBudgetWithRetryable(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clk := clock.NewMock()
+		g := &guard{admit: func(c backoff.Call) bool { return c.Attempt != 2 }}
+		s := newScript()
+		h := New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk), WithBudget(g), WithRetryable(func(error) bool { return true }))
+		done := goExecute(context.Background(), h, nil, s.op())
+		synctest.Wait()
+		s.answer(1, "", errTransient) // attempt 2 is asked for at once, and refused
+		synctest.Wait()
+		s.wantStarted(t, 1)
+		clk.Add(delay)
+		synctest.Wait()
+		s.wantStarted(t, 2)
+		s.answer(2, "a3", nil)
+		if o := <-done; o.v != "a3" || o.err != nil {
+			t.Fatalf("outcome %+v, want a3", o)
+		}
+		if calls, _, _ := g.snapshot(); !reflect.DeepEqual(calls, []backoff.Call{{Attempt: 2}, {Attempt: 3}}) {
+			t.Errorf("the budget was asked %v", calls)
+		}
+	})
+}

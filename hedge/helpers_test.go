@@ -1,0 +1,176 @@
+package hedge
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/herdsafe/backoff"
+)
+
+var (
+	errTransient = errors.New("transient")
+	errFatal     = errors.New("fatal")
+)
+
+// script is an operation whose attempts the test answers one by one:
+// attempt k (from 1) blocks until answer(k, ...) or, if it honours its
+// context, until its context is done.
+type script struct {
+	ignoreCtx bool // attempts wait for their answer even once cancelled
+
+	started atomic.Int32
+	answers [8]chan answer
+	mu      sync.Mutex
+	ctxs    [8]context.Context
+	ended   [8]bool
+}
+
+type answer struct {
+	v   string
+	err error
+}
+
+func newScript() *script {
+	s := &script{}
+	for i := range s.answers {
+		s.answers[i] = make(chan answer, 1)
+	}
+	return s
+}
+
+func (s *script) op() Op[string] { return Idempotent(s.fn) }
+
+func (s *script) fn(ctx context.Context) (string, error) {
+	k := int(s.started.Add(1))
+	s.mu.Lock()
+	s.ctxs[k] = ctx
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.ended[k] = true
+		s.mu.Unlock()
+	}()
+	if s.ignoreCtx {
+		a := <-s.answers[k]
+		return a.v, a.err
+	}
+	select {
+	case a := <-s.answers[k]:
+		return a.v, a.err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// answer makes attempt k return v, err.
+func (s *script) answer(k int, v string, err error) { s.answers[k] <- answer{v, err} }
+
+// ctx returns the context attempt k was given.
+func (s *script) ctx(k int) context.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ctxs[k]
+}
+
+// hasEnded reports whether attempt k has returned.
+func (s *script) hasEnded(k int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ended[k]
+}
+
+// wantStarted fails the test unless n attempts have started.
+func (s *script) wantStarted(t *testing.T, n int) {
+	t.Helper()
+	if got := int(s.started.Load()); got != n {
+		t.Fatalf("%d attempts started, want %d", got, n)
+	}
+}
+
+// outcome is how a call through Execute ended.
+type outcome struct {
+	v     string
+	err   error
+	panic any
+}
+
+// goExecute calls Execute on a goroutine of its own.
+func goExecute(ctx context.Context, h *Hedger, inner *backoff.Policy, op Op[string]) <-chan outcome {
+	done := make(chan outcome, 1)
+	go func() {
+		var o outcome
+		defer func() {
+			o.panic = recover()
+			done <- o
+		}()
+		o.v, o.err = Execute(ctx, h, inner, op)
+	}()
+	return done
+}
+
+// pending fails the test if the call has ended.
+func pending(t *testing.T, done <-chan outcome) {
+	t.Helper()
+	select {
+	case o := <-done:
+		t.Fatalf("the call ended early: %+v", o)
+	default:
+	}
+}
+
+// asError returns err as a *backoff.Error, failing the test if it is not.
+func asError(t *testing.T, err error) *backoff.Error {
+	t.Helper()
+	var e *backoff.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("err = %v (%T), want a *backoff.Error", err, err)
+	}
+	return e
+}
+
+// guard is a test Guard: it admits the calls admit accepts, and records
+// what it was asked and told.
+type guard struct {
+	admit  func(backoff.Call) bool
+	refuse error
+
+	mu       sync.Mutex
+	calls    []backoff.Call
+	outcomes []backoff.Outcome
+	permits  []backoff.Permit
+	next     atomic.Uint64
+}
+
+var errBudget = errors.New("budget exhausted")
+
+func (g *guard) Allow(_ context.Context, c backoff.Call) (backoff.Permit, error) {
+	g.mu.Lock()
+	g.calls = append(g.calls, c)
+	g.mu.Unlock()
+	if g.admit != nil && !g.admit(c) {
+		if g.refuse != nil {
+			return backoff.Permit{}, g.refuse
+		}
+		return backoff.Permit{}, errBudget
+	}
+	return backoff.Permit{Token: g.next.Add(1)}, nil
+}
+
+func (g *guard) Record(p backoff.Permit, o backoff.Outcome) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.permits = append(g.permits, p)
+	g.outcomes = append(g.outcomes, o)
+}
+
+func (g *guard) snapshot() ([]backoff.Call, []backoff.Outcome, []backoff.Permit) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]backoff.Call(nil), g.calls...), append([]backoff.Outcome(nil), g.outcomes...), append([]backoff.Permit(nil), g.permits...)
+}
+
+func refuseAll(backoff.Call) bool { return false }
+func admitAll(backoff.Call) bool  { return true }

@@ -1,0 +1,202 @@
+package hedge
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/herdsafe/backoff"
+)
+
+// Hedger is a hedging configuration: how long to wait for an attempt before
+// starting another, and how many attempts a call may make. Make one with
+// [New] and call through it with [Execute]. A Hedger is immutable and safe
+// for concurrent use: calls through it share nothing but its budget guard,
+// if it has one.
+type Hedger struct {
+	config
+	err error // why the configuration cannot be used
+}
+
+// config is what the options set.
+type config struct {
+	delay       time.Duration
+	delaySet    bool
+	maxAttempts int
+	clock       clock.Clock
+	classifiers []func(error) bool
+	budget      backoff.Guard
+	discard     any // a func(T), checked against the call's T by Execute
+	err         error
+}
+
+// Option configures a [Hedger].
+type Option func(*config)
+
+// DefaultMaxAttempts is the number of attempts a call may make, the first
+// included, unless WithMaxAttempts says otherwise: one hedge.
+const DefaultMaxAttempts = 2
+
+// New returns a Hedger with the given options. [WithDelay] is required;
+// the defaults of the others are [DefaultMaxAttempts] attempts, the time
+// package's clock, no classifier, no budget and no discard function.
+//
+// New returns no error: an option it cannot use (a negative delay, a nil
+// clock...) or a missing delay is recorded, [Hedger.Validate] reports it,
+// and every call through the Hedger fails with it before running anything.
+func New(opts ...Option) *Hedger {
+	c := config{maxAttempts: DefaultMaxAttempts, clock: clock.New()}
+	for _, opt := range opts {
+		if opt == nil {
+			c.fail("New was given a nil Option")
+			continue
+		}
+		opt(&c)
+	}
+	if !c.delaySet {
+		c.fail("WithDelay is required (about the dependency's 95th percentile latency)")
+	}
+	return &Hedger{config: c, err: c.err}
+}
+
+// Validate reports the first option the Hedger could not use, as an error
+// matching [backoff.ErrInvalidConfiguration] that names it, or nil.
+func (h *Hedger) Validate() error { return h.err }
+
+// WithDelay sets how long an attempt may run before the next one starts:
+// attempt k starts d after attempt k-1 did (or was suppressed by the
+// budget), while no attempt has succeeded. Hedging pays when d is about
+// the dependency's 95th percentile latency: then about one call in twenty
+// makes a second attempt. A d of 0 starts every attempt at once; a
+// negative d is reported as [backoff.ErrInvalidConfiguration].
+func WithDelay(d time.Duration) Option {
+	return func(c *config) {
+		if d < 0 {
+			c.fail("WithDelay was given a negative delay (%v)", d)
+			return
+		}
+		c.delay, c.delaySet = d, true
+	}
+}
+
+// WithMaxAttempts sets how many attempts a call may make in all, the first
+// included (default [DefaultMaxAttempts]). 1 makes no hedge; less is
+// reported as [backoff.ErrInvalidConfiguration].
+func WithMaxAttempts(n int) Option {
+	return func(c *config) {
+		if n < 1 {
+			c.fail("WithMaxAttempts was given %d; a call makes at least 1 attempt", n)
+			return
+		}
+		c.maxAttempts = n
+	}
+}
+
+// WithClock sets the clock that measures the delay, such as a *clock.Mock
+// in a test (default clock.New(), the time package). A nil c is reported
+// as [backoff.ErrInvalidConfiguration].
+func WithClock(c clock.Clock) Option {
+	return func(cf *config) {
+		if c == nil {
+			cf.fail("WithClock was given a nil clock")
+			return
+		}
+		cf.clock = c
+	}
+}
+
+// WithRetryable sets a classifier of failed attempts, as gRPC's hedging
+// policy classifies status codes: an error fn accepts (returns true for)
+// starts the next attempt at once, without waiting for the delay; an error
+// it rejects is fatal: the call ends at once with Cause
+// [backoff.ErrPermanent] and the attempts in flight are cancelled.
+//
+// Without a classifier a failed attempt ends, and the others go on: the
+// next still starts when the delay passes. Either way some errors are
+// fatal before any classifier is asked, those that stop a retry stage at
+// once: a [backoff.Permanent] error, a [backoff.Pushback] that cancels
+// retries, and, from the inner Policy, an *backoff.Error whose Cause is a
+// guard's refusal ([backoff.IsRefusal]), ErrPermanent, ErrRetriesCanceled
+// or ErrInvalidConfiguration.
+//
+// Several classifiers add up: an error is retryable if any accepts it.
+// They run on the goroutine that called Execute; a panic in one goes on to
+// the caller, after the attempts in flight are cancelled. A nil fn is
+// reported as [backoff.ErrInvalidConfiguration].
+func WithRetryable(fn func(error) bool) Option {
+	return func(c *config) {
+		if fn == nil {
+			c.fail("WithRetryable was given a nil classifier")
+			return
+		}
+		c.classifiers = append(c.classifiers, fn)
+	}
+}
+
+// WithBudget sets a guard, such as a retry budget, that is asked to admit
+// each extra attempt: g.Allow is called with the call's context and
+// backoff.Call{Attempt: k} before attempt k (k ≥ 2; the first attempt is
+// never asked). A refusal suppresses that attempt only: it is not made,
+// the attempts in flight go on (the first among them), and the next one is
+// asked for when the delay passes again. An admitted attempt's outcome is
+// recorded once, when it returns, on its own goroutine: Abandoned is set
+// for an attempt whose context was done by then (a loser cancelled after
+// another won), so that a guard can tell it from a failure.
+//
+// Allow is called on the goroutine that called Execute and should not
+// block: one that does delays the call until it returns. A panic in Allow
+// goes on to the caller; a panic in Record, which runs on an attempt's
+// goroutine, ends the program. If the call ended in failure because
+// attempts were refused, its Cause is the guard's latest refusal.
+//
+// A nil g, or one whose Validate method reports an error, is reported as
+// [backoff.ErrInvalidConfiguration].
+func WithBudget(g backoff.Guard) Option {
+	return func(c *config) {
+		if g == nil {
+			c.fail("WithBudget was given a nil Guard")
+			return
+		}
+		if v, ok := g.(interface{ Validate() error }); ok {
+			if err := v.Validate(); err != nil {
+				if c.err == nil {
+					c.err = fmt.Errorf("%w: hedge: WithBudget was given a Guard that reports: %w", backoff.ErrInvalidConfiguration, err)
+				}
+				return
+			}
+		}
+		c.budget = g
+	}
+}
+
+// WithDiscard sets a function that releases the result of an attempt that
+// succeeded but lost, such as an *http.Response to close: every successful
+// result is either returned by Execute or passed to fn, exactly once. fn
+// runs on the losing attempt's goroutine, usually after Execute has
+// returned; a panic in it ends the program, as any goroutine's panic does.
+//
+// fn's argument type must be the call's result type: a Hedger with
+// WithDiscard serves Execute for that type only, and reports any other as
+// [backoff.ErrInvalidConfiguration] before running anything. A nil fn is
+// reported as ErrInvalidConfiguration.
+func WithDiscard[T any](fn func(T)) Option {
+	return func(c *config) {
+		if fn == nil {
+			c.fail("WithDiscard was given a nil function")
+			return
+		}
+		c.discard = fn
+	}
+}
+
+// fail records the first option that cannot be used.
+func (c *config) fail(format string, args ...any) {
+	if c.err == nil {
+		c.err = invalid(format, args...)
+	}
+}
+
+// invalid returns an error matching backoff.ErrInvalidConfiguration.
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: hedge: %s", backoff.ErrInvalidConfiguration, fmt.Sprintf(format, args...))
+}

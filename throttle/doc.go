@@ -1,0 +1,49 @@
+// Package throttle rejects calls locally while the backend rejects many
+// of them: the client-side adaptive throttling of Google's SRE book
+// ("Site Reliability Engineering", O'Reilly 2016, chapter 21 "Handling
+// Overload", section "Client-Side Throttling").
+//
+// A [Throttle] keeps, over a sliding window of time (the book uses the
+// last two minutes; here WithWindow, default 2 minutes), two counts:
+//
+//   - requests: the calls the application asked it to admit, those it
+//     rejected locally included;
+//   - accepts: the calls the backend accepted.
+//
+// It rejects each new call, first attempts and retries alike, with
+// probability
+//
+//	max(0, (requests − K·accepts) / (requests + 1))
+//
+// with K = 2 by default (WithK), as in the book: while the backend accepts
+// at least half of the calls nothing is rejected; beyond that the client
+// sheds the excess itself, before it costs the backend anything, and the
+// rejection probability rises with the share the backend refuses. A
+// rejection is [ErrThrottled]. As the backend recovers, accepts come back
+// and the probability falls to 0 within a window.
+//
+// What counts as accepted. The book counts as accepted any response that
+// is not a rejection for overload: a request the backend processed,
+// successfully or not. A Go error does not say which it is, so by default
+// only a success (a nil error) is an accept, and every error counts
+// against the backend; name the errors that mean "processed" (a not
+// found, an invalid argument) with WithAccepted, so that they count as
+// accepts. A call whose caller gave up (Outcome.Abandoned) and one that a
+// guard inside the Throttle refused (backoff.IsRefusal) count neither
+// way: they are taken out of the requests too.
+//
+// A Throttle is a [backoff.Guard]. In a Policy, put it inside the retry
+// stage, next to the dependency, so that it counts and sheds every
+// attempt: its rejection then stops the retry stage with Cause
+// ErrThrottled and LastErr the last real error. Outside the retry stage it
+// takes a whole retry loop for one request, and a rejection refuses the
+// call before its first attempt.
+//
+// A Throttle is safe for concurrent use. Its counts are a ring of ten
+// atomic slots, a tenth of the window each, on the library's clock
+// (WithClock); Allow and Record take no lock and allocate nothing, and
+// only Allow reads the clock, once. The
+// random draw (WithRandom, default math/rand/v2) is made only when the
+// rejection probability is above 0. [Throttle.Stats] reads the counts and
+// the current probability for telemetry.
+package throttle

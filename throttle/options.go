@@ -1,0 +1,140 @@
+package throttle
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/herdsafe/backoff"
+)
+
+// The defaults, from the SRE book.
+const (
+	// DefaultK is the multiplier of accepts unless WithK says otherwise.
+	DefaultK = 2
+	// DefaultWindow is the window unless WithWindow says otherwise: the
+	// book's "last two minutes".
+	DefaultWindow = 2 * time.Minute
+)
+
+// MinWindow is the shortest window WithWindow accepts: the window is kept
+// as ten slots, and a slot shorter than a millisecond would make the
+// slots' 32-bit epoch numbers wrap within days.
+const MinWindow = 10 * time.Millisecond
+
+// An Option configures a Throttle.
+type Option func(*config)
+
+// config is what the options set.
+type config struct {
+	k        float64
+	window   time.Duration
+	accepted func(error) bool
+	random   func() float64
+	clock    clock.Clock
+	err      error // the first bad setting
+}
+
+// fail records the first bad setting.
+func (c *config) fail(format string, args ...any) {
+	if c.err == nil {
+		c.err = fmt.Errorf("%w: throttle: %s", backoff.ErrInvalidConfiguration, fmt.Sprintf(format, args...))
+	}
+}
+
+// WithK sets the multiplier of accepts in the rejection probability
+// (default DefaultK, the book's 2): the Throttle rejects nothing while
+// requests are at most k times the accepts. A lower k sheds sooner, a
+// higher one lets more load reach the backend. It must be at least 1 and
+// finite: below 1 the Throttle would reject calls while the backend
+// accepts every one.
+func WithK(k float64) Option {
+	return func(c *config) {
+		if math.IsNaN(k) || k < 1 || math.IsInf(k, 0) {
+			c.fail("WithK(%v): must be at least 1 and finite", k)
+			return
+		}
+		c.k = k
+	}
+}
+
+// WithWindow sets how long the Throttle remembers requests and accepts
+// (default DefaultWindow). The window slides in tenths of its length: a
+// count leaves it between 9/10 of the window and the whole window after
+// it was made. It must be at least MinWindow.
+func WithWindow(d time.Duration) Option {
+	return func(c *config) {
+		if d < MinWindow {
+			c.fail("WithWindow(%v): must be at least %v", d, MinWindow)
+			return
+		}
+		c.window = d
+	}
+}
+
+// WithAccepted makes the errors fn returns true for count as accepts: the
+// backend processed the call and answered with an error that is not an
+// overload (a not found, an invalid argument). By default only a success
+// is an accept. fn runs in Record, on the goroutine of the call, with no
+// lock held; if it panics, the call counts as a request that was not
+// accepted, and the panic goes on to the caller. A nil fn is reported as
+// ErrInvalidConfiguration.
+func WithAccepted(fn func(error) bool) Option {
+	return func(c *config) {
+		if fn == nil {
+			c.fail("WithAccepted was given a nil classifier")
+			return
+		}
+		c.accepted = fn
+	}
+}
+
+// WithRandom sets the source of the draws that decide a rejection: fn
+// returns a number in [0, 1), and a call is rejected if it is below the
+// rejection probability. It is called only when that probability is above
+// 0, concurrently from the goroutines of the calls, with no lock held, so
+// it must be safe for concurrent use (wrap a *rand.Rand in a mutex; a
+// fixed sequence makes a test deterministic). If it panics, the call is
+// not counted and the panic goes on to the caller. The default is
+// math/rand/v2's Float64. A nil fn is reported as ErrInvalidConfiguration.
+func WithRandom(fn func() float64) Option {
+	return func(c *config) {
+		if fn == nil {
+			c.fail("WithRandom was given a nil function")
+			return
+		}
+		c.random = fn
+	}
+}
+
+// WithClock makes the Throttle measure its window on c, such as a
+// *clock.Mock in a test or the herd simulator's virtual clock (default
+// clock.New(), the time package). A nil c is reported as
+// ErrInvalidConfiguration.
+func WithClock(c clock.Clock) Option {
+	return func(cfg *config) {
+		if c == nil {
+			cfg.fail("WithClock was given a nil clock")
+			return
+		}
+		cfg.clock = c
+	}
+}
+
+// newConfig returns the configuration of the options, over the defaults.
+func newConfig(opts []Option) *config {
+	c := &config{k: DefaultK, window: DefaultWindow, random: rand.Float64}
+	for _, o := range opts {
+		if o == nil {
+			c.fail("an Option is nil")
+			continue
+		}
+		o(c)
+	}
+	if c.clock == nil {
+		c.clock = clock.New()
+	}
+	return c
+}

@@ -1,0 +1,94 @@
+package throttle
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/herdsafe/backoff"
+)
+
+// TestInvalidConfiguration checks that every bad setting is reported by
+// Validate, naming the option, refuses every call, and fails a Policy
+// before it runs anything.
+func TestInvalidConfiguration(t *testing.T) {
+	cases := []struct {
+		name string
+		th   *Throttle
+		want string // in the error
+	}{
+		{"k_below_1", New(WithK(0.99)), "WithK"},
+		{"k_zero", New(WithK(0)), "WithK"},
+		{"k_negative", New(WithK(-2)), "WithK"},
+		{"k_nan", New(WithK(math.NaN())), "WithK"},
+		{"k_inf", New(WithK(math.Inf(1))), "WithK"},
+		{"window_zero", New(WithWindow(0)), "WithWindow"},
+		{"window_negative", New(WithWindow(-time.Minute)), "WithWindow"},
+		{"window_too_short", New(WithWindow(MinWindow - 1)), "WithWindow"},
+		{"accepted_nil", New(WithAccepted(nil)), "WithAccepted"},
+		{"random_nil", New(WithRandom(nil)), "WithRandom"},
+		{"clock_nil", New(WithClock(nil)), "WithClock"},
+		{"option_nil", New(nil), "nil"},
+		{"first_reported", New(WithK(0), WithWindow(0)), "WithK"},
+		{"zero_value", &Throttle{}, "zero"},
+		{"nil", nil, "nil Throttle"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.th.Validate()
+			if !errors.Is(err, backoff.ErrInvalidConfiguration) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Validate() = %v, want ErrInvalidConfiguration naming %q", err, tc.want)
+			}
+			for range 3 {
+				if _, aerr := tc.th.Allow(context.Background(), backoff.Call{Attempt: 1}); aerr != err {
+					t.Fatalf("Allow = %v, want the configuration error", aerr)
+				}
+			}
+			tc.th.Record(backoff.Permit{}, backoff.Outcome{}) // no panic
+			if s := tc.th.Stats(); s != (Stats{}) {
+				t.Fatalf("Stats = %+v, want zero", s)
+			}
+			ran := false
+			p := backoff.NewPolicy(backoff.WithGuard(tc.th))
+			perr := p.Execute(context.Background(), func(context.Context) error { ran = true; return nil })
+			if ran || !errors.Is(perr, backoff.ErrInvalidConfiguration) {
+				t.Fatalf("Policy.Execute = %v (ran %v), want ErrInvalidConfiguration before running", perr, ran)
+			}
+		})
+	}
+}
+
+// TestValidConfigurations checks settings at the edges of their ranges.
+func TestValidConfigurations(t *testing.T) {
+	for name, th := range map[string]*Throttle{
+		"defaults":   New(),
+		"k_1":        New(WithK(1)),
+		"k_large":    New(WithK(1e300)),
+		"min_window": New(WithWindow(MinWindow)),
+		"long":       New(WithWindow(24 * time.Hour)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			if err := th.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			if !call(t, th, backoff.Outcome{}) {
+				t.Fatal("the first call rejected")
+			}
+		})
+	}
+}
+
+// TestDefaults checks the documented defaults: K = 2 over 2 minutes.
+func TestDefaults(t *testing.T) {
+	th := New(WithClock(newMock()), WithRandom(never))
+	load(t, th, 10, 4)
+	if got := th.Stats().Probability; got != 2.0/11 {
+		t.Fatalf("probability = %v, want (10 − 2·4)/11", got)
+	}
+	if th.w.width*slotCount != 2*time.Minute {
+		t.Fatalf("window = %v, want 2m", th.w.width*slotCount)
+	}
+}

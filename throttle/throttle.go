@@ -1,0 +1,145 @@
+package throttle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/herdsafe/backoff"
+)
+
+// ErrThrottled is the error of a call that a Throttle rejected locally.
+// Inside a Policy it becomes the Cause of the call's *backoff.Error (of
+// the retry stage it stops, whose LastErr keeps the last real error):
+// match it with errors.Is.
+var ErrThrottled = errors.New("throttle: rejected locally: the backend rejects too many calls")
+
+// A Throttle rejects calls locally, at random, in proportion to the share
+// of recent calls the backend did not accept; see the package
+// documentation for the rule and what counts. It is a [backoff.Guard].
+//
+// A Throttle is safe for concurrent use, and is meant to be shared by
+// every call to the same backend. Its zero value is not a throttle: it
+// refuses every call with an error matching
+// [backoff.ErrInvalidConfiguration].
+type Throttle struct {
+	w        window
+	k        float64
+	random   func() float64
+	accepted func(error) bool // nil: only a success
+	err      error            // the configuration's error
+	ready    bool             // made by New with a good configuration
+
+	rejected atomic.Uint64
+}
+
+// New returns a Throttle with the options' settings: the book's K = 2
+// (WithK) over the last 2 minutes (WithWindow), a success as the only
+// accept (WithAccepted), draws from math/rand/v2 (WithRandom), on the
+// time package's clock (WithClock). A bad option makes a Throttle that
+// refuses every call with its error, which Validate reports.
+func New(opts ...Option) *Throttle {
+	c := newConfig(opts)
+	if c.err != nil {
+		return &Throttle{err: c.err}
+	}
+	t := &Throttle{k: c.k, random: c.random, accepted: c.accepted, ready: true}
+	t.w.init(c.clock, c.window)
+	return t
+}
+
+// errZero is the error of a Throttle not made by New.
+var errZero = fmt.Errorf("%w: throttle: a zero or nil Throttle; make one with New", backoff.ErrInvalidConfiguration)
+
+// Validate reports the Throttle's configuration error, if it has one: an
+// error matching backoff.ErrInvalidConfiguration that names the option.
+// backoff.WithGuard calls it, so that a Policy with a bad Throttle fails
+// before it runs anything.
+func (t *Throttle) Validate() error {
+	switch {
+	case t == nil:
+		return errZero
+	case t.err != nil:
+		return t.err
+	case !t.ready:
+		return errZero
+	}
+	return nil
+}
+
+// Allow counts the call as a request and rejects it with probability
+// max(0, (requests − K·accepts) / (requests + 1)), the counts being those
+// of the window before this call: it then returns ErrThrottled. Any call
+// may be rejected, first attempts included; c is not read. A
+// misconfigured Throttle refuses every call with its configuration error.
+// Allow never blocks, and ignores ctx. An admitted call must be reported
+// to Record with the Permit Allow returned.
+func (t *Throttle) Allow(_ context.Context, _ backoff.Call) (backoff.Permit, error) {
+	if t == nil || !t.ready {
+		return backoff.Permit{}, t.Validate()
+	}
+	e := t.w.epoch()
+	p := t.probability(t.w.counts(e))
+	reject := p > 0 && t.random() < p
+	e = t.w.add(e, requests)
+	if reject {
+		t.rejected.Add(1)
+		return backoff.Permit{}, ErrThrottled
+	}
+	return backoff.Permit{Token: uint64(e)}, nil
+}
+
+// Record reports how a call that Allow admitted ended: a success is an
+// accept, and so is an error WithAccepted's classifier accepts; any other
+// error leaves the request unaccepted. An abandoned call
+// (Outcome.Abandoned, success included) and an inner guard's refusal
+// count neither way: the request Allow counted is taken back. An accept
+// is counted with its request, in the slot of the window that was current
+// at Allow, so that the two leave the window together; Record reads no
+// clock.
+func (t *Throttle) Record(p backoff.Permit, o backoff.Outcome) {
+	if t == nil || !t.ready {
+		return
+	}
+	e := int64(p.Token) // the epoch Allow counted the request in
+	switch {
+	case o.Abandoned:
+		t.w.remove(e, requests)
+	case o.Err == nil:
+		t.w.add(e, accepts)
+	case backoff.IsRefusal(o.Err):
+		t.w.remove(e, requests)
+	case t.accepted != nil && t.accepted(o.Err):
+		t.w.add(e, accepts)
+	}
+}
+
+// probability is the book's rejection probability for the counts.
+func (t *Throttle) probability(req, acc uint64) float64 {
+	p := (float64(req) - t.k*float64(acc)) / (float64(req) + 1)
+	return max(p, 0)
+}
+
+// Stats are a Throttle's counts, for telemetry.
+type Stats struct {
+	// Requests and Accepts are the counts in the window now.
+	Requests uint64
+	Accepts  uint64
+	// Probability is the probability with which the next call would be
+	// rejected, from those counts.
+	Probability float64
+	// Rejected counts the calls rejected since the Throttle was made.
+	Rejected uint64
+}
+
+// Stats returns the Throttle's counts, reading its clock. Each is read
+// atomically, but not all at the same instant: under concurrent calls
+// they may disagree slightly.
+func (t *Throttle) Stats() Stats {
+	if t == nil || !t.ready {
+		return Stats{}
+	}
+	req, acc := t.w.counts(t.w.epoch())
+	return Stats{Requests: req, Accepts: acc, Probability: t.probability(req, acc), Rejected: t.rejected.Load()}
+}
