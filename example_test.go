@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -22,8 +21,14 @@ import (
 func ExampleRetry() {
 	// A stand-in for the remote service. In real code this is the endpoint
 	// you are calling; here it is an in-process test server so the example
-	// is self-contained and does not depend on the network.
+	// is self-contained and does not depend on the network. It is
+	// unavailable for its first two requests.
+	var requests atomic.Int32
 	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if requests.Add(1) <= 2 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
 		w.WriteHeader(http.StatusOK)
 	}))
 	defer server.Close()
@@ -50,17 +55,27 @@ func ExampleRetry() {
 		if resp.StatusCode >= 400 && resp.StatusCode < 500 {
 			return "", backoff.Permanent(errors.New("bad request"))
 		}
+		// Server errors may: a plain error is retried.
+		if resp.StatusCode >= 500 {
+			return "", fmt.Errorf("server error: %s", resp.Status)
+		}
 		return "hello", nil
 	}
 
-	result, err := backoff.Retry(operation, backoff.WithBackOff(backoff.NewExponentialBackOff()))
+	// Waits of about 10 ms, so that the example runs fast; the default
+	// starts at 500 ms.
+	result, err := backoff.Retry(operation,
+		backoff.WithBackOff(backoff.NewExponentialBackOff(backoff.WithInitialInterval(10*time.Millisecond))),
+		backoff.WithNotify(func(err error, d time.Duration) { fmt.Println("retrying after:", err) }))
 	if err != nil {
 		fmt.Println("Error:", err)
 		return
 	}
-	fmt.Println(result)
+	fmt.Println(result, "after", requests.Load(), "requests")
 	// Output:
-	// hello
+	// retrying after: server error: 503 Service Unavailable
+	// retrying after: server error: 503 Service Unavailable
+	// hello after 3 requests
 }
 
 // The error-handling switch: every failure is an *Error whose Cause says why
@@ -218,12 +233,17 @@ func ExampleRetryAfter() {
 }
 
 func ExampleTicker() {
-	// An operation that may fail.
+	// An operation that fails twice, then succeeds.
+	calls := 0
 	operation := func() (string, error) {
+		if calls++; calls < 3 {
+			return "", fmt.Errorf("attempt %d failed", calls)
+		}
 		return "hello", nil
 	}
 
-	ticker := backoff.NewTicker(backoff.NewExponentialBackOff())
+	// Ticks 10 ms apart and more, so that the example runs fast.
+	ticker := backoff.NewTicker(backoff.NewExponentialBackOff(backoff.WithInitialInterval(10 * time.Millisecond)))
 	defer ticker.Stop()
 
 	var result string
@@ -234,7 +254,7 @@ func ExampleTicker() {
 	// succession.
 	for range ticker.C {
 		if result, err = operation(); err != nil {
-			log.Println(err, "will retry...")
+			fmt.Println(err, "- will retry at the next tick")
 			continue
 		}
 		break
@@ -245,6 +265,8 @@ func ExampleTicker() {
 	}
 	fmt.Println(result)
 	// Output:
+	// attempt 1 failed - will retry at the next tick
+	// attempt 2 failed - will retry at the next tick
 	// hello
 }
 
