@@ -145,3 +145,38 @@ type failure struct{ err error }
 func (f *failure) Error() string { return f.err.Error() }
 
 func (f *failure) Unwrap() error { return f.err }
+
+// RunGuarded runs fn under the guard g, as a guard stage does, for code
+// that calls a guard without a Policy: it asks g.Allow with c, and if the
+// call is admitted, calls fn and tells g.Record how it ended (Outcome.Err
+// is fn's error, Abandoned whether ctx was done when fn returned). If fn
+// panics, Record is called with ErrPanicked before the panic goes on. A
+// refusal returns Allow's error as it is, without calling fn. A ctx
+// already done is the guard's to judge, as in a Policy: a bulkhead refuses
+// it, a breaker admits it (and fn, which receives ctx, returns at once). A
+// nil ctx, g or fn is reported as ErrInvalidConfiguration. The Execute methods of this
+// module's guards are RunGuarded with Call{Attempt: 1}.
+func RunGuarded(ctx context.Context, g Guard, c Call, fn func(context.Context) error) error {
+	switch {
+	case ctx == nil:
+		return invalidf("RunGuarded was given a nil context")
+	case g == nil:
+		return invalidf("RunGuarded was given a nil Guard")
+	case fn == nil:
+		return invalidf("RunGuarded was given a nil function")
+	}
+	p, err := g.Allow(ctx, c)
+	if err != nil {
+		return err
+	}
+	recorded := false
+	defer func() {
+		if !recorded {
+			g.Record(p, Outcome{Err: ErrPanicked})
+		}
+	}()
+	err = fn(ctx)
+	recorded = true
+	g.Record(p, Outcome{Err: err, Abandoned: ctx.Err() != nil})
+	return err
+}

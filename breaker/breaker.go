@@ -91,12 +91,17 @@ func (b *Breaker) Validate() error {
 // call as a probe while a probe's place is free, and refuses it otherwise.
 // An admitted call must be followed by exactly one Record with the Permit.
 //
-// Allow never blocks, and does not look at ctx or c. A Breaker that is
-// not usable (see Validate) refuses every call with its configuration
-// error.
-func (b *Breaker) Allow(_ context.Context, _ backoff.Call) (backoff.Permit, error) {
+// Allow never blocks, and does not look at c. Closed, it admits whatever
+// ctx says; in any other state it refuses a ctx already done with its
+// cause, so that no probe's place goes to a call that cannot run. A
+// Breaker that is not usable (see Validate) refuses every call with its
+// configuration error.
+func (b *Breaker) Allow(ctx context.Context, _ backoff.Call) (backoff.Permit, error) {
 	if p := b.cur.Load(); p != nil && p.state == Closed {
 		return backoff.Permit{Token: p.gen}, nil
+	}
+	if ctx != nil && ctx.Err() != nil {
+		return backoff.Permit{}, context.Cause(ctx)
 	}
 	return b.allowSlow()
 }
@@ -226,42 +231,17 @@ func (b *Breaker) failed(p *period) {
 	}
 }
 
-// Execute runs fn through the breaker: it returns Allow's refusal without
-// calling fn, or calls fn with ctx and records how it ended. The call is
+// Execute runs fn through the breaker, as backoff.RunGuarded does: it
+// returns Allow's refusal without calling fn, or calls fn with ctx and
+// records how it ended. The call is
 // abandoned, and counts as neither success nor failure, if ctx is done
 // when fn returns. If fn panics, the call is recorded as a failure and the
-// panic goes on. Execute returns fn's error unchanged, or the refusal (an
+// panic goes on (the breaker counts backoff.ErrPanicked as a failure). Execute returns fn's error unchanged, or the refusal (an
 // [*OpenError], or the configuration error), or ctx's cause without calling
 // fn if ctx is done already.
 //
 // A nil ctx or fn is reported as an error matching
 // backoff.ErrInvalidConfiguration.
 func (b *Breaker) Execute(ctx context.Context, fn func(context.Context) error) error {
-	switch {
-	case ctx == nil:
-		return errNilContext
-	case fn == nil:
-		return errNilFunc
-	case ctx.Err() != nil:
-		return context.Cause(ctx)
-	}
-	pm, err := b.Allow(ctx, backoff.Call{Attempt: 1})
-	if err != nil {
-		return err
-	}
-	recorded := false
-	defer func() {
-		if !recorded {
-			b.Record(pm, backoff.Outcome{Err: errPanicked})
-		}
-	}()
-	err = fn(ctx)
-	recorded = true
-	b.Record(pm, backoff.Outcome{Err: err, Abandoned: ctx.Err() != nil})
-	return err
+	return backoff.RunGuarded(ctx, b, backoff.Call{Attempt: 1}, fn)
 }
-
-var (
-	errNilContext = invalid("Execute was given a nil context")
-	errNilFunc    = invalid("Execute was given a nil function")
-)

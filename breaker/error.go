@@ -52,9 +52,6 @@ func (e *OpenError) Is(target error) bool { return target == ErrCircuitOpen }
 // RetryAfter returns Duration, the time until the breaker admits a probe.
 func (e *OpenError) RetryAfter() time.Duration { return e.Duration }
 
-// errPanicked is what Execute records for a function that panicked.
-var errPanicked = errors.New("breaker: the call panicked")
-
 // invalid returns an error that matches backoff.ErrInvalidConfiguration
 // and names the setting that is wrong.
 func invalid(format string, args ...any) error {

@@ -167,9 +167,9 @@ func (b *Budget) Stats() Stats {
 	case b.tokens != nil:
 		s.Tokens = b.tokens.count()
 	case b.ratio != nil:
-		e := b.ratio.w.epoch()
-		s.Requests = b.ratio.w.count(e, requests)
-		s.Retries = b.ratio.w.count(e, retries)
+		e := b.ratio.w.Epoch()
+		s.Requests = b.ratio.w.Count(e, requests)
+		s.Retries = b.ratio.w.Count(e, retries)
 	}
 	return s
 }

@@ -2,19 +2,13 @@ package budget
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/herdsafe/backoff"
 )
 
-// errPanicked is the Outcome.Err that Execute records for a call that
-// panicked.
-var errPanicked = errors.New("budget: the call panicked")
-
-// Execute runs fn under the Budget: it asks Allow, and if admitted calls
-// fn and tells Record how it ended, even if fn panics (the panic then goes
-// on). A refusal returns Allow's error without calling fn. The attempt
+// Execute runs fn under the Budget, as backoff.RunGuarded does: it asks
+// Allow, and if admitted calls fn and tells Record how it ended, even if fn
+// panics (the panic then goes on). A refusal returns Allow's error without calling fn. The attempt
 // number is the one backoff.AttemptFrom finds in ctx (a retry stage given
 // backoff.WithAttemptState puts it there), else 1: outside a retry loop,
 // Execute only counts the call. A call whose ctx is done when fn returns
@@ -23,25 +17,11 @@ var errPanicked = errors.New("budget: the call panicked")
 // to the loop it is an ordinary error. In a Policy, use WithGuard instead,
 // which stops the retry stage itself.
 func (b *Budget) Execute(ctx context.Context, fn func(context.Context) error) error {
-	if ctx == nil || fn == nil {
-		return fmt.Errorf("%w: budget: Execute was given a nil context or function", backoff.ErrInvalidConfiguration)
-	}
 	c := backoff.Call{Attempt: 1}
-	if s, ok := backoff.AttemptFrom(ctx); ok {
-		c.Attempt = s.Attempt
-	}
-	p, err := b.Allow(ctx, c)
-	if err != nil {
-		return err
-	}
-	recorded := false
-	defer func() {
-		if !recorded {
-			b.Record(p, backoff.Outcome{Err: errPanicked})
+	if ctx != nil {
+		if s, ok := backoff.AttemptFrom(ctx); ok {
+			c.Attempt = s.Attempt
 		}
-	}()
-	err = fn(ctx)
-	recorded = true
-	b.Record(p, backoff.Outcome{Err: err, Abandoned: ctx.Err() != nil})
-	return err
+	}
+	return backoff.RunGuarded(ctx, b, c, fn)
 }

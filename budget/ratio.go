@@ -1,9 +1,16 @@
 package budget
 
 import (
+	"github.com/herdsafe/backoff/internal/window"
 	"math"
 	"math/bits"
 	"sync"
+)
+
+// The kinds of event the window counts.
+const (
+	requests = 0 // first attempts
+	retries  = 1 // retries admitted
 )
 
 // perMillion is the scale of a ratio budget's retry ratio.
@@ -12,7 +19,7 @@ const perMillion = 1_000_000
 // ratioBudget allows, over its window, retries up to a reserve plus a
 // fraction of the first attempts.
 type ratioBudget struct {
-	w       window
+	w       window.Window
 	mu      sync.Mutex // makes a retry's check and its count one step
 	reserve uint64     // retries allowed per window whatever the traffic
 	ratio   uint64     // retries allowed per million first attempts
@@ -26,24 +33,24 @@ func newRatioBudget(c *config) *ratioBudget {
 		reserve: uint64(math.Floor(c.minPerSec*c.window.Seconds() + 1e-9)),
 		ratio:   uint64(math.Round(c.retryRatio * perMillion)),
 	}
-	r.w.init(c.clock, c.window)
+	r.w.Init(c.clock, c.window)
 	return r
 }
 
 // deposit counts a first attempt.
 func (r *ratioBudget) deposit() {
-	r.w.add(r.w.epoch(), requests)
+	r.w.Add(r.w.Epoch(), requests)
 }
 
 // withdraw counts a retry and reports true if the window allows one more.
 func (r *ratioBudget) withdraw() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	e := r.w.epoch()
-	if r.w.count(e, retries) >= r.allowance(r.w.count(e, requests)) {
+	e := r.w.Epoch()
+	if r.w.Count(e, retries) >= r.allowance(r.w.Count(e, requests)) {
 		return false
 	}
-	r.w.add(e, retries)
+	r.w.Add(e, retries)
 	return true
 }
 

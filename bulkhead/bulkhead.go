@@ -144,21 +144,14 @@ func (b *Bulkhead) Record(backoff.Permit, backoff.Outcome) {
 	b.release()
 }
 
-// Execute runs fn in a slot of the bulkhead: it asks [Bulkhead.Allow] for
-// one, with ctx, and returns Allow's error as is if it refuses; otherwise
+// Execute runs fn in a slot of the bulkhead, as [backoff.RunGuarded] does:
+// it asks [Bulkhead.Allow] for one, with ctx, and returns Allow's error as is if it refuses; otherwise
 // it calls fn with ctx, frees the slot when fn returns, and returns fn's
 // error. The slot is freed if fn panics too, and the panic goes on. A nil
 // ctx or fn is reported as an error matching
 // [backoff.ErrInvalidConfiguration].
 func (b *Bulkhead) Execute(ctx context.Context, fn func(context.Context) error) error {
-	if fn == nil {
-		return errNilFunc
-	}
-	if _, err := b.Allow(ctx, backoff.Call{Attempt: 1}); err != nil {
-		return err
-	}
-	defer b.release()
-	return fn(ctx)
+	return backoff.RunGuarded(ctx, b, backoff.Call{Attempt: 1}, fn)
 }
 
 // Stats is a reading of a [Bulkhead], for telemetry. InFlight and Queued

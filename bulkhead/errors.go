@@ -73,8 +73,5 @@ func invalidf(format string, args ...any) error {
 // errNilContext is the error of Allow or Execute given a nil context.
 var errNilContext = invalidf("a nil context")
 
-// errNilFunc is the error of Execute given a nil function.
-var errNilFunc = invalidf("Execute was given a nil function")
-
 // errUnbalanced is the panic of a Record with no call in flight.
 const errUnbalanced = "bulkhead: Record without a call in flight (Record called twice, or without Allow)"

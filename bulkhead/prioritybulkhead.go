@@ -219,14 +219,7 @@ func (b *PriorityBulkhead) release() {
 // error, freeing the slot when fn returns or panics. The call's priority
 // is the one ctx carries.
 func (b *PriorityBulkhead) Execute(ctx context.Context, fn func(context.Context) error) error {
-	if fn == nil {
-		return errNilFunc
-	}
-	if _, err := b.Allow(ctx, backoff.Call{Attempt: 1}); err != nil {
-		return err
-	}
-	defer b.release()
-	return fn(ctx)
+	return backoff.RunGuarded(ctx, b, backoff.Call{Attempt: 1}, fn)
 }
 
 // PriorityStats is a reading of a [PriorityBulkhead], for telemetry.

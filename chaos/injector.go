@@ -2,7 +2,6 @@ package chaos
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync/atomic"
@@ -93,8 +92,8 @@ func (in *Injector) Record(backoff.Permit, backoff.Outcome) {}
 // invalid, or what fn returned. A nil fn is reported as an error matching
 // [backoff.ErrInvalidConfiguration]. A panic in fn goes on to the caller.
 func (in *Injector) Execute(ctx context.Context, fn func(context.Context) error) error {
-	if fn == nil {
-		return fmt.Errorf("%w: chaos: Execute was given a nil function", backoff.ErrInvalidConfiguration)
+	if ctx == nil || fn == nil {
+		return fmt.Errorf("%w: chaos: Execute was given a nil context or function", backoff.ErrInvalidConfiguration)
 	}
 	if in.err != nil {
 		in.calls.Add(1)
@@ -103,22 +102,8 @@ func (in *Injector) Execute(ctx context.Context, fn func(context.Context) error)
 	if err := in.inject(ctx); err != nil {
 		return err
 	}
-	// The Guard contract, kept although Record does nothing: Record once,
-	// a panic in fn included.
-	recorded := false
-	defer func() {
-		if !recorded {
-			in.Record(backoff.Permit{}, backoff.Outcome{Err: errPanicked})
-		}
-	}()
-	err := fn(ctx)
-	recorded = true
-	in.Record(backoff.Permit{}, backoff.Outcome{Err: err, Abandoned: ctx.Err() != nil})
-	return err
+	return fn(ctx) // Record does nothing: there is nothing to tell it
 }
-
-// errPanicked is the Outcome.Err recorded for a call whose fn panicked.
-var errPanicked = errors.New("chaos: the call panicked")
 
 // inject counts a call and injects its faults: it returns the error the
 // call fails with, or nil to admit it. It draws at most two numbers, one

@@ -3,6 +3,7 @@ package throttle
 import (
 	"context"
 	"errors"
+	"github.com/herdsafe/backoff/internal/window"
 	"math"
 	"strings"
 	"testing"
@@ -88,7 +89,7 @@ func TestDefaults(t *testing.T) {
 	if got := th.Stats().Probability; got != 2.0/11 {
 		t.Fatalf("probability = %v, want (10 − 2·4)/11", got)
 	}
-	if th.w.width*slotCount != 2*time.Minute {
-		t.Fatalf("window = %v, want 2m", th.w.width*slotCount)
+	if th.w.Width()*window.Slots != 2*time.Minute {
+		t.Fatalf("window = %v, want 2m", th.w.Width()*window.Slots)
 	}
 }

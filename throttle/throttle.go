@@ -4,9 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/herdsafe/backoff/internal/window"
 	"sync/atomic"
 
 	"github.com/herdsafe/backoff"
+)
+
+// The kinds of event the window counts.
+const (
+	requests = 0
+	accepts  = 1
 )
 
 // ErrThrottled is the error of a call that a Throttle rejected locally.
@@ -24,7 +31,7 @@ var ErrThrottled = errors.New("throttle: rejected locally: the backend rejects t
 // refuses every call with an error matching
 // [backoff.ErrInvalidConfiguration].
 type Throttle struct {
-	w        window
+	w        window.Window
 	k        float64
 	random   func() float64
 	accepted func(error) bool // nil: only a success
@@ -45,7 +52,7 @@ func New(opts ...Option) *Throttle {
 		return &Throttle{err: c.err}
 	}
 	t := &Throttle{k: c.k, random: c.random, accepted: c.accepted, ready: true}
-	t.w.init(c.clock, c.window)
+	t.w.Init(c.clock, c.window)
 	return t
 }
 
@@ -79,10 +86,10 @@ func (t *Throttle) Allow(_ context.Context, _ backoff.Call) (backoff.Permit, err
 	if t == nil || !t.ready {
 		return backoff.Permit{}, t.Validate()
 	}
-	e := t.w.epoch()
-	p := t.probability(t.w.counts(e))
+	e := t.w.Epoch()
+	p := t.probability(t.w.Counts(e))
 	reject := p > 0 && t.random() < p
-	e = t.w.add(e, requests)
+	e = t.w.Add(e, requests)
 	if reject {
 		t.rejected.Add(1)
 		return backoff.Permit{}, ErrThrottled
@@ -105,13 +112,13 @@ func (t *Throttle) Record(p backoff.Permit, o backoff.Outcome) {
 	e := int64(p.Token) // the epoch Allow counted the request in
 	switch {
 	case o.Abandoned:
-		t.w.remove(e, requests)
+		t.w.Remove(e, requests)
 	case o.Err == nil:
-		t.w.add(e, accepts)
+		t.w.Add(e, accepts)
 	case backoff.IsRefusal(o.Err):
-		t.w.remove(e, requests)
+		t.w.Remove(e, requests)
 	case t.accepted != nil && t.accepted(o.Err):
-		t.w.add(e, accepts)
+		t.w.Add(e, accepts)
 	}
 }
 
@@ -140,6 +147,6 @@ func (t *Throttle) Stats() Stats {
 	if t == nil || !t.ready {
 		return Stats{}
 	}
-	req, acc := t.w.counts(t.w.epoch())
+	req, acc := t.w.Counts(t.w.Epoch())
 	return Stats{Requests: req, Accepts: acc, Probability: t.probability(req, acc), Rejected: t.rejected.Load()}
 }
