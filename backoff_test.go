@@ -11,7 +11,7 @@ import (
 	"go.uber.org/goleak"
 )
 
-// negativeBackOff is a broken policy of the caller's own: its waits are
+// negativeBackOff is a broken BackOff of the caller's own: its waits are
 // negative but not Stop.
 type negativeBackOff struct{}
 
@@ -20,7 +20,7 @@ func (negativeBackOff) Reset()                     {}
 
 // A BackOff of the caller's own that returns a negative wait is reported
 // by the driver and the Loop, and ends a Ticker, instead of being slept on.
-func TestNegativeWaitFromACustomPolicy(t *testing.T) {
+func TestNegativeWaitFromACustomBackOff(t *testing.T) {
 	calls := 0
 	_, err := Retry(func() (int, error) { calls++; return 0, io.EOF }, WithBackOff(negativeBackOff{}))
 	var re *Error

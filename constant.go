@@ -2,8 +2,8 @@ package backoff
 
 import "time"
 
-// ConstantBackOff is a backoff policy that always returns the same backoff
-// delay. This is in contrast to an exponential backoff policy, which returns
+// ConstantBackOff is a BackOff that always returns the same backoff
+// delay. This is in contrast to an exponential BackOff, which returns
 // a delay that grows longer as you call NextBackOff() over and over again.
 //
 // A constant wait keeps a fleet of clients that failed together in lockstep;
@@ -15,7 +15,7 @@ type ConstantBackOff struct {
 	Interval time.Duration
 }
 
-// NewConstantBackOff returns a policy that always waits d.
+// NewConstantBackOff returns a ConstantBackOff that always waits d.
 func NewConstantBackOff(d time.Duration) *ConstantBackOff {
 	return &ConstantBackOff{Interval: d}
 }

@@ -19,7 +19,7 @@ func TestWithContextStopsWithItsContext(t *testing.T) {
 	if got := b.NextBackOff(); got != Stop {
 		t.Fatalf("after cancel: %v, want Stop", got)
 	}
-	// The driver reports the policy's context's cause, not ErrExhausted.
+	// The driver reports the BackOff's context's cause, not ErrExhausted.
 	_, err := Retry(func() (int, error) { return 0, io.EOF }, WithBackOff(b))
 	var re *Error
 	if !errors.As(err, &re) || re.Cause != shutdown || re.LastErr != io.EOF {

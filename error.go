@@ -13,7 +13,7 @@ var (
 	ErrPermanent = errors.New("backoff: permanent error")
 
 	// ErrExhausted is the cause when retrying stops because WithMaxTries was
-	// reached or the backoff policy returned Stop.
+	// reached or the BackOff returned Stop.
 	ErrExhausted = errors.New("backoff: retries exhausted")
 
 	// ErrMaxElapsedTime is the cause when retrying stops because a time
@@ -60,7 +60,7 @@ var (
 //		case errors.Is(re.Cause, backoff.ErrMaxElapsedTime):
 //			// ran out of the WithMaxElapsedTime budget
 //		case errors.Is(re.Cause, backoff.ErrExhausted):
-//			// hit WithMaxTries or the backoff policy stopped
+//			// hit WithMaxTries or the BackOff stopped
 //		}
 //		log.Printf("gave up after %d attempts in %v: %v", re.Attempts, re.Elapsed, re.LastErr)
 //	}

@@ -60,64 +60,20 @@ func TestErrorVerboseFormat(t *testing.T) {
 	}
 }
 
-func TestPermanent(t *testing.T) {
-	if Permanent(nil) != nil {
-		t.Fatal("Permanent(nil) != nil")
+// "Error() prints the last operation error undecorated (the cause only when
+// there is no operation error)."
+func TestDriverErrorMessageIsUndecorated(t *testing.T) {
+	err := RetryError(func() error { return errors.New("connection refused") }, WithMaxTries(1))
+	if got := err.Error(); got != "connection refused" {
+		t.Errorf("Error() = %q, want %q", got, "connection refused")
 	}
-	inner := errors.New("bad request")
-	p := Permanent(inner)
-	if p.Error() != "bad request" || !errors.Is(p, inner) {
-		t.Fatalf("Permanent(%v) = %v; it must print and match the error it wraps", inner, p)
+	if got := fmt.Sprint(err); got != "connection refused" {
+		t.Errorf("fmt.Sprint = %q, want %q", got, "connection refused")
 	}
-	for _, c := range []struct {
-		err      error
-		wantLast error
-	}{
-		{p, inner},
-		{fmt.Errorf("building the request: %w", p), nil}, // the whole chain
-		{errors.Join(io.EOF, p), nil},
-	} {
-		m := findMarks(c.err)
-		last, ok := m.lastErr(c.err), m.permanent
-		if !ok {
-			t.Fatalf("%v: Permanent mark not found", c.err)
-		}
-		want := c.wantLast
-		if want == nil {
-			want = c.err
-		}
-		if last != want {
-			t.Errorf("%v: LastErr %v, want %v", c.err, last, want)
-		}
-	}
-	if findMarks(io.EOF).permanent {
-		t.Fatal("a plain error taken for a Permanent one")
-	}
-}
-
-func TestRetryAfterError(t *testing.T) {
-	cause := errors.New("rate limited")
-	err := RetryAfter(3*time.Second, cause)
-	if got := err.Error(); got != "retry after 3s: rate limited" {
-		t.Errorf("Error() = %q", got)
-	}
-	if !errors.Is(err, cause) {
-		t.Error("RetryAfterError does not unwrap to its cause")
-	}
-	if got := RetryAfter(time.Second, nil).Error(); got != "retry after 1s" {
-		t.Errorf("without a cause, Error() = %q", got)
-	}
-	wrapped := fmt.Errorf("call: %w", err)
-	m := findMarks(wrapped)
-	if !m.hasAfter || m.after != 3*time.Second || m.lastErr(wrapped) != cause {
-		t.Errorf("wrapped: marks %+v, LastErr %v; want the 3s RetryAfterError and its cause", m, m.lastErr(wrapped))
-	}
-	bare := RetryAfter(-time.Second, nil)
-	if m := findMarks(bare); !m.hasAfter || m.lastErr(bare) != bare {
-		t.Errorf("causeless: marks %+v, want the RetryAfterError, reported itself", m)
-	}
-	joined := errors.Join(io.EOF, fmt.Errorf("x: %w", RetryAfter(time.Second, io.ErrClosedPipe)), Permanent(io.ErrNoProgress))
-	if m := findMarks(joined); !m.permanent || !m.hasAfter {
-		t.Errorf("joined: marks %+v, want both found in one walk", m)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err = DoErr(ctx, func(context.Context) error { return errors.New("never") })
+	if got, want := err.Error(), context.Canceled.Error(); got != want {
+		t.Errorf("with no operation error, Error() = %q, want the cause %q", got, want)
 	}
 }

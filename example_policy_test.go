@@ -156,8 +156,7 @@ func ExampleWithRecover() {
 	calls := 0
 	err := policy.Execute(context.Background(), func(context.Context) error {
 		if calls++; calls == 1 {
-			var m map[string]int
-			m["boom"]++ // a nil map: panics
+			panic("corrupted cache") // the first attempt panics
 		}
 		return nil
 	})

@@ -59,7 +59,7 @@ const (
 // does.
 //
 // The arithmetic saturates: however many times NextBackOff is called, the
-// interval never overflows and the result is never negative. A policy whose
+// interval never overflows and the result is never negative. An ExponentialBackOff whose
 // fields make no sense (see Validate) returns Stop rather than guess.
 //
 // Note: Implementation is not thread-safe. The driver, a Loop and a Ticker
@@ -116,7 +116,7 @@ func WithJitter(j Jitter) ExponentialBackOffOption {
 // values outside are clamped. With a source that returns 1, FullJitter waits
 // are exactly the nominal interval, which lets a test assert an exact
 // sequence. fn is called from whichever goroutine calls NextBackOff, so it
-// must be safe for concurrent use if the policy is shared through
+// must be safe for concurrent use if the ExponentialBackOff is shared through
 // WithBackOff. The default source is math/rand/v2, which is safe and takes no
 // global lock. A nil fn is reported by Validate.
 func WithRandom(fn func() float64) ExponentialBackOffOption {
@@ -140,7 +140,7 @@ func NewExponentialBackOff(opts ...ExponentialBackOffOption) *ExponentialBackOff
 }
 
 // Validate reports the first setting that makes no sense, as an error
-// matching ErrInvalidConfiguration that names the field: a nil policy, a
+// matching ErrInvalidConfiguration that names the field: a nil receiver, a
 // negative interval, a Multiplier that is not finite or is below 1 (0 means
 // the default), a RandomizationFactor outside [0, 1], an unknown Jitter, or
 // a nil random source. The driver, the Loop and the Ticker call it before
@@ -176,7 +176,7 @@ func (b *ExponentialBackOff) valid() bool {
 }
 
 // Clone returns a copy of b, with its sequence where b's is. The driver, a
-// Loop and a Ticker call it, so that a policy can be shared; see BackOff.
+// Loop and a Ticker call it, so that an ExponentialBackOff can be shared; see BackOff.
 func (b *ExponentialBackOff) Clone() BackOff {
 	c := *b
 	return &c
@@ -206,7 +206,7 @@ func (b *ExponentialBackOff) multiplier() float64 {
 }
 
 // Reset the interval back to the initial retry interval. NewExponentialBackOff
-// calls it, and so does the first NextBackOff of a policy built as a struct
+// calls it, and so does the first NextBackOff of one built as a struct
 // literal.
 func (b *ExponentialBackOff) Reset() {
 	b.currentInterval = b.initial()
@@ -218,7 +218,7 @@ func (b *ExponentialBackOff) Reset() {
 //
 //	Randomized interval = RetryInterval * (1 ± RandomizationFactor)
 //
-// or the formula of the policy's Jitter. It returns Stop if Validate fails.
+// or the formula of its Jitter. It returns Stop if Validate fails.
 func (b *ExponentialBackOff) NextBackOff() time.Duration {
 	if !b.valid() {
 		return Stop

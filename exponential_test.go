@@ -62,7 +62,7 @@ func readGolden(t *testing.T) []goldenRow {
 	return rows
 }
 
-// The default policy follows the documented table: the lowest random draw
+// The default BackOff follows the documented table: the lowest random draw
 // gives the bottom of each range, the highest its top, and FullJitter with a
 // draw of 1 the nominal interval.
 func TestDefaultIntervalsMatchGoldenTable(t *testing.T) {
@@ -115,7 +115,7 @@ func TestResetRestartsTheSequence(t *testing.T) {
 	}
 }
 
-// A policy built as a struct literal, never Reset, starts at its initial
+// A BackOff built as a struct literal, never Reset, starts at its initial
 // interval rather than at zero.
 func TestStructLiteralStartsAtInitialInterval(t *testing.T) {
 	b := &ExponentialBackOff{InitialInterval: time.Second, Multiplier: 2, MaxInterval: time.Minute}
@@ -154,7 +154,7 @@ func TestValidateNamesTheBadField(t *testing.T) {
 				t.Errorf("Validate() = %q, does not name %s", err, c.field)
 			}
 			if got := b.NextBackOff(); got != Stop {
-				t.Errorf("NextBackOff() of an invalid policy = %v, want Stop", got)
+				t.Errorf("NextBackOff() of an invalid BackOff = %v, want Stop", got)
 			}
 		})
 	}
@@ -204,7 +204,7 @@ func TestWaitsStayWithinTheirBounds(t *testing.T) {
 	}
 }
 
-// Sharing one random-source-free policy value between goroutines that each
+// Sharing one random-source-free BackOff value between goroutines that each
 // own a copy is race-free, and the default random source takes no lock.
 func TestDefaultRandomIsSafeForConcurrentUse(t *testing.T) {
 	var wg sync.WaitGroup
@@ -243,15 +243,15 @@ func FuzzNextBackOff(f *testing.F) {
 			got := b.NextBackOff()
 			if !valid {
 				if got != Stop {
-					t.Fatalf("invalid policy %+v returned %v, want Stop", b, got)
+					t.Fatalf("invalid BackOff %+v returned %v, want Stop", b, got)
 				}
 				continue
 			}
 			if got < 0 {
-				t.Fatalf("policy %+v returned negative %v", b, got)
+				t.Fatalf("BackOff %+v returned negative %v", b, got)
 			}
 			if b.Jitter != RandomizationJitter && got > b.MaxInterval {
-				t.Fatalf("policy %+v returned %v above MaxInterval", b, got)
+				t.Fatalf("BackOff %+v returned %v above MaxInterval", b, got)
 			}
 		}
 	})

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 )
 
 // specGuard is a recording Guard: it admits every call unless refuse says
@@ -48,36 +49,6 @@ func (g *specGuardLog) Record(p Permit, o Outcome) {
 }
 
 var errSpecRefused = errors.New("spec: refused")
-
-// "The order is the user's: retry outside the breaker means each attempt
-// passes the breaker; the other way round, the breaker sees the whole
-// retry loop."
-func TestPolicyOrderIsTheCallers(t *testing.T) {
-	run := func(stages ...Stage) []string {
-		t.Helper()
-		op := specFailThenSucceed(2)
-		_, err := Execute(context.Background(), NewPolicy(stages...), func(context.Context) (int, error) { return op.run() })
-		if err != nil {
-			t.Fatal(err)
-		}
-		return nil
-	}
-	var events []string
-	g := &specGuardLog{name: "g", events: &events}
-	zero := WithRetry(WithBackOff(&ZeroBackOff{}))
-	run(zero, WithGuard(g))
-	if want := []string{"g.allow(1)", "g.record(1)", "g.allow(2)", "g.record(2)", "g.allow(3)", "g.record(3)"}; !slices.Equal(events, want) {
-		t.Errorf("guard inside the retry stage: %v, want %v", events, want)
-	}
-	events = nil
-	run(WithGuard(g), zero)
-	if want := []string{"g.allow(1)", "g.record(4)"}; !slices.Equal(events, want) {
-		t.Errorf("guard outside the retry stage: %v, want %v", events, want)
-	}
-	if o := g.outcomes[len(g.outcomes)-1]; o.Err != nil || o.Abandoned {
-		t.Errorf("the outer guard saw %+v for a call that succeeded at the third attempt", o)
-	}
-}
 
 // A refusal ends the call: the retry stage around the guard stops at once
 // with the guard's error as its Cause and the last real error as LastErr,
@@ -135,7 +106,9 @@ func TestGuardOutcome(t *testing.T) {
 	// A timeout stage inside the guard: the dependency did not answer in
 	// time, and the call is not abandoned.
 	g = &specGuardLog{name: "g"}
-	_ = NewPolicy(WithGuard(g), WithTimeout(1)).Execute(context.Background(), func(ctx context.Context) error {
+	clk := newSpecClock()
+	_ = NewPolicy(WithGuard(g), WithTimeoutClock(clk, time.Second)).Execute(context.Background(), func(ctx context.Context) error {
+		clk.Add(time.Second)
 		<-ctx.Done()
 		return ctx.Err()
 	})

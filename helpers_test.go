@@ -30,6 +30,8 @@ func (c *specClock) Timer(d time.Duration) *clock.Timer {
 	return t
 }
 
+var _ clock.Clock = (*specClock)(nil)
+
 // specGuard is how long a test waits for a goroutine it started before it
 // declares a hang. It is a safety net that a passing test never reaches.
 const specGuard = 10 * time.Second
@@ -276,7 +278,7 @@ func (b *specBackOff) Reset() {
 	b.resets++
 }
 
-// specExp returns an exponential policy without randomization: waits of
+// specExp returns an exponential BackOff without randomization: waits of
 // initial, initial×2, initial×4, ... capped at max.
 func specExp(initial, max time.Duration) *ExponentialBackOff {
 	return NewExponentialBackOff(

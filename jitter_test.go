@@ -65,7 +65,7 @@ func nan() float64 {
 }
 
 // Clients that fail together spread out: with the default source, the
-// waits of many policies at the same attempt are not all equal, for every
+// waits of many BackOffs at the same attempt are not all equal, for every
 // kind but a zero randomization factor.
 func TestJitterSpreadsAHerd(t *testing.T) {
 	for _, j := range []Jitter{RandomizationJitter, FullJitter, EqualJitter, DecorrelatedJitter} {

@@ -48,7 +48,7 @@ func specRunLoop(t *testing.T, clk *specClock, l *Loop, ctx context.Context, ste
 // "The first call returns true at once; each later call waits the next
 // backoff, then returns true." Attempt is 1-based, Elapsed runs on the
 // Loop's clock, Err is nil while Wait returns true.
-func TestLoopWaitsThePolicysIntervals(t *testing.T) {
+func TestLoopWaitsTheBackOffsIntervals(t *testing.T) {
 	clk := newSpecClock()
 	l := NewLoop(WithClock(clk), WithBackOff(specExp(time.Second, time.Minute)))
 	if l.Err() != nil {
@@ -89,7 +89,7 @@ func TestLoopEnds(t *testing.T) {
 			[]specLoopStep{{true, 0}, {true, s}, {true, s}, {false, 0}}, ErrMaxElapsedTime},
 		{"default MaxElapsedTime", []RetryOption{WithBackOff(NewConstantBackOff(6 * time.Minute))}, nil,
 			[]specLoopStep{{true, 0}, {true, 6 * time.Minute}, {true, 6 * time.Minute}, {false, 0}}, ErrMaxElapsedTime},
-		{"policy Stop", []RetryOption{WithBackOff(&specBackOff{seq: []time.Duration{s, 2 * s}})}, nil,
+		{"BackOff Stop", []RetryOption{WithBackOff(&specBackOff{seq: []time.Duration{s, 2 * s}})}, nil,
 			[]specLoopStep{{true, 0}, {true, s}, {true, 2 * s}, {false, 0}}, ErrExhausted},
 		{"StopBackOff", []RetryOption{WithBackOff(&StopBackOff{})}, nil,
 			[]specLoopStep{{true, 0}, {false, 0}}, ErrExhausted},
@@ -292,7 +292,7 @@ func TestLoopRejectsMisconfiguration(t *testing.T) {
 		field string
 	}{
 		{"nil BackOff", []RetryOption{WithBackOff(nil)}, context.Background(), "BackOff"},
-		{"bad policy", []RetryOption{WithBackOff(NewExponentialBackOff(WithMultiplier(0.5)))}, context.Background(), "Multiplier"},
+		{"bad BackOff", []RetryOption{WithBackOff(NewExponentialBackOff(WithMultiplier(0.5)))}, context.Background(), "Multiplier"},
 		{"negative MaxElapsedTime", []RetryOption{WithMaxElapsedTime(-1)}, context.Background(), "MaxElapsedTime"},
 		{"nil clock", []RetryOption{WithClock(nil)}, context.Background(), "clock"},
 		{"nil context", nil, nil, "context"},
@@ -341,8 +341,8 @@ func TestLoopDeadlineOnTheLoopsClock(t *testing.T) {
 	specRunLoop(t, clk, l, ctx, []specLoopStep{{true, 0}, {true, time.Second}, {true, time.Second}})
 }
 
-// Reset restarts a custom policy too.
-func TestLoopResetRestartsACustomPolicy(t *testing.T) {
+// Reset restarts a custom BackOff too.
+func TestLoopResetRestartsACustomBackOff(t *testing.T) {
 	s := time.Second
 	clk := newSpecClock()
 	b := &specBackOff{seq: []time.Duration{s, 2 * s, 3 * s}}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -69,6 +70,34 @@ func TestPolicyWithoutRetry(t *testing.T) {
 	specCheckStop(t, err, ErrPermanent, io.EOF)
 	if err := p.Execute(context.Background(), func(context.Context) error { return nil }); err != nil {
 		t.Errorf("success: %v", err)
+	}
+}
+
+// "The order is the user's: retry outside the breaker means each attempt
+// passes the breaker; the other way round, the breaker sees the whole
+// retry loop."
+func TestPolicyOrderIsTheCallers(t *testing.T) {
+	run := func(stages ...Stage) {
+		t.Helper()
+		op := specFailThenSucceed(2)
+		if v, err := Execute(context.Background(), NewPolicy(stages...), func(context.Context) (int, error) { return op.run() }); err != nil || v != 100 {
+			t.Fatalf("(%d, %v), want (100, nil)", v, err)
+		}
+	}
+	var events []string
+	g := &specGuardLog{name: "g", events: &events}
+	zero := WithRetry(WithBackOff(&ZeroBackOff{}))
+	run(zero, WithGuard(g))
+	if want := []string{"g.allow(1)", "g.record(1)", "g.allow(2)", "g.record(2)", "g.allow(3)", "g.record(3)"}; !slices.Equal(events, want) {
+		t.Errorf("guard inside the retry stage: %v, want %v", events, want)
+	}
+	events = nil
+	run(WithGuard(g), zero)
+	if want := []string{"g.allow(1)", "g.record(4)"}; !slices.Equal(events, want) {
+		t.Errorf("guard outside the retry stage: %v, want %v", events, want)
+	}
+	if o := g.outcomes[len(g.outcomes)-1]; o.Err != nil || o.Abandoned {
+		t.Errorf("the outer guard saw %+v for a call that succeeded at the third attempt", o)
 	}
 }
 
@@ -155,48 +184,5 @@ func TestPolicySharedAcrossGoroutines(t *testing.T) {
 	}
 	if ones != n || twos != n {
 		t.Errorf("%d waits of 1s and %d of 2s, want %d of each", ones, twos, n)
-	}
-}
-
-// The retry stage's defaults: 3 attempts, full jitter (each wait within
-// [0, nominal] of 100ms doubling), and a 30 s budget counted from the
-// first failure, which a longer Retry-After does not get past.
-func TestRetryStageDefaults(t *testing.T) {
-	clk := newSpecClock()
-	p := NewPolicy(WithRetry(WithClock(clk)))
-	op := specAlways()
-	var err error
-	waits := specDrive(t, clk, nil, func() {
-		_, err = Execute(context.Background(), p, func(context.Context) (int, error) { return op.run() })
-	})
-	specCheckStop(t, err, ErrExhausted, attemptErr(3))
-	if op.count() != DefaultRetryMaxTries || len(waits) > 2 {
-		t.Fatalf("%d attempts after waits %v, want %d attempts", op.count(), waits, DefaultRetryMaxTries)
-	}
-	for i, d := range waits {
-		if nominal := 100 * time.Millisecond << i; d < 0 || d > nominal {
-			t.Errorf("wait %d is %v, want it in [0, %v]", i+1, d, nominal)
-		}
-	}
-	calls := 0
-	waits = specDrive(t, clk, nil, func() {
-		err = NewPolicy(WithRetry(WithClock(clk))).Execute(context.Background(), func(context.Context) error {
-			calls++
-			return RetryAfter(DefaultMaxRetryTime+time.Second, io.EOF)
-		})
-	})
-	specCheckStop(t, err, ErrMaxElapsedTime, io.EOF)
-	if calls != 1 || len(waits) != 0 {
-		t.Errorf("%d calls after waits %v, want one call and no wait", calls, waits)
-	}
-	// The shortcuts become stages just inside the retry stage.
-	err = NewPolicy(WithRetry(WithBackOff(&ZeroBackOff{}), WithAttemptTimeout(time.Nanosecond), WithPanicRecovery())).Execute(context.Background(),
-		func(ctx context.Context) error {
-			<-ctx.Done()
-			panic(ctx.Err())
-		})
-	var pe *PanicError
-	if !errors.As(err, &pe) || !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrExhausted) {
-		t.Errorf("attempts that time out and panic: %v, want a *PanicError of DeadlineExceeded, exhausted", err)
 	}
 }

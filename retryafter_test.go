@@ -10,6 +10,33 @@ import (
 	"time"
 )
 
+func TestRetryAfterError(t *testing.T) {
+	cause := errors.New("rate limited")
+	err := RetryAfter(3*time.Second, cause)
+	if got := err.Error(); got != "retry after 3s: rate limited" {
+		t.Errorf("Error() = %q", got)
+	}
+	if !errors.Is(err, cause) {
+		t.Error("RetryAfterError does not unwrap to its cause")
+	}
+	if got := RetryAfter(time.Second, nil).Error(); got != "retry after 1s" {
+		t.Errorf("without a cause, Error() = %q", got)
+	}
+	wrapped := fmt.Errorf("call: %w", err)
+	m := findMarks(wrapped)
+	if !m.hasAfter || m.after != 3*time.Second || m.lastErr(wrapped) != cause {
+		t.Errorf("wrapped: marks %+v, LastErr %v; want the 3s RetryAfterError and its cause", m, m.lastErr(wrapped))
+	}
+	bare := RetryAfter(-time.Second, nil)
+	if m := findMarks(bare); !m.hasAfter || m.lastErr(bare) != bare {
+		t.Errorf("causeless: marks %+v, want the RetryAfterError, reported itself", m)
+	}
+	joined := errors.Join(io.EOF, fmt.Errorf("x: %w", RetryAfter(time.Second, io.ErrClosedPipe)), Permanent(io.ErrNoProgress))
+	if m := findMarks(joined); !m.permanent || !m.hasAfter {
+		t.Errorf("joined: marks %+v, want both found in one walk", m)
+	}
+}
+
 // serverPushback is a Pushback of the caller's own, as a gRPC or HTTP
 // client would define it.
 type serverPushback struct {
@@ -88,4 +115,76 @@ func TestPushbackPrecedence(t *testing.T) {
 	if IsPermanent(io.EOF) || !IsPermanent(fmt.Errorf("x: %w", Permanent(io.EOF))) || !IsPermanent(errors.Join(io.EOF, Permanent(io.EOF))) {
 		t.Error("IsPermanent does not find the mark as the driver does")
 	}
+}
+
+// A RetryAfterError anywhere in the error chain sets the next wait and
+// resets the BackOff, so that its sequence starts over after it.
+func TestDriverRetryAfterSetsTheWaitAndResetsTheBackOff(t *testing.T) {
+	s := time.Second
+	cause := errors.New("rate limited")
+	chains := []struct {
+		name string
+		err  func() error
+	}{
+		{"direct", func() error { return RetryAfter(7*s, cause) }},
+		{"wrapped", func() error { return fmt.Errorf("GET /: %w", RetryAfter(7*s, cause)) }},
+		{"wrapped twice", func() error {
+			return fmt.Errorf("client: %w", fmt.Errorf("GET /: %w", RetryAfter(7*s, cause)))
+		}},
+		{"joined", func() error { return errors.Join(errors.New("status 429"), RetryAfter(7*s, cause)) }},
+	}
+	for _, ch := range chains {
+		t.Run(ch.name, func(t *testing.T) {
+			clk := newSpecClock()
+			op := specScript(func(n int) (int, error) {
+				switch {
+				case n == 3:
+					return n, ch.err()
+				case n < 6:
+					return n, attemptErr(n)
+				}
+				return 100, nil
+			})
+			var n specNotify
+			var v int
+			var err error
+			waits := specDrive(t, clk, nil, func() {
+				v, err = Retry(op.run, WithBackOff(specExp(s, time.Minute)), WithClock(clk), WithNotify(n.notify))
+			})
+			if err != nil || v != 100 {
+				t.Fatalf("got (%d, %v), want success", v, err)
+			}
+			want := []time.Duration{s, 2 * s, 7 * s, s, 2 * s}
+			if !slices.Equal(waits, want) {
+				t.Errorf("waits %v, want %v: the RetryAfter wait, then the BackOff from its start", waits, want)
+			}
+			if !slices.Equal(n.delays, want) {
+				t.Errorf("Notify delays %v, want %v", n.delays, want)
+			}
+		})
+	}
+	t.Run("custom BackOff is Reset", func(t *testing.T) {
+		clk := newSpecClock()
+		b := &specBackOff{seq: []time.Duration{s, 2 * s, 3 * s}}
+		op := specScript(func(n int) (int, error) {
+			switch n {
+			case 1, 3:
+				return n, attemptErr(n)
+			case 2:
+				return n, RetryAfter(9*s, cause)
+			}
+			return 100, nil
+		})
+		var err error
+		waits := specDrive(t, clk, nil, func() { _, err = Retry(op.run, WithBackOff(b), WithClock(clk)) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []time.Duration{s, 9 * s, s}; !slices.Equal(waits, want) {
+			t.Errorf("waits %v, want %v", waits, want)
+		}
+		if b.resets != 2 {
+			t.Errorf("Reset called %d times, want 2: before the first attempt and for the RetryAfter", b.resets)
+		}
+	})
 }

@@ -2,9 +2,12 @@ package backoff
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -96,5 +99,136 @@ func TestWithContextOfASharedBackOff(t *testing.T) {
 	ticker.Stop()
 	if got := shared.NextBackOff(); got != time.Second {
 		t.Errorf("after the calls and the Ticker, the shared BackOff's next wait is %v; want 1s, untouched", got)
+	}
+}
+
+// The BackOff is Reset before the first attempt, so a previously used
+// BackOff may be passed.
+func TestDriverResetsTheBackOffBeforeTheFirstAttempt(t *testing.T) {
+	for _, e := range specEntries {
+		t.Run(e.name, func(t *testing.T) {
+			var events []string
+			b := &specBackOff{events: &events, seq: []time.Duration{0}, repeat: true}
+			b.i = 1 // a BackOff used before: Stop unless it is Reset
+			op := specScript(func(n int) (int, error) {
+				events = append(events, "op")
+				if n < 3 {
+					return n, attemptErr(n)
+				}
+				return 100, nil
+			})
+			if _, err := e.run(context.Background(), op.run, WithBackOff(b)); err != nil {
+				t.Fatalf("got %v, want success", err)
+			}
+			if len(events) < 2 || events[0] != "reset" || events[1] != "op" {
+				t.Fatalf("events %v, want Reset before the first attempt", events)
+			}
+			if b.resets != 1 {
+				t.Errorf("Reset called %d times, want once (events %v)", b.resets, events)
+			}
+			if op.count() != 3 {
+				t.Errorf("the operation ran %d times, want 3", op.count())
+			}
+		})
+	}
+}
+
+// A used *ExponentialBackOff starts from its InitialInterval again, every
+// time it is given to the driver.
+func TestDriverRestartsAUsedExponentialBackOff(t *testing.T) {
+	b := specExp(time.Second, time.Minute)
+	for range 4 {
+		b.NextBackOff()
+	}
+	for run := range 2 {
+		clk := newSpecClock()
+		op := specFailThenSucceed(3)
+		var err error
+		waits := specDrive(t, clk, nil, func() {
+			_, err = Retry(op.run, WithBackOff(b), WithClock(clk))
+		})
+		if err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		if want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}; !slices.Equal(waits, want) {
+			t.Errorf("run %d: waits %v, want %v", run, waits, want)
+		}
+	}
+}
+
+// One *ExponentialBackOff shared by concurrent Retry calls: no data race
+// (run with -race), and each call sees the BackOff's sequence from its
+// start, as if it had the BackOff to itself; with the default randomized
+// BackOff, each wait lies within ±50% of that sequence.
+func TestDriverSharesAnExponentialBackOffAcrossGoroutines(t *testing.T) {
+	cases := []struct {
+		name    string
+		backOff *ExponentialBackOff
+		nominal []time.Duration
+		spread  float64
+	}{
+		{"no jitter", specExp(time.Second, time.Minute), []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}, 0},
+		{"default", NewExponentialBackOff(), []time.Duration{500 * time.Millisecond, 750 * time.Millisecond, 1125 * time.Millisecond}, 0.5},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx := WithTestingBypass(context.Background())
+				const calls = 50
+				var wg sync.WaitGroup
+				errs := make(chan error, calls)
+				for range calls {
+					wg.Go(func() {
+						var n specNotify
+						op := specFailThenSucceed(3)
+						if _, err := RetryCtx(ctx, op.run, WithBackOff(c.backOff), WithNotify(n.notify)); err != nil {
+							errs <- err
+							return
+						}
+						if len(n.delays) != len(c.nominal) {
+							errs <- fmt.Errorf("waits %v, want %d", n.delays, len(c.nominal))
+							return
+						}
+						for i, d := range n.delays {
+							lo := time.Duration(float64(c.nominal[i]) * (1 - c.spread))
+							hi := time.Duration(float64(c.nominal[i]) * (1 + c.spread))
+							if d < lo || d > hi {
+								errs <- fmt.Errorf("wait %d is %v, outside [%v, %v]", i+1, d, lo, hi)
+							}
+						}
+					})
+				}
+				wg.Wait()
+				close(errs)
+				for err := range errs {
+					t.Error(err)
+				}
+			})
+		})
+	}
+}
+
+// "The default is NewExponentialBackOff": with no WithBackOff, the waits
+// follow the default BackOff's randomized intervals from its start.
+func TestDriverDefaultBackOff(t *testing.T) {
+	for _, e := range specEntries {
+		t.Run(e.name, func(t *testing.T) {
+			clk := newSpecClock()
+			op := specFailThenSucceed(4)
+			var err error
+			waits := specDrive(t, clk, nil, func() { _, err = e.run(context.Background(), op.run, WithClock(clk)) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			nominal := []time.Duration{500 * time.Millisecond, 750 * time.Millisecond, 1125 * time.Millisecond, 1687500 * time.Microsecond}
+			if len(waits) != len(nominal) {
+				t.Fatalf("waits %v, want %d", waits, len(nominal))
+			}
+			for i, d := range waits {
+				if d < nominal[i]/2 || d > nominal[i]*3/2 {
+					t.Errorf("wait %d is %v, outside %v ± 50%%", i+1, d, nominal[i])
+				}
+			}
+		})
 	}
 }

@@ -66,7 +66,9 @@ func TestAttemptState(t *testing.T) {
 			t.Error("the attempt's context lost the parent's value")
 		}
 		cancel()
-		<-actx.Done()
+		if !errors.Is(actx.Err(), context.Canceled) {
+			t.Errorf("the attempt's context after the parent's cancel: %v, want context.Canceled", actx.Err())
+		}
 		return nil
 	}, WithAttemptState())
 }

@@ -2,7 +2,7 @@ package backoff
 
 import "time"
 
-// StopBackOff is a fixed backoff policy that always returns backoff.Stop for
+// StopBackOff is a fixed BackOff that always returns backoff.Stop for
 // NextBackOff(), meaning that the operation should never be retried.
 // It is safe for concurrent use.
 type StopBackOff struct{}

@@ -90,7 +90,7 @@ func (t *Ticker) Stop() {
 	<-t.done
 }
 
-// Reset restarts the policy's sequence: the wait before the next tick is the
+// Reset restarts the BackOff's sequence: the wait before the next tick is the
 // first one again, counted from now if a wait is in progress. It does
 // nothing once the Ticker has stopped.
 func (t *Ticker) Reset() {
@@ -117,7 +117,7 @@ func (t *Ticker) run() {
 	}
 }
 
-// send delivers one tick. The first tick is delivered even if the policy's
+// send delivers one tick. The first tick is delivered even if the BackOff's
 // context is already done.
 func (t *Ticker) send(tick time.Time, first bool) bool {
 	done := t.ctx.Done()
@@ -138,11 +138,11 @@ func (t *Ticker) send(tick time.Time, first bool) bool {
 	}
 }
 
-// sleep waits the policy's next interval and returns the time it ended.
+// sleep waits the BackOff's next interval and returns the time it ended.
 func (t *Ticker) sleep() (time.Time, bool) {
 	for {
 		next := t.b.NextBackOff()
-		if next < 0 { // Stop, or a broken policy
+		if next < 0 { // Stop, or a broken BackOff
 			return time.Time{}, false
 		}
 		fired, stop := t.timer(next)

@@ -34,7 +34,7 @@ func receive(t *testing.T, c <-chan time.Time) (time.Time, bool) {
 	}
 }
 
-func TestTickerTicksAtThePolicysTimes(t *testing.T) {
+func TestTickerTicksAtTheBackOffsTimes(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	clk := newSpecClock()
 	b := NewExponentialBackOff(WithInitialInterval(time.Second), WithMultiplier(2), WithRandomizationFactor(0))
@@ -58,16 +58,16 @@ func TestTickerTicksAtThePolicysTimes(t *testing.T) {
 	}
 }
 
-// The Ticker ticks at least once, then closes its channel when the policy
+// The Ticker ticks at least once, then closes its channel when the BackOff
 // stops.
-func TestTickerClosesWhenThePolicyStops(t *testing.T) {
+func TestTickerClosesWhenTheBackOffStops(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	ticker := NewTickerWithClock(&StopBackOff{}, newSpecClock())
 	if _, ok := receive(t, ticker.C); !ok {
 		t.Fatal("no first tick")
 	}
 	if _, ok := receive(t, ticker.C); ok {
-		t.Fatal("a second tick from a stopped policy")
+		t.Fatal("a second tick from a stopped BackOff")
 	}
 	ticker.Stop()
 }
@@ -126,7 +126,7 @@ func TestTickerResetRestartsFromTheInitialInterval(t *testing.T) {
 	}
 }
 
-// A policy wrapped with WithContext ends the Ticker when the context ends,
+// A BackOff wrapped with WithContext ends the Ticker when the context ends,
 // in the middle of a wait.
 func TestTickerEndsWithItsContext(t *testing.T) {
 	defer goleak.VerifyNone(t)
@@ -148,8 +148,8 @@ func TestNewTickerRejectsBadInput(t *testing.T) {
 		make func()
 		want string
 	}{
-		{"nil policy", func() { NewTicker(nil) }, "nil"},
-		{"invalid policy", func() { NewTicker(&ExponentialBackOff{Multiplier: 0.1}) }, "Multiplier"},
+		{"nil BackOff", func() { NewTicker(nil) }, "nil"},
+		{"invalid BackOff", func() { NewTicker(&ExponentialBackOff{Multiplier: 0.1}) }, "Multiplier"},
 		{"negative constant", func() { NewTicker(NewConstantBackOff(-time.Second)) }, "Interval"},
 		{"nil clock", func() { NewTickerWithClock(&ZeroBackOff{}, nil) }, "clock"},
 	}
@@ -183,7 +183,7 @@ func TestTickerOnRealTimeInABubble(t *testing.T) {
 	})
 }
 
-// Reset while a tick waits to be received, and the policy's context ending
+// Reset while a tick waits to be received, and the BackOff's context ending
 // then, are both handled; Reset after Stop does nothing.
 func TestTickerWithAPendingTick(t *testing.T) {
 	defer goleak.VerifyNone(t)
@@ -205,7 +205,7 @@ func TestTickerWithAPendingTick(t *testing.T) {
 		// The pending tick may win the race with the cancel once; after
 		// it, the channel must close.
 		if _, ok := receive(t, ticker.C); ok {
-			t.Fatal("ticks go on after the policy's context ended")
+			t.Fatal("ticks go on after the BackOff's context ended")
 		}
 	}
 	ticker.Stop()

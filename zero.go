@@ -2,7 +2,7 @@ package backoff
 
 import "time"
 
-// ZeroBackOff is a fixed backoff policy whose backoff time is always zero,
+// ZeroBackOff is a fixed BackOff whose backoff time is always zero,
 // meaning that the operation is retried immediately without waiting,
 // indefinitely. Bound it with WithMaxTries, WithMaxElapsedTime or a context.
 // The driver neither creates a timer nor parks for a zero wait. It is safe

@@ -7,15 +7,19 @@
 //	client := &http.Client{Transport: httpretry.NewTransport(http.DefaultTransport)}
 //
 // By default a request is tried at most 3 times, with full-jitter
-// exponential waits from 100 ms, each capped at 5 s (see [DefaultBackOff]).
-// It is retried after the transient failures [DefaultPolicy] recognizes:
-// network errors worth retrying and the statuses 408, 429, 502, 503 and 504.
+// exponential waits from 100 ms, each capped at 5 s (see [DefaultBackOff]),
+// and at most 30 s spent on retries: the defaults of a retry stage of the
+// core package's Policy. It is retried after the transient failures
+// [DefaultRetryable] recognizes: network errors worth retrying, HTTP/2
+// stream resets that say the server did not finish the request, and the
+// statuses 408, 429, 502, 503 and 504.
 //
 // # What is replayed
 //
 // The replay rules are those net/http applies itself. Only GET, HEAD,
 // OPTIONS and TRACE requests, and requests carrying an Idempotency-Key or
-// X-Idempotency-Key header, are retried; [WithRetryableMethods] and
+// X-Idempotency-Key header, are retried, and, whatever the method, an
+// HTTP/2 REFUSED_STREAM, which the server promises it did not process; [WithRetryableMethods] and
 // [WithIdempotencyKeyHeader] change that. A request body is resent only
 // through [http.Request.GetBody] (which [http.NewRequest] sets for in-memory
 // bodies); a body that cannot be recreated is never resent, and no body is
@@ -42,8 +46,10 @@
 // response, its body unread, and a nil error, as net/http would. When they
 // run out on a transport error, the error is a [*backoff.Error] that matches
 // [backoff.ErrExhausted] and wraps the last transport error. Intermediate
-// responses are drained (at most 4 KiB) and closed, so their connections
-// are reused.
+// responses are drained (at most 4 KiB, for at most 100 ms, so that a
+// server that trickles its body cannot hold the caller) and closed, so
+// that their connections are reused; the time limits are checked again
+// after the drain.
 //
 // On 429 and 503, a Retry-After header (delay-seconds, or an HTTP-date in
 // any format [http.ParseTime] accepts) replaces the computed wait for that
@@ -72,8 +78,18 @@
 // the last one included, and the records of [WithLogger] carry it as the
 // attribute http.status. A failed attempt's error is a [*StatusError] for a
 // retryable status. The password in the URL's userinfo and the URL's query
-// string are redacted from every error message and log line the Transport
-// produces.
+// string are redacted from every error the Transport returns, its
+// [*StatusError]s and its log records. An [http.Client] wraps a failed
+// request's error in a *url.Error that names the URL as the client sent
+// it, query included: unwrap it before logging the URL of a request that
+// carries secrets in its query.
+//
+// # Testing
+//
+// Under a context made by [backoff.WithTestingBypass] every wait is
+// skipped, so the tests of code that uses a Transport run its retries in
+// microseconds; [WithClock] takes a clock.Mock for tests that advance time
+// themselves.
 //
 // Misconfiguration is reported by RoundTrip as an error matching
 // [ErrInvalidConfiguration], before anything is sent.

@@ -21,11 +21,11 @@ var (
 
 	// ErrInvalidConfiguration is matched by the error RoundTrip returns,
 	// before sending anything, when the Transport was built with an
-	// option it cannot use, and when a policy from WithBackOff fails during
-	// a request (it returns a negative wait). It is the core package's
+	// option it cannot use, and when the BackOff from WithBackOff fails
+	// during a request (it returns a negative wait). It is the core package's
 	// backoff.ErrInvalidConfiguration, so either can be matched; the
 	// message names the setting, as the core's own do:
-	// "backoff: invalid configuration: httpretry.WithMaxTries(0): ...".
+	// "backoff: invalid configuration: httpretry.WithMaxRetryAfter(-1s): ...".
 	ErrInvalidConfiguration = backoff.ErrInvalidConfiguration
 )
 
@@ -33,14 +33,14 @@ var (
 // and which carries no idempotency key, was not retried.
 var errMethodNotReplayable = errors.New("the method is not retryable and the request carries no idempotency key")
 
-// StatusError describes a response the retry policy found retryable. It is
+// StatusError describes a response the classifier found retryable. It is
 // the error an Instrumenter and a logger see for such an attempt.
 //
 // RoundTrip returns the response itself, not a StatusError, whenever it can.
 // A StatusError reaches its caller only when RoundTrip has to close that
 // response instead: the request's context was cancelled, or its deadline
 // passed, during or after the attempt that got it (the error then matches
-// the context's error), or the backoff policy failed while deciding on a
+// the context's error), or the BackOff failed while deciding on a
 // retry (the error matches ErrInvalidConfiguration). In both cases the
 // returned error is a *backoff.Error whose LastErr is the StatusError, so
 // errors.As finds it.

@@ -203,7 +203,7 @@ func WithIdempotencyKeyHeader(name string) Option {
 // invalid.
 //
 // A Retry-After that is obeyed replaces the computed wait before that
-// retry, and restarts the computed sequence: the policy is reset, so a
+// retry, and restarts the computed sequence: the BackOff is reset, so a
 // later failure without Retry-After waits as the first retry would (from
 // 100 ms with DefaultBackOff), not as the next step after the waits
 // before it. This is deliberate: the server has said when it expects to
@@ -223,8 +223,8 @@ func WithMaxRetryAfter(d time.Duration) Option {
 // response every attempt got, the last one included. A failed attempt's
 // State.Err is a *StatusError for a retryable status or the transport
 // error; State.NextDelay is the wait before the retry. State.Err is nil for
-// an attempt whose response is handed to the caller because the policy does
-// not retry it. The context BeforeAttempt returns is the attempt's request
+// an attempt whose response is handed to the caller because the classifier
+// does not retry it. The context BeforeAttempt returns is the attempt's request
 // context, so it must stay usable after the attempt: the caller reads the
 // response body with it. A nil i is invalid.
 func WithInstrumenter(i backoff.Instrumenter) Option {

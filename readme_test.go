@@ -1,0 +1,173 @@
+package backoff
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// Every Go block of README.md compiles: each is built as a package of its
+// own, with the declarations of readmePrelude and the imports it names. A
+// block of declarations (it starts with func, type, var or const) stands
+// at the top level; any other block is the body of a function. The
+// compiler reports errors at their lines in README.md.
+func TestReadmeGoBlocksCompile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the README's Go blocks with the go command")
+	}
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	root, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := readmeGoBlocks(string(readme))
+	if len(blocks) < 15 {
+		t.Fatalf("found %d Go blocks in README.md; the extraction is broken", len(blocks))
+	}
+	dir := t.TempDir()
+	overlay := map[string]string{}
+	var pkgs []string
+	for i, b := range blocks {
+		pkg := fmt.Sprintf("readme%02d", i+1)
+		// The packages exist only in the overlay, inside the module, so
+		// that they build against the repository as it is.
+		virtual := filepath.Join(root, "internal", "readmecheck", pkg)
+		for name, src := range map[string]string{"snippet.go": readmeSnippet(pkg, b), "prelude.go": readmePrelude(pkg)} {
+			real := filepath.Join(dir, pkg+"_"+name)
+			if err := os.WriteFile(real, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			overlay[filepath.Join(virtual, name)] = real
+		}
+		pkgs = append(pkgs, "./"+filepath.ToSlash(filepath.Join("internal", "readmecheck", pkg)))
+	}
+	ov, _ := json.Marshal(map[string]any{"Replace": overlay})
+	ovPath := filepath.Join(dir, "overlay.json")
+	if err := os.WriteFile(ovPath, ov, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(goCmd, append([]string{"build", "-overlay", ovPath}, pkgs...)...)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the README's Go blocks do not compile:\n%s", out)
+	}
+}
+
+// readmeBlock is a Go block of the README: its text and the line of
+// README.md its first line is on.
+type readmeBlock struct {
+	text string
+	line int
+}
+
+func readmeGoBlocks(md string) []readmeBlock {
+	var blocks []readmeBlock
+	lines := strings.Split(md, "\n")
+	for i := 0; i < len(lines); i++ {
+		if strings.TrimSpace(lines[i]) != "```go" {
+			continue
+		}
+		start := i + 1
+		for i++; i < len(lines) && strings.TrimSpace(lines[i]) != "```"; i++ {
+		}
+		blocks = append(blocks, readmeBlock{text: strings.Join(lines[start:i], "\n"), line: start + 1})
+	}
+	return blocks
+}
+
+// readmeImports are the packages a README block may name, by the name it
+// uses them under.
+var readmeImports = map[string]string{
+	"backoff":   "github.com/herdsafe/backoff",
+	"breaker":   "github.com/herdsafe/backoff/breaker",
+	"bulkhead":  "github.com/herdsafe/backoff/bulkhead",
+	"budget":    "github.com/herdsafe/backoff/budget",
+	"throttle":  "github.com/herdsafe/backoff/throttle",
+	"chaos":     "github.com/herdsafe/backoff/chaos",
+	"hedge":     "github.com/herdsafe/backoff/hedge",
+	"herd":      "github.com/herdsafe/backoff/herd",
+	"httpretry": "github.com/herdsafe/backoff/httpretry",
+	"clock":     "github.com/benbjohnson/clock",
+	"context":   "context",
+	"errors":    "errors",
+	"fmt":       "fmt",
+	"http":      "net/http",
+	"io":        "io",
+	"log":       "log",
+	"slog":      "log/slog",
+	"net":       "net",
+	"os":        "os",
+	"strings":   "strings",
+	"syscall":   "syscall",
+	"time":      "time",
+}
+
+var (
+	readmeDecl    = regexp.MustCompile(`^(func|type|var|const) `)
+	readmeComment = regexp.MustCompile(`//.*`)
+)
+
+// readmeSnippet is the source of the package of block b.
+func readmeSnippet(pkg string, b readmeBlock) string {
+	var imports []string
+	code := readmeComment.ReplaceAllString(b.text, "")
+	for name, path := range readmeImports {
+		if regexp.MustCompile(`\b` + name + `\.`).MatchString(code) {
+			imports = append(imports, fmt.Sprintf("%q", path))
+		}
+	}
+	var s strings.Builder
+	fmt.Fprintf(&s, "package %s\n\nimport (\n\t%s\n)\n\n", pkg, strings.Join(imports, "\n\t"))
+	first := strings.TrimSpace(b.text)
+	for strings.HasPrefix(first, "//") {
+		_, first, _ = strings.Cut(first, "\n")
+		first = strings.TrimSpace(first)
+	}
+	if readmeDecl.MatchString(first) {
+		fmt.Fprintf(&s, "//line README.md:%d\n%s\n", b.line, b.text)
+		return s.String()
+	}
+	fmt.Fprintf(&s, "func snippet() error {\n//line README.md:%d\n%s\n\treturn nil\n}\n", b.line, b.text)
+	return s.String()
+}
+
+// readmePrelude declares what the README's blocks use and do not define:
+// the caller's context, an operation, a client.
+func readmePrelude(pkg string) string {
+	return "package " + pkg + `
+
+import (
+	"context"
+	"net/http"
+)
+
+var (
+	ctx         = context.Background()
+	operation   func() (string, error)
+	fetch       func(context.Context) (string, error)
+	isTransient func(error) bool
+	client      *http.Client
+	conn        interface {
+		runOnce(context.Context) (connected bool, err error)
+	}
+)
+
+type User struct{ Name string }
+
+var api interface {
+	GetUser(ctx context.Context, id string) (User, error)
+}
+`
+}
