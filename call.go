@@ -36,8 +36,16 @@ func (t *typed[T]) run(ctx context.Context, stages []Stage, o *retryOptions) err
 	// The closures are made here, not in a function that returns them: the
 	// caller's result must stay on its stack.
 	c := call{
-		attempt:  1,
-		fn:       func(ctx context.Context) error { return t.attempt(ctx) },
+		attempt: 1,
+		fn: func(ctx context.Context) error {
+			v, err := t.fn(ctx)
+			t.res = v
+			if err != nil || t.check == nil {
+				return err
+			}
+			t.held = true
+			return t.judge(v)
+		},
 		discard:  t.discard,
 		fallback: t.fallback,
 	}
@@ -67,17 +75,6 @@ func (t *typed[T]) runHolding(ctx context.Context, stages []Stage, c *call) erro
 	err := run(ctx, stages, c)
 	done = true
 	return err
-}
-
-// attempt calls the function once and keeps its result.
-func (t *typed[T]) attempt(ctx context.Context) error {
-	v, err := t.fn(ctx)
-	t.res = v
-	if err != nil || t.check == nil {
-		return err
-	}
-	t.held = true
-	return t.judge(v)
 }
 
 // judge applies the result check to a result that came with no error. If

@@ -46,7 +46,12 @@ func retrying(ctx context.Context, o *retryOptions, rest []Stage, c *call) error
 			actx = d.beforeAttempt(ctx)
 		}
 		c.attempt = d.attempt
-		err := run(actx, rest, c)
+		var err error
+		if len(rest) == 0 {
+			err = c.fn(actx) // the innermost stage: the function itself
+		} else {
+			err = run(actx, rest, c)
+		}
 		if err == nil {
 			if len(o.instrumenters) > 0 {
 				d.afterSuccess(actx)

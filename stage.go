@@ -43,11 +43,6 @@ func run(ctx context.Context, stages []Stage, c *call) error {
 	if len(stages) == 0 {
 		return c.fn(ctx)
 	}
-	return runStage(ctx, stages, c)
-}
-
-// runStage runs the first of stages around the others.
-func runStage(ctx context.Context, stages []Stage, c *call) error {
 	s, rest := &stages[0], stages[1:]
 	switch s.kind {
 	case retryStage:
