@@ -142,4 +142,4 @@ func TestPanickingInstrumenterClosesTheResponse(t *testing.T) {
 type panicking struct{}
 
 func (panicking) BeforeAttempt(ctx context.Context, _ backoff.State) context.Context { return ctx }
-func (panicking) AfterAttempt(context.Context, backoff.State)                       { panic("instrumenter bug") }
+func (panicking) AfterAttempt(context.Context, backoff.State)                        { panic("instrumenter bug") }

@@ -84,7 +84,7 @@ func TestHTTP2ResetCodes(t *testing.T) {
 		})
 	}
 	for code, want := range map[string]string{
-		"stream error: stream ID 1; REFUSED_STREAM":                    "REFUSED_STREAM",
+		"stream error: stream ID 1; REFUSED_STREAM":                     "REFUSED_STREAM",
 		"http2: stream error: stream ID 7; CANCEL; client disconnected": "CANCEL",
 	} {
 		if got, ok := streamReset(errors.New(code)); !ok || got != want {
