@@ -69,8 +69,12 @@ func sethOp(op operation) sethretry.RetryFuncValue[int] {
 }
 
 // Built once and reused: both libraries document their retriers as safe to
-// share between calls and goroutines.
+// share between calls and goroutines, and so does herdsafe its Policy.
 var (
+	// herdsafePolicy is a retry stage alone, with its defaults but the
+	// attempt budget (full jitter from 100 ms; see backoff.WithRetry).
+	herdsafePolicy = backoff.NewPolicy(backoff.WithRetry(backoff.WithMaxTries(maxAttempts)))
+
 	avastV5Expo = retryv5.NewWithData[int](retryv5.Attempts(maxAttempts))
 	avastV5Zero = retryv5.NewWithData[int](retryv5.Attempts(maxAttempts),
 		retryv5.Delay(0), retryv5.DelayType(retryv5.FixedDelay))
@@ -102,6 +106,14 @@ var expoLibs = []lib{
 	}},
 	{name: "herdsafe-classifier", ours: true, call: func(ctx context.Context, op operation) (int, error) {
 		return backoff.RetryCtx(ctx, op, backoff.WithMaxTries(maxAttempts), backoff.WithRetryable(isTransient))
+	}},
+	{name: "herdsafe-policy", ours: true, call: func(ctx context.Context, op operation) (int, error) {
+		return backoff.Execute(ctx, herdsafePolicy, func(context.Context) (int, error) { return op() })
+	}},
+	{name: "herdsafe-fresh", ours: true, call: func(ctx context.Context, op operation) (int, error) {
+		// As a user of cenkalti/backoff writes it: a new BackOff per call.
+		return backoff.RetryCtx(ctx, op, backoff.WithBackOff(backoff.NewExponentialBackOff()),
+			backoff.WithMaxTries(maxAttempts), backoff.WithMaxElapsedTime(0))
 	}},
 	{name: "cenkalti-v5", call: func(ctx context.Context, op operation) (int, error) {
 		return cenkaltiv5.Retry(ctx, op, cenkaltiv5.WithMaxTries(maxAttempts))

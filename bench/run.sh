@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Runs every benchmark of this module against the peer libraries, then prints
+# Runs every benchmark of this module against the peer libraries (the retry
+# scenarios, the composed policy and the guards alone), then prints
 # benchstat's summary and the ratios: one summary table (herdsafe ÷ each peer,
 # a row per scenario), the detailed tables, and the targets checked.
 #
-#   bench/run.sh                  # the full run: -count 6, about 6 minutes on 2 cores
+#   bench/run.sh                  # the full run: -count 6, about 8 minutes on 2 cores
 #   COUNT=1 BENCHTIME=100ms bench/run.sh    # a quick look
 #
 # Settings (environment): COUNT (6), BENCHTIME for the timed benchmarks
@@ -26,7 +27,7 @@ run() {
 }
 
 {
-	run -test.bench '^Benchmark(SuccessFirstTry|ThreeAttemptsZeroDelay|NextDelay|Transport)$' \
+	run -test.bench '^Benchmark(SuccessFirstTry|ThreeAttemptsZeroDelay|NextDelay|Transport|ComposedSuccess|BreakerSuccess|BulkheadSuccess)$' \
 		-test.benchtime "$BENCHTIME"
 	# -cpu 1,2: a lock on the success path, or in the random source of the
 	# delays, shows as a slower op at -cpu 2.

@@ -26,82 +26,83 @@ const waiters = 10_000
 // cancellation ends it.
 const hour = time.Hour
 
-// waitFunc runs op, which fails, and then waits for the retry until ctx
-// is cancelled. prepare returns one for a given ctx, for the libraries that
-// bind the context when their retrier is built; all the waiters of a run
-// share it.
+// waiterLib is one row of BenchmarkWaiters. prepare returns its call for a
+// run whose waiters share ctx: the libraries that bind the context when
+// their retrier is built (avast/retry-go v5, failsafe-go) build one there,
+// which all the waiters of the run share. Every row is then called as the
+// other benchmarks call a lib, through lib.call from the goroutine's
+// function, with an operation that fails: the frames above the library are
+// the same for every row.
 type waiterLib struct {
 	name    string
-	prepare func(ctx context.Context) func(op func() error)
+	prepare func(ctx context.Context) call
 }
 
 var (
 	herdsafeHour = backoff.NewExponentialBackOff(
 		backoff.WithInitialInterval(hour), backoff.WithMaxInterval(hour))
-	failsafeHour = retrypolicy.NewBuilder[any]().
+	// herdsafeHourPolicy is a retry stage on herdsafeHour. A stage bounds
+	// its retries to DefaultMaxRetryTime unless told otherwise, which a
+	// one-hour wait would overrun.
+	herdsafeHourPolicy = backoff.NewPolicy(backoff.WithRetry(backoff.WithBackOff(herdsafeHour),
+		backoff.WithMaxTries(maxAttempts), backoff.WithMaxRetryTime(0)))
+	failsafeHour = retrypolicy.NewBuilder[int]().
 			WithMaxAttempts(maxAttempts).
 			WithBackoff(hour, 2*hour).
 			Build()
 )
 
+// perCall is prepare for the rows that take everything per call.
+func perCall(c call) func(context.Context) call {
+	return func(context.Context) call { return c }
+}
+
 var waiterLibs = []waiterLib{
-	{"bare", func(ctx context.Context) func(op func() error) {
-		return func(op func() error) {
-			_ = op()
-			t := time.NewTimer(hour)
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
-			}
+	{"bare", perCall(func(ctx context.Context, op operation) (int, error) {
+		v, err := op()
+		t := time.NewTimer(hour)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
 		}
-	}},
-	{"herdsafe", func(ctx context.Context) func(op func() error) {
+		return v, err
+	})},
+	{"herdsafe", perCall(func(ctx context.Context, op operation) (int, error) {
 		// One *ExponentialBackOff configures every call: the driver keeps
 		// its state in a copy of its own.
-		opts := []backoff.RetryOption{backoff.WithBackOff(herdsafeHour),
-			backoff.WithMaxTries(maxAttempts), backoff.WithMaxElapsedTime(0)}
-		return func(op func() error) { _ = backoff.RetryErrorCtx(ctx, op, opts...) }
+		return backoff.RetryCtx(ctx, op, backoff.WithBackOff(herdsafeHour),
+			backoff.WithMaxTries(maxAttempts), backoff.WithMaxElapsedTime(0))
+	})},
+	{"herdsafe-policy", perCall(func(ctx context.Context, op operation) (int, error) {
+		return backoff.Execute(ctx, herdsafeHourPolicy, func(context.Context) (int, error) { return op() })
+	})},
+	{"cenkalti-v5", perCall(func(ctx context.Context, op operation) (int, error) {
+		b := cenkaltiv5.NewExponentialBackOff()
+		b.InitialInterval, b.MaxInterval = hour, hour
+		return cenkaltiv5.Retry(ctx, op,
+			cenkaltiv5.WithBackOff(b), cenkaltiv5.WithMaxTries(maxAttempts), cenkaltiv5.WithMaxElapsedTime(0))
+	})},
+	{"cenkalti-v7", perCall(func(ctx context.Context, op operation) (int, error) {
+		b := cenkaltiv7.NewExponentialBackOff()
+		b.InitialInterval, b.MaxInterval = hour, hour
+		return cenkaltiv7.Retry(ctx, op,
+			cenkaltiv7.WithBackOff(b), cenkaltiv7.WithMaxTries(maxAttempts), cenkaltiv7.WithMaxElapsedTime(0))
+	})},
+	{"sethvargo", perCall(func(ctx context.Context, op operation) (int, error) {
+		b := sethretry.WithMaxRetries(maxAttempts-1, sethretry.NewExponential(hour))
+		return sethretry.DoValue(ctx, b, sethOp(op))
+	})},
+	{"avast-v4", perCall(func(ctx context.Context, op operation) (int, error) {
+		return retryv4.DoWithData(op, retryv4.Attempts(maxAttempts), retryv4.Context(ctx), retryv4.Delay(hour))
+	})},
+	{"avast-v5", func(ctx context.Context) call {
+		r := retryv5.NewWithData[int](retryv5.Attempts(maxAttempts), retryv5.Context(ctx), retryv5.Delay(hour))
+		return func(_ context.Context, op operation) (int, error) { return r.Do(op) }
 	}},
-	{"cenkalti-v5", func(ctx context.Context) func(op func() error) {
-		return func(op func() error) {
-			b := cenkaltiv5.NewExponentialBackOff()
-			b.InitialInterval, b.MaxInterval = hour, hour
-			_, _ = cenkaltiv5.Retry(ctx, func() (struct{}, error) { return struct{}{}, op() },
-				cenkaltiv5.WithBackOff(b), cenkaltiv5.WithMaxTries(maxAttempts), cenkaltiv5.WithMaxElapsedTime(0))
-		}
-	}},
-	{"cenkalti-v7", func(ctx context.Context) func(op func() error) {
-		return func(op func() error) {
-			b := cenkaltiv7.NewExponentialBackOff()
-			b.InitialInterval, b.MaxInterval = hour, hour
-			_, _ = cenkaltiv7.Retry(ctx, func() (struct{}, error) { return struct{}{}, op() },
-				cenkaltiv7.WithBackOff(b), cenkaltiv7.WithMaxTries(maxAttempts), cenkaltiv7.WithMaxElapsedTime(0))
-		}
-	}},
-	{"sethvargo", func(ctx context.Context) func(op func() error) {
-		return func(op func() error) {
-			b := sethretry.WithMaxRetries(maxAttempts-1, sethretry.NewExponential(hour))
-			_ = sethretry.Do(ctx, b, func(context.Context) error {
-				if err := op(); err != nil {
-					return sethRetryable
-				}
-				return nil
-			})
-		}
-	}},
-	{"avast-v4", func(ctx context.Context) func(op func() error) {
-		return func(op func() error) {
-			_ = retryv4.Do(op, retryv4.Attempts(maxAttempts), retryv4.Context(ctx), retryv4.Delay(hour))
-		}
-	}},
-	{"avast-v5", func(ctx context.Context) func(op func() error) {
-		r := retryv5.New(retryv5.Attempts(maxAttempts), retryv5.Context(ctx), retryv5.Delay(hour))
-		return func(op func() error) { _ = r.Do(op) }
-	}},
-	{"failsafe", func(ctx context.Context) func(op func() error) {
-		e := failsafe.With[any](failsafeHour).WithContext(ctx)
-		return func(op func() error) { _ = e.Run(op) }
+	{"failsafe", func(ctx context.Context) call {
+		e := failsafe.With[int](failsafeHour).WithContext(ctx)
+		return func(_ context.Context, op operation) (int, error) { return e.Get(op) }
 	}},
 }
 
@@ -141,14 +142,14 @@ func (r *waitersResult) add(o waitersResult) {
 }
 
 // runWaiters runs one round of BenchmarkWaiters.
-func runWaiters(tb testing.TB, l waiterLib, n int) waitersResult {
+func runWaiters(tb testing.TB, w waiterLib, n int) waitersResult {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	wait := l.prepare(ctx)
+	l := lib{name: w.name, call: w.prepare(ctx)}
 	var started atomic.Int64
-	op := func() error {
+	op := func() (int, error) {
 		started.Add(1)
-		return errSentinel
+		return 0, errSentinel
 	}
 	var wg sync.WaitGroup
 	g0 := runtime.NumGoroutine()
@@ -158,7 +159,7 @@ func runWaiters(tb testing.TB, l waiterLib, n int) waitersResult {
 	for range n {
 		go func() {
 			defer wg.Done()
-			wait(op)
+			_, _ = l.call(ctx, op)
 		}()
 	}
 	if !allParked(&started, int64(n), 10*time.Second) {
@@ -167,6 +168,11 @@ func runWaiters(tb testing.TB, l waiterLib, n int) waitersResult {
 		tb.Fatalf("%s: the waiters did not all block within 10s", l.name)
 	}
 	during := memInUse()
+	if waiting := runtime.NumGoroutine() - g0; waiting < n {
+		cancel()
+		wg.Wait()
+		tb.Fatalf("%s: %d of %d waiters returned before the cancel; they did not wait", l.name, n-waiting, n)
+	}
 
 	t0 := time.Now()
 	cancel()

@@ -18,8 +18,10 @@ type scenario struct {
 
 // summaryScenarios lists the rows of the summary, for the benchmarks
 // present in r: every herdsafe row of SuccessFirstTry; the herdsafe row of
-// the others, the parallel ones at each GOMAXPROCS run; Waiters in bytes per
-// waiter and in cancel latency; all the rest in time per operation.
+// the others, with the parallel ones at each GOMAXPROCS run, ParallelSuccess
+// also with the rows that have targets of their own there, and Waiters with
+// every herdsafe row, in bytes per waiter and in cancel latency; all in time
+// per operation but Waiters.
 func summaryScenarios(r *results) []scenario {
 	var out []scenario
 	add := func(g, row string, p int, unit, label string) {
@@ -27,26 +29,30 @@ func summaryScenarios(r *results) []scenario {
 			out = append(out, scenario{g, row, p, unit, label})
 		}
 	}
-	if g := "SuccessFirstTry"; len(r.rows[g]) > 0 {
-		for _, row := range r.rows[g] {
-			if isOurs(row) {
-				add(g, row, mainProcs(r, g), "sec/op", g)
+	one := func(g string) { add(g, "herdsafe", mainProcs(r, g), "sec/op", g) }
+	perProcs := func(g string, rows ...string) {
+		for _, p := range r.procs[g] {
+			for _, row := range rows {
+				add(g, row, p, "sec/op", fmt.Sprintf("%s, -cpu %d", g, p))
 			}
 		}
 	}
-	perProcs := func(g string) {
-		for _, p := range r.procs[g] {
-			add(g, "herdsafe", p, "sec/op", fmt.Sprintf("%s, -cpu %d", g, p))
+	for _, row := range ours(r, "SuccessFirstTry") {
+		add("SuccessFirstTry", row, mainProcs(r, "SuccessFirstTry"), "sec/op", "SuccessFirstTry")
+	}
+	perProcs("ParallelSuccess", "herdsafe", "herdsafe-policy", "herdsafe-fresh")
+	one("ThreeAttemptsZeroDelay")
+	one("NextDelay")
+	perProcs("ParallelNextDelay", "herdsafe")
+	for _, row := range ours(r, "Waiters") {
+		for _, unit := range []string{"B/waiter", "cancel-ns"} {
+			add("Waiters", row, mainProcs(r, "Waiters"), unit, "Waiters")
 		}
 	}
-	perProcs("ParallelSuccess")
-	add("ThreeAttemptsZeroDelay", "herdsafe", mainProcs(r, "ThreeAttemptsZeroDelay"), "sec/op", "ThreeAttemptsZeroDelay")
-	add("NextDelay", "herdsafe", mainProcs(r, "NextDelay"), "sec/op", "NextDelay")
-	perProcs("ParallelNextDelay")
-	for _, unit := range []string{"B/waiter", "cancel-ns"} {
-		add("Waiters", "herdsafe", mainProcs(r, "Waiters"), unit, "Waiters")
-	}
-	add("Transport", "herdsafe", mainProcs(r, "Transport"), "sec/op", "Transport")
+	one("Transport")
+	one("ComposedSuccess")
+	one("BreakerSuccess")
+	one("BulkheadSuccess")
 	return out
 }
 
@@ -54,7 +60,7 @@ func summaryScenarios(r *results) []scenario {
 // bare baselines. Rows not listed follow, libraries before baselines, in the
 // order they first appear.
 var peerOrder = []string{
-	"cenkalti-v5", "cenkalti-v7", "sethvargo", "avast-v4", "avast-v5", "failsafe", "retryablehttp",
+	"cenkalti-v5", "cenkalti-v7", "sethvargo", "avast-v4", "avast-v5", "failsafe", "gobreaker", "retryablehttp",
 	"bare-direct", "bare-loop", "bare",
 }
 

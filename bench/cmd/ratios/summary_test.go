@@ -15,6 +15,15 @@ BenchmarkTransport/retryablehttp-2	1000	2100 ns/op	9000 B/op	90 allocs/op
 BenchmarkWaiters/bare-2    	1	5 ns/op	2500 B/waiter	100 cancel-ns	0 leaked-goroutines
 BenchmarkWaiters/herdsafe-2	1	5 ns/op	3000 B/waiter	120 cancel-ns	0 leaked-goroutines
 BenchmarkWaiters/avast-v4-2	1	5 ns/op	4000 B/waiter	150 cancel-ns	0 leaked-goroutines
+BenchmarkWaiters/herdsafe-policy-2	1	5 ns/op	2400 B/waiter	110 cancel-ns	0 leaked-goroutines
+BenchmarkWaiters/sethvargo-2	1	5 ns/op	2600 B/waiter	100 cancel-ns	0 leaked-goroutines
+BenchmarkBulkheadSuccess/herdsafe-2	1000	40 ns/op	0 B/op	0 allocs/op
+BenchmarkBulkheadSuccess/failsafe-2	1000	800 ns/op	352 B/op	13 allocs/op
+BenchmarkBreakerSuccess/herdsafe-2 	1000	30 ns/op	0 B/op	0 allocs/op
+BenchmarkBreakerSuccess/failsafe-2 	1000	900 ns/op	384 B/op	14 allocs/op
+BenchmarkBreakerSuccess/gobreaker-2	1000	50 ns/op	0 B/op	0 allocs/op
+BenchmarkComposedSuccess/herdsafe-2	1000	900 ns/op	272 B/op	4 allocs/op
+BenchmarkComposedSuccess/failsafe-2	1000	4000 ns/op	1096 B/op	28 allocs/op
 BenchmarkParallelNextDelay/herdsafe           	1000	8 ns/op	0 B/op	0 allocs/op
 BenchmarkParallelNextDelay/herdsafe-fulljitter	1000	8 ns/op	0 B/op	0 allocs/op
 BenchmarkParallelNextDelay/sethvargo          	1000	10 ns/op	0 B/op	0 allocs/op
@@ -27,6 +36,8 @@ BenchmarkSuccessFirstTry/bare-direct-2       	1000	1 ns/op	0 B/op	0 allocs/op
 BenchmarkSuccessFirstTry/bare-loop-2         	1000	2 ns/op	0 B/op	0 allocs/op
 BenchmarkSuccessFirstTry/herdsafe-2          	1000	20 ns/op	0 B/op	0 allocs/op
 BenchmarkSuccessFirstTry/herdsafe-nooptions-2	1000	10 ns/op	0 B/op	0 allocs/op
+BenchmarkSuccessFirstTry/herdsafe-policy-2   	1000	5 ns/op	0 B/op	0 allocs/op
+BenchmarkSuccessFirstTry/herdsafe-fresh-2    	1000	85 ns/op	80 B/op	1 allocs/op
 BenchmarkSuccessFirstTry/failsafe-2          	1000	200 ns/op	300 B/op	5 allocs/op
 BenchmarkSuccessFirstTry/avast-v5-2          	1000	40 ns/op	0 B/op	0 allocs/op
 BenchmarkSuccessFirstTry/cenkalti-v5-2       	1000	100 ns/op	120 B/op	3 allocs/op
@@ -37,6 +48,10 @@ BenchmarkParallelSuccess/herdsafe     	1000	20 ns/op	0 B/op	0 allocs/op
 BenchmarkParallelSuccess/cenkalti-v5  	1000	100 ns/op	120 B/op	3 allocs/op
 BenchmarkParallelSuccess/herdsafe-2   	1000	12 ns/op	0 B/op	0 allocs/op
 BenchmarkParallelSuccess/cenkalti-v5-2	1000	80 ns/op	120 B/op	3 allocs/op
+BenchmarkParallelSuccess/herdsafe-policy  	1000	5 ns/op	0 B/op	0 allocs/op
+BenchmarkParallelSuccess/herdsafe-policy-2	1000	4 ns/op	0 B/op	0 allocs/op
+BenchmarkParallelSuccess/bare-direct      	1000	1 ns/op	0 B/op	0 allocs/op
+BenchmarkParallelSuccess/bare-direct-2    	1000	0.5 ns/op	0 B/op	0 allocs/op
 PASS
 `
 
@@ -70,19 +85,29 @@ func TestSummaryComesFirstAndHoldsEveryScenario(t *testing.T) {
 		t.Fatalf("the report does not start with the summary:\n%s", out)
 	}
 	want := strings.TrimSpace(`
-| scenario | herdsafe row | unit | cenkalti-v5 | cenkalti-v7 | sethvargo | avast-v4 | avast-v5 | failsafe | retryablehttp | bare-direct | bare-loop | bare |
-|---|---|---|---|---|---|---|---|---|---|---|---|---|
-| SuccessFirstTry | herdsafe | sec/op | 0.20× | – | – | – | 0.50× | 0.10× | – | 20.0× | 10.0× | – |
-| SuccessFirstTry | herdsafe-nooptions | sec/op | 0.10× | – | – | – | 0.25× | 0.05× | – | 10.0× | 5.00× | – |
-| ParallelSuccess, -cpu 1 | herdsafe | sec/op | 0.20× | – | – | – | – | – | – | – | – | – |
-| ParallelSuccess, -cpu 2 | herdsafe | sec/op | 0.15× | – | – | – | – | – | – | – | – | – |
-| ThreeAttemptsZeroDelay | herdsafe | sec/op | – | – | 0.10× | – | – | – | – | – | 10.0× | – |
-| NextDelay | herdsafe | sec/op | – | 0.80× | – | – | – | – | – | – | – | – |
-| ParallelNextDelay, -cpu 1 | herdsafe | sec/op | – | – | 0.80× | – | – | – | – | – | – | – |
-| ParallelNextDelay, -cpu 2 | herdsafe | sec/op | – | – | 0.13× | – | – | – | – | – | – | – |
-| Waiters | herdsafe | B/waiter | – | – | – | 0.75× | – | – | – | – | – | 1.20× |
-| Waiters | herdsafe | cancel-ns | – | – | – | 0.80× | – | – | – | – | – | 1.20× |
-| Transport | herdsafe | sec/op | – | – | – | – | – | – | 0.50× | – | – | 1.05× |`)
+| scenario | herdsafe row | unit | cenkalti-v5 | cenkalti-v7 | sethvargo | avast-v4 | avast-v5 | failsafe | gobreaker | retryablehttp | bare-direct | bare-loop | bare |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
+| SuccessFirstTry | herdsafe | sec/op | 0.20× | – | – | – | 0.50× | 0.10× | – | – | 20.0× | 10.0× | – |
+| SuccessFirstTry | herdsafe-nooptions | sec/op | 0.10× | – | – | – | 0.25× | 0.05× | – | – | 10.0× | 5.00× | – |
+| SuccessFirstTry | herdsafe-policy | sec/op | 0.05× | – | – | – | 0.12× | 0.03× | – | – | 5.00× | 2.50× | – |
+| SuccessFirstTry | herdsafe-fresh | sec/op | 0.85× | – | – | – | 2.12× | 0.42× | – | – | 85.0× | 42.5× | – |
+| ParallelSuccess, -cpu 1 | herdsafe | sec/op | 0.20× | – | – | – | – | – | – | – | 20.0× | – | – |
+| ParallelSuccess, -cpu 1 | herdsafe-policy | sec/op | 0.05× | – | – | – | – | – | – | – | 5.00× | – | – |
+| ParallelSuccess, -cpu 2 | herdsafe | sec/op | 0.15× | – | – | – | – | – | – | – | 24.0× | – | – |
+| ParallelSuccess, -cpu 2 | herdsafe-policy | sec/op | 0.05× | – | – | – | – | – | – | – | 8.00× | – | – |
+| ThreeAttemptsZeroDelay | herdsafe | sec/op | – | – | 0.10× | – | – | – | – | – | – | 10.0× | – |
+| NextDelay | herdsafe | sec/op | – | 0.80× | – | – | – | – | – | – | – | – | – |
+| ParallelNextDelay, -cpu 1 | herdsafe | sec/op | – | – | 0.80× | – | – | – | – | – | – | – | – |
+| ParallelNextDelay, -cpu 2 | herdsafe | sec/op | – | – | 0.13× | – | – | – | – | – | – | – | – |
+| Waiters | herdsafe | B/waiter | – | – | 1.15× | 0.75× | – | – | – | – | – | – | 1.20× |
+| Waiters | herdsafe | cancel-ns | – | – | 1.20× | 0.80× | – | – | – | – | – | – | 1.20× |
+| Waiters | herdsafe-policy | B/waiter | – | – | 0.92× | 0.60× | – | – | – | – | – | – | 0.96× |
+| Waiters | herdsafe-policy | cancel-ns | – | – | 1.10× | 0.73× | – | – | – | – | – | – | 1.10× |
+| Transport | herdsafe | sec/op | – | – | – | – | – | – | – | 0.50× | – | – | 1.05× |
+| ComposedSuccess | herdsafe | sec/op | – | – | – | – | – | 0.23× | – | – | – | – | – |
+| BreakerSuccess | herdsafe | sec/op | – | – | – | – | – | 0.03× | 0.60× | – | – | – | – |
+| BulkheadSuccess | herdsafe | sec/op | – | – | – | – | – | 0.05× | – | – | – | – | – |
+`)
 	if got := table(t, out, heading); got != want {
 		t.Errorf("summary:\n%s\nwant:\n%s", got, want)
 	}
@@ -101,10 +126,11 @@ func TestSummaryComesFirstAndHoldsEveryScenario(t *testing.T) {
 func TestScalingShowsEveryRow(t *testing.T) {
 	out := report(t, fullSample)
 	want := strings.TrimSpace(`
-| benchmark | -cpu | herdsafe | herdsafe-fulljitter | cenkalti-v5 | sethvargo |
-|---|---|---|---|---|---|
-| ParallelNextDelay | 2 ÷ 1 | 0.50× | 1.25× | – | 3.00× |
-| ParallelSuccess | 2 ÷ 1 | 0.60× | – | 0.80× | – |`)
+| benchmark | -cpu | herdsafe | herdsafe-fulljitter | herdsafe-policy | cenkalti-v5 | sethvargo | bare-direct |
+|---|---|---|---|---|---|---|---|
+| ParallelNextDelay | 2 ÷ 1 | 0.50× | 1.25× | – | – | 3.00× | – |
+| ParallelSuccess | 2 ÷ 1 | 0.60× | – | 0.80× | 0.80× | – | 0.50× |
+`)
 	got := table(t, out, "## Scaling: time/op at the largest -cpu ÷ at -cpu 1, each row against itself (at most 1: no shared lock)")
 	if got != want {
 		t.Errorf("scaling:\n%s\nwant:\n%s", got, want)

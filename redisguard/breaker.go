@@ -1,0 +1,454 @@
+package redisguard
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/breaker"
+	"github.com/redis/go-redis/v9"
+)
+
+// Breaker is a circuit breaker that every instance of a service shares
+// through Redis: breaker.New's closed, open and half-open cycle with its
+// consecutive-failures rule, kept once for the fleet, so that the fleet's
+// failures trip it and the fleet's probes, WithHalfOpen's number in all,
+// test the dependency. It is a [backoff.Guard], and refuses calls with a
+// [*breaker.OpenError], which matches [breaker.ErrCircuitOpen].
+//
+// A Breaker is safe for concurrent use. Its zero value refuses every call
+// with an error matching [backoff.ErrInvalidConfiguration]; make one with
+// [NewBreaker].
+type Breaker struct {
+	cfg   *config
+	err   error
+	link  *link
+	local *breaker.Breaker
+
+	args [6]any // the script's ARGV 2 to 7, fixed
+
+	view atomic.Pointer[view]
+	owed owed
+
+	successes   atomic.Uint64
+	failures    atomic.Uint64
+	neutral     atomic.Uint64
+	ignored     atomic.Uint64
+	rejections  atomic.Uint64
+	transitions atomic.Uint64
+}
+
+// view is the shared state as one round trip saw it.
+type view struct {
+	state breaker.State
+	gen   uint64
+	fails uint64
+	until time.Time // Open: when it admits a probe, on the local clock
+	full  bool      // HalfOpen with its probes taken
+	at    time.Time // when the round trip returned, on the local clock
+}
+
+// The bits of a Breaker's Permit.Token besides localBit; the generation
+// of the shared state takes the others.
+const (
+	paidBit  = 1 // Allow made a round trip
+	probeBit = 2 // a half-open probe
+)
+
+// NewBreaker returns a Breaker named name, shared through client by every
+// instance that makes one with the same name and key prefix: its state
+// lives in the hash "backoff:{name}:breaker". It takes the options of
+// breaker.New that this package supports, with the same defaults and
+// ranges (WithConsecutiveFailures, WithOpenDuration, WithHalfOpen,
+// WithIsFailure, WithStateChange), WithProbeTimeout, and those of every
+// guard of this package (WithTimeout, WithRetryInterval, WithStaleness,
+// WithTTL, WithKeyPrefix, WithOnFallback, WithOnRecover, WithClock). The
+// failure-rate rules and the growing open duration of package breaker are
+// not supported. Every instance of one breaker must be given the same
+// configuration.
+//
+// client must honour the deadlines of contexts, as for NewTokenBucket.
+// NewBreaker makes no round trip. A bad option or client makes a Breaker
+// that refuses every call with its error, which Validate reports.
+func NewBreaker(client redis.Scripter, name string, opts ...Option) *Breaker {
+	c := newConfig(breakerKind, name, opts)
+	b := &Breaker{cfg: c, err: c.err}
+	if b.err == nil {
+		b.err = checkClient(client)
+	}
+	b.local = breaker.New(
+		breaker.WithConsecutiveFailures(c.threshold),
+		breaker.WithOpenDuration(c.open),
+		breaker.WithHalfOpen(c.probes, c.successes),
+		breaker.WithIsFailure(isCounted),
+		breaker.WithClock(c.clock),
+	)
+	if b.err == nil {
+		b.err = b.local.Validate()
+	}
+	if b.err != nil {
+		return b
+	}
+	ttl := c.ttl + c.open + c.probeTimeout
+	b.args = [6]any{c.threshold, c.open.Microseconds(), c.probes, c.successes,
+		c.probeTimeout.Microseconds(), millis(ttl)}
+	b.link = newLink(client, breakerScript, c.key("breaker"), c)
+	return b
+}
+
+// Validate reports why the Breaker cannot be used: its first bad option,
+// or client, or that it is a zero Breaker. The error matches
+// backoff.ErrInvalidConfiguration. backoff.WithGuard calls it.
+func (b *Breaker) Validate() error {
+	switch {
+	case b == nil || b.cfg == nil:
+		return errZero
+	case b.err != nil:
+		return b.err
+	}
+	return nil
+}
+
+// Allow asks the shared breaker to admit a call, as a [backoff.Guard].
+// While the state this instance's last round trip saw is closed and
+// younger than the staleness (WithStaleness), Allow admits the call with
+// no round trip; while it is open, Allow refuses the call with no round
+// trip until the open duration it was told of has passed. Otherwise Allow
+// makes one round trip, which decides on the shared state, and turns it
+// half-open when its open duration has passed; half-open, the fleet
+// admits WithHalfOpen's probes in all. A refusal is an [*breaker.OpenError].
+//
+// When Redis fails or is slower than the timeout, the local fallback, a
+// breaker.New of the same configuration, decides instead (see the package
+// documentation). Allow does not block beyond the timeout, and ctx's
+// cancellation does not cut the round trip short. An admitted call must be
+// followed by exactly one Record with the Permit.
+func (b *Breaker) Allow(ctx context.Context, c backoff.Call) (backoff.Permit, error) {
+	if err := b.Validate(); err != nil {
+		return backoff.Permit{}, err
+	}
+	if !b.link.ready() {
+		return b.allowLocal(ctx, c)
+	}
+	if v := b.view.Load(); v != nil && !b.owed.any.Load() {
+		now := b.cfg.clock.Now()
+		switch {
+		case v.state == breaker.Closed:
+			if now.Sub(v.at) < b.cfg.staleness {
+				return backoff.Permit{Token: v.gen << 2}, nil
+			}
+		case v.state == breaker.Open:
+			if wait := v.until.Sub(now); wait > 0 {
+				b.rejections.Add(1)
+				return backoff.Permit{}, &breaker.OpenError{State: breaker.Open, Duration: wait}
+			}
+		case v.full && now.Sub(v.at) < b.cfg.staleness:
+			b.rejections.Add(1)
+			return backoff.Permit{}, &breaker.OpenError{State: breaker.HalfOpen}
+		}
+	}
+	r, err := b.link.run(ctx, b.argv("a", 0, neutral)...)
+	if err != nil {
+		return b.allowLocal(ctx, c)
+	}
+	v, ok := b.see(r)
+	if !ok {
+		return b.allowLocal(ctx, c)
+	}
+	if v.admitted {
+		t := v.gen<<2 | paidBit
+		if v.probe {
+			t |= probeBit
+		}
+		return backoff.Permit{Token: t}, nil
+	}
+	b.rejections.Add(1)
+	return backoff.Permit{}, &breaker.OpenError{State: v.state, Duration: v.wait}
+}
+
+// allowLocal asks the local fallback.
+func (b *Breaker) allowLocal(ctx context.Context, c backoff.Call) (backoff.Permit, error) {
+	p, err := b.local.Allow(ctx, c)
+	if err != nil {
+		b.rejections.Add(1)
+		return backoff.Permit{}, err
+	}
+	return backoff.Permit{Token: p.Token | localBit}, nil
+}
+
+// argv returns the script's arguments for the step op, with what this
+// instance owes, and the record of gen judged v.
+func (b *Breaker) argv(op string, gen uint64, v verdict) []any {
+	og, of, reset := b.owed.take()
+	a := make([]any, 0, 13)
+	a = append(a, op)
+	a = append(a, b.args[:]...)
+	a = append(a, b.shift(), og, of, reset, gen, uint8(v))
+	return a
+}
+
+// shift is the test seam that moves the server's clock, in µs.
+func (b *Breaker) shift() int64 {
+	if b.cfg.shift == nil {
+		return 0
+	}
+	return b.cfg.shift().Microseconds()
+}
+
+// reply is a breaker script's reply.
+type reply struct {
+	state    breaker.State
+	gen      uint64
+	fails    uint64
+	wait     time.Duration
+	admitted bool
+	probe    bool
+	ignored  bool
+}
+
+// see reads a script's reply, keeps the state it saw, and reports the
+// changes of state the script made to the hook.
+func (b *Breaker) see(r []any) (reply, bool) {
+	v, ok := ints(r, 9)
+	var entered []any
+	if ok && len(r) > 9 {
+		entered, ok = r[9].([]any)
+	}
+	if !ok {
+		b.link.failed(errReply)
+		return reply{}, false
+	}
+	rp := reply{
+		state:    breaker.State(v[0]),
+		gen:      uint64(v[1]),
+		fails:    uint64(v[2]),
+		wait:     time.Duration(v[3]) * time.Microsecond,
+		admitted: v[4] == 1,
+		probe:    v[5] == 1,
+		ignored:  v[6] == 1,
+	}
+	now := b.cfg.clock.Now()
+	b.store(&view{state: rp.state, gen: rp.gen, fails: rp.fails, until: now.Add(rp.wait), full: v[7] == 1, at: now})
+	from := breaker.State(v[8])
+	for _, e := range entered {
+		to, _ := e.(int64)
+		b.transitions.Add(1)
+		if b.cfg.onChange != nil {
+			b.cfg.onChange(from, breaker.State(to))
+		}
+		from = breaker.State(to)
+	}
+	return rp, true
+}
+
+// store keeps nv unless a view of a later generation is kept already:
+// replies of concurrent round trips may come back out of order.
+func (b *Breaker) store(nv *view) {
+	for {
+		old := b.view.Load()
+		if old != nil && old.gen > nv.gen {
+			return
+		}
+		if b.view.CompareAndSwap(old, nv) {
+			return
+		}
+	}
+}
+
+// Record tells the shared breaker how a call that Allow admitted ended, as
+// a [backoff.Guard]: a success, a failure (an error WithIsFailure counts;
+// by default any), or neither (an abandoned call, an inner guard's
+// refusal). A record of a call admitted before the last change of state
+// this instance saw counts for nothing.
+//
+// Another call's record makes a round trip for a failure, and for a
+// success when the count of failures in a row it saw is not 0, unless its
+// Allow made one already: then the outcome is owed, and sent with this
+// instance's next round trip (the next Allow makes one while anything is
+// owed), so that the call costs one round trip, not two. Two records are
+// sent at once whatever their Allow made, so that the fleet learns of them
+// without delay: a probe's, and a failure that may trip the breaker by the
+// count this instance knows. When Redis fails, the local fallback counts
+// the call instead.
+func (b *Breaker) Record(p backoff.Permit, o backoff.Outcome) {
+	if b.Validate() != nil {
+		return
+	}
+	switch {
+	case o.Abandoned:
+		b.record(p, neutral)
+	case o.Err == nil:
+		b.record(p, success)
+	case backoff.IsRefusal(o.Err):
+		b.record(p, neutral)
+	case b.cfg.isFailure == nil:
+		b.record(p, failure)
+	default:
+		b.record(p, b.classify(p, o.Err))
+	}
+}
+
+// classify asks WithIsFailure's classifier about err. If it panics, the
+// call is recorded as a failure before the panic goes on.
+func (b *Breaker) classify(p backoff.Permit, err error) verdict {
+	done := false
+	defer func() {
+		if !done {
+			b.record(p, failure)
+		}
+	}()
+	v := success
+	if b.cfg.isFailure(err) {
+		v = failure
+	}
+	done = true
+	return v
+}
+
+// record records a call judged v.
+func (b *Breaker) record(p backoff.Permit, v verdict) {
+	if p.Token&localBit != 0 {
+		b.count(v)
+		b.local.Record(backoff.Permit{Token: p.Token &^ localBit}, localOutcome(v))
+		return
+	}
+	gen := p.Token >> 2
+	cur := b.view.Load()
+	if gen == 0 || cur == nil || (cur.gen != gen && p.Token&probeBit == 0) {
+		b.ignored.Add(1)
+		return
+	}
+	b.count(v)
+	if p.Token&probeBit == 0 {
+		switch {
+		case v == neutral, v == success && cur.fails == 0:
+			return
+		case p.Token&paidBit != 0 && !b.link.local.Load():
+			if v == success || cur.fails+b.owed.failures(gen)+1 < uint64(b.cfg.threshold) {
+				b.owed.add(gen, v)
+				return
+			}
+			// A failure that may trip the breaker goes at once.
+		}
+	}
+	if !b.link.ready() {
+		b.feedLocal(v)
+		return
+	}
+	r, err := b.link.run(context.Background(), b.argv("r", gen, v)...)
+	if err != nil {
+		b.feedLocal(v)
+		return
+	}
+	if rp, ok := b.see(r); ok && rp.ignored {
+		b.uncount(v)
+		b.ignored.Add(1)
+	}
+}
+
+// count and uncount keep the counts of the verdicts.
+func (b *Breaker) count(v verdict) { b.counter(v).Add(1) }
+
+func (b *Breaker) uncount(v verdict) { b.counter(v).Add(^uint64(0)) }
+
+func (b *Breaker) counter(v verdict) *atomic.Uint64 {
+	switch v {
+	case success:
+		return &b.successes
+	case failure:
+		return &b.failures
+	}
+	return &b.neutral
+}
+
+// feedLocal counts a call the shared state admitted in the local
+// fallback, Redis having failed since: the fallback admits it as its own
+// call if it would, and records it, so that it learns of the failures
+// that came just before it took over.
+func (b *Breaker) feedLocal(v verdict) {
+	if v == neutral {
+		return
+	}
+	if p, err := b.local.Allow(context.Background(), backoff.Call{Attempt: 1}); err == nil {
+		b.local.Record(p, localOutcome(v))
+	}
+}
+
+// localOutcome is the outcome the local fallback counts as v.
+func localOutcome(v verdict) backoff.Outcome {
+	switch v {
+	case success:
+		return backoff.Outcome{}
+	case failure:
+		return backoff.Outcome{Err: errCounted}
+	}
+	return backoff.Outcome{Abandoned: true}
+}
+
+// State returns the state of the shared breaker as this instance's last
+// round trip saw it (Closed before the first), or the local fallback's
+// while the breaker decides locally. It makes no round trip.
+func (b *Breaker) State() breaker.State {
+	switch {
+	case b.Validate() != nil:
+		return breaker.Open
+	case b.link.local.Load():
+		return b.local.State()
+	}
+	if v := b.view.Load(); v != nil {
+		return v.state
+	}
+	return breaker.Closed
+}
+
+// BreakerStats are a Breaker's figures, for telemetry, as this instance
+// knows them.
+type BreakerStats struct {
+	// State is what State returns.
+	State breaker.State
+	// ConsecutiveFailures is the fleet's count of failures in a row, as
+	// this instance's last round trip saw it.
+	ConsecutiveFailures uint64
+	// Successes, Failures and Neutral count this instance's records of
+	// each verdict, on the shared state or on the local fallback.
+	Successes uint64
+	Failures  uint64
+	Neutral   uint64
+	// Ignored counts the records of calls admitted before a change of
+	// state, which counted for nothing (and those with a Permit the
+	// Breaker did not issue).
+	Ignored uint64
+	// Rejections counts the calls this instance refused.
+	Rejections uint64
+	// Transitions counts the changes of the shared state that this
+	// instance's round trips made.
+	Transitions uint64
+	// Link is the figures of the way to Redis.
+	Link Link
+	// Local is the local fallback's own counts.
+	Local breaker.Counts
+}
+
+// Stats returns the Breaker's figures. It makes no round trip. Each is
+// read atomically, but not all at the same instant.
+func (b *Breaker) Stats() BreakerStats {
+	if b.Validate() != nil {
+		return BreakerStats{State: breaker.Open}
+	}
+	s := BreakerStats{
+		State:       b.State(),
+		Successes:   b.successes.Load(),
+		Failures:    b.failures.Load(),
+		Neutral:     b.neutral.Load(),
+		Ignored:     b.ignored.Load(),
+		Rejections:  b.rejections.Load(),
+		Transitions: b.transitions.Load(),
+		Link:        b.link.stats(),
+		Local:       b.local.Counts(),
+	}
+	if v := b.view.Load(); v != nil {
+		s.ConsecutiveFailures = v.fails
+	}
+	return s
+}

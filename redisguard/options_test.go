@@ -1,0 +1,133 @@
+package redisguard
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/breaker"
+	"github.com/redis/go-redis/v9"
+)
+
+// TestBadConfiguration: every bad setting is reported by Validate, named,
+// matching backoff.ErrInvalidConfiguration, and makes every Allow refuse
+// with it; a Policy with such a guard fails before it runs anything.
+func TestBadConfiguration(t *testing.T) {
+	good := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", ContextTimeoutEnabled: true})
+	defer good.Close()
+	deaf := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	defer deaf.Close()
+	deafCluster := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1"}})
+	defer deafCluster.Close()
+	var nilClient *redis.Client
+	tests := []struct {
+		name   string
+		client redis.Scripter
+		guard  string // "budget" or "breaker"
+		gname  string
+		opts   []Option
+		want   string
+	}{
+		{"nil client", nil, "budget", "x", nil, "client is nil"},
+		{"nil *redis.Client", nilClient, "breaker", "x", nil, "client is nil"},
+		{"deadlines ignored", deaf, "budget", "x", nil, "ContextTimeoutEnabled"},
+		{"cluster deadlines ignored", deafCluster, "breaker", "x", nil, "ContextTimeoutEnabled"},
+		{"empty name", good, "budget", "", nil, "name is empty"},
+		{"brace in name", good, "breaker", "a{b", nil, "brace"},
+		{"nil option", good, "budget", "x", []Option{nil}, "Option is nil"},
+		{"zero timeout", good, "budget", "x", []Option{WithTimeout(0)}, "WithTimeout"},
+		{"negative retry interval", good, "breaker", "x", []Option{WithRetryInterval(-time.Second)}, "WithRetryInterval"},
+		{"negative staleness", good, "budget", "x", []Option{WithStaleness(-1)}, "WithStaleness"},
+		{"tiny TTL", good, "budget", "x", []Option{WithTTL(time.Microsecond)}, "WithTTL"},
+		{"empty prefix", good, "budget", "x", []Option{WithKeyPrefix("")}, "WithKeyPrefix"},
+		{"brace in prefix", good, "breaker", "x", []Option{WithKeyPrefix("}")}, "WithKeyPrefix"},
+		{"nil fallback hook", good, "budget", "x", []Option{WithOnFallback(nil)}, "WithOnFallback"},
+		{"nil recovery hook", good, "budget", "x", []Option{WithOnRecover(nil)}, "WithOnRecover"},
+		{"nil clock", good, "breaker", "x", []Option{WithClock(nil)}, "WithClock"},
+		{"zero tokens", good, "budget", "x", []Option{WithMaxTokens(0)}, "WithMaxTokens"},
+		{"NaN ratio", good, "budget", "x", []Option{WithTokenRatio(math.NaN())}, "WithTokenRatio"},
+		{"nil failure classifier", good, "budget", "x", []Option{WithFailure(nil)}, "WithFailure"},
+		{"zero failures", good, "breaker", "x", []Option{WithConsecutiveFailures(0)}, "WithConsecutiveFailures"},
+		{"negative open duration", good, "breaker", "x", []Option{WithOpenDuration(-time.Second)}, "WithOpenDuration"},
+		{"probes fewer than successes", good, "breaker", "x", []Option{WithHalfOpen(1, 2)}, "WithHalfOpen"},
+		{"nil IsFailure", good, "breaker", "x", []Option{WithIsFailure(nil)}, "WithIsFailure"},
+		{"nil state change", good, "breaker", "x", []Option{WithStateChange(nil)}, "WithStateChange"},
+		{"tiny probe timeout", good, "breaker", "x", []Option{WithProbeTimeout(time.Microsecond)}, "WithProbeTimeout"},
+		{"a budget's option to a breaker", good, "breaker", "x", []Option{WithMaxTokens(5)}, "WithMaxTokens applies to a budget"},
+		{"a breaker's option to a budget", good, "budget", "x", []Option{WithOpenDuration(time.Second)}, "WithOpenDuration applies to a breaker"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var g backoff.Guard
+			var err error
+			if tt.guard == "budget" {
+				b := NewTokenBucket(tt.client, tt.gname, tt.opts...)
+				g, err = b, b.Validate()
+				_ = b.Stats()
+			} else {
+				b := NewBreaker(tt.client, tt.gname, tt.opts...)
+				g, err = b, b.Validate()
+				if b.State() != breaker.Open {
+					t.Errorf("State = %v, want open", b.State())
+				}
+			}
+			if !errors.Is(err, backoff.ErrInvalidConfiguration) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Validate = %v, want ErrInvalidConfiguration naming %q", err, tt.want)
+			}
+			if _, aerr := g.Allow(bg, retry); aerr != err {
+				t.Errorf("Allow = %v, want the configuration error", aerr)
+			}
+			g.Record(backoff.Permit{}, backoff.Outcome{Err: errDown}) // ignored
+			if perr := backoff.NewPolicy(backoff.WithGuard(g)).Execute(bg, func(context.Context) error {
+				t.Error("the Policy ran its function")
+				return nil
+			}); !errors.Is(perr, backoff.ErrInvalidConfiguration) {
+				t.Errorf("Policy.Execute = %v, want ErrInvalidConfiguration", perr)
+			}
+		})
+	}
+}
+
+// TestZeroGuards: zero and nil guards refuse with a configuration error
+// rather than panic.
+func TestZeroGuards(t *testing.T) {
+	var nb *Budget
+	guards := []interface {
+		backoff.Guard
+		Validate() error
+	}{&Budget{}, nb, &Breaker{}}
+	for _, g := range guards {
+		if err := g.Validate(); !errors.Is(err, backoff.ErrInvalidConfiguration) {
+			t.Errorf("%T: Validate = %v", g, err)
+		}
+		if _, err := g.Allow(bg, first); !errors.Is(err, backoff.ErrInvalidConfiguration) {
+			t.Errorf("%T: Allow = %v", g, err)
+		}
+		g.Record(backoff.Permit{}, backoff.Outcome{})
+	}
+	if err := nb.Execute(bg, func(context.Context) error { return nil }); !errors.Is(err, backoff.ErrInvalidConfiguration) {
+		t.Errorf("nil Budget: Execute = %v", err)
+	}
+}
+
+// TestKeys: every key of a guard carries the hash tag of its name, so
+// that Redis Cluster keeps them in one slot.
+func TestKeys(t *testing.T) {
+	tests := []struct {
+		name, prefix, suffix, want string
+	}{
+		{"payments", DefaultKeyPrefix, "tokens", "backoff:{payments}:tokens"},
+		{"payments", DefaultKeyPrefix, "breaker", "backoff:{payments}:breaker"},
+		{"a:b", "svc", "tokens", "svc:{a:b}:tokens"},
+	}
+	for _, tt := range tests {
+		c := newConfig(budgetKind, tt.name, []Option{WithKeyPrefix(tt.prefix)})
+		if got := c.key(tt.suffix); got != tt.want {
+			t.Errorf("key(%q, %q, %q) = %q, want %q", tt.name, tt.prefix, tt.suffix, got, tt.want)
+		}
+	}
+}
