@@ -10,7 +10,7 @@ import (
 // Compare strategies to each other within one run: the cost follows the
 // number of calls a strategy makes.
 func BenchmarkSimulate(b *testing.B) {
-	for _, sc := range herd.Scenarios() {
+	for _, sc := range fleetScenarios {
 		for _, st := range strategies() {
 			b.Run(string(sc)+"/"+st.Name, func(b *testing.B) {
 				cfg := herd.Config{Scenario: sc, Clients: 1000, NewPolicy: st.NewPolicy, Seed: 1}
@@ -22,5 +22,21 @@ func BenchmarkSimulate(b *testing.B) {
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(calls), "ns/call")
 			})
 		}
+	}
+}
+
+// BenchmarkOutage measures one run of each outage strategy on the
+// defaults of the command: 100 clients over the default phases.
+func BenchmarkOutage(b *testing.B) {
+	for _, st := range herd.OutageStrategies() {
+		b.Run(st.Name, func(b *testing.B) {
+			cfg := herd.Config{Scenario: herd.Outage, Clients: 100, NewPolicy: st.NewPolicy, NewGuards: st.NewGuards, Seed: 1}
+			var calls int
+			for b.Loop() {
+				calls = herd.Simulate(cfg).Calls
+			}
+			b.ReportMetric(float64(calls), "calls/op")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(calls), "ns/call")
+		})
 	}
 }

@@ -3,13 +3,15 @@ package herd
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
 )
 
-// Scenario names what the simulated clients try to do. See [OCC] and
-// [Restart].
+// Scenario names what the simulated clients try to do. See [OCC],
+// [Restart] and [Outage].
 type Scenario string
 
 const (
@@ -19,10 +21,15 @@ const (
 	// Restart is a server restart: every client reconnects at time 0 to a
 	// server that accepts at most Capacity connections per window.
 	Restart Scenario = "restart"
+	// Outage is a dependency that goes down under a steady load: every
+	// client sends user calls at Rate, through the retry loop and the
+	// guards of its strategy, while the dependency is healthy, then fully
+	// down, then degraded, then healthy again (see Phases).
+	Outage Scenario = "outage"
 )
 
 // Scenarios lists the built-in scenarios.
-func Scenarios() []Scenario { return []Scenario{OCC, Restart} }
+func Scenarios() []Scenario { return []Scenario{OCC, Restart, Outage} }
 
 // Defaults of the simulation, from the AWS study where it gives one.
 const (
@@ -50,6 +57,32 @@ const (
 	MaxWindows = 10_000_000
 )
 
+// Defaults of the Outage scenario. The phases are long enough for every
+// guard's own defaults to matter: the warm-up is the throttle's two-minute
+// window (throttle.DefaultWindow), so that every guard starts the outage
+// in its steady state, and the outage lasts the breaker's open duration
+// (breaker.DefaultOpenDuration).
+const (
+	// DefaultRate is how many user calls one client starts per second.
+	DefaultRate = 20
+	// DefaultTries is how many attempts a user call makes at most, as in a
+	// retry stage (backoff.DefaultRetryMaxTries).
+	DefaultTries = backoff.DefaultRetryMaxTries
+	// DefaultWarmup, DefaultDown, DefaultDegraded and DefaultHealthy are
+	// the lengths of the phases.
+	DefaultWarmup   = 2 * time.Minute
+	DefaultDown     = time.Minute
+	DefaultDegraded = time.Minute
+	DefaultHealthy  = 2 * time.Minute
+	// DefaultDegradedFailures is the fraction of the calls that fail while
+	// the dependency is degraded.
+	DefaultDegradedFailures = 0.3
+	// MaxUserCalls bounds the user calls an Outage simulation starts
+	// (Clients × Rate × the phases' length), so that a mistyped rate is
+	// an error rather than hours of computing.
+	MaxUserCalls = 100_000_000
+)
+
 // ErrInvalidConfig is matched, with errors.Is, by every error that reports
 // a Config that cannot be simulated. The error names the offending field.
 var ErrInvalidConfig = errors.New("herd: invalid configuration")
@@ -63,11 +96,40 @@ type Delay struct {
 	StdDev time.Duration
 }
 
+// Phases are the states the dependency of the Outage scenario goes
+// through, one after the other, by the time a call reaches it: healthy for
+// Warmup (every call succeeds), down for Down (every call fails), degraded
+// for Degraded (each call fails with probability DegradedFailures), then
+// healthy for Healthy, after which the fleet starts no more user calls.
+// The zero Phases means the defaults (DefaultWarmup, DefaultDown,
+// DefaultDegraded, DefaultHealthy, DefaultDegradedFailures); any other
+// value is used as given, so Degraded may be 0.
+type Phases struct {
+	Warmup, Down, Degraded, Healthy time.Duration
+	// DegradedFailures is the fraction, in [0, 1], of the calls that fail
+	// while the dependency is degraded.
+	DegradedFailures float64
+}
+
+// total is the length of the four phases.
+func (p Phases) total() time.Duration { return p.Warmup + p.Down + p.Degraded + p.Healthy }
+
+// starts returns when each phase starts, and when the last one ends.
+func (p Phases) starts() (bounds [NumPhases + 1]time.Duration) {
+	for i, d := range []time.Duration{p.Warmup, p.Down, p.Degraded, p.Healthy} {
+		bounds[i+1] = bounds[i] + d
+	}
+	return bounds
+}
+
 // Config describes one simulation. Only Scenario, Clients and NewPolicy
 // must be set; every other zero field means the default named in its
 // comment. A Config is a plain value and may be reused.
+//
+// Rate, Tries, Phases and NewGuards describe the Outage scenario, and the
+// others ignore them; Capacity and MaxCalls do not apply to Outage.
 type Config struct {
-	// Scenario is OCC or Restart.
+	// Scenario is OCC, Restart or Outage.
 	Scenario Scenario
 	// Clients is the size of the fleet, from 1 to MaxClients.
 	Clients int
@@ -80,8 +142,34 @@ type Config struct {
 	// number, in place of any it had (as backoff.WithRandom would). That
 	// is what makes a Result repeatable. A policy of another type must be
 	// deterministic itself for the Result to be.
+	//
+	// In the Outage scenario NewPolicy is the BackOff of the retry loop
+	// of one user call: a client calls it whenever it starts a user call
+	// and all the policies it has are in use, and Resets a free one at
+	// the start of every user call (see Outage).
 	NewPolicy func() backoff.BackOff
-	// Seed seeds the network delays and every client's random source.
+	// NewGuards, for the Outage scenario, returns the guards of one
+	// client, outermost first, as they would stand inside the retry stage
+	// of its Policy: backoff.NewPolicy(backoff.WithRetry(...),
+	// backoff.WithGuard(gs[0]), backoff.WithGuard(gs[1]), ...). It is
+	// called once per client, in the order of the clients. nil, or an
+	// empty slice, means no guard: retries only.
+	//
+	// clk is the simulation's virtual clock, at the time of the event
+	// being processed whenever a guard is called; random returns this
+	// client's seeded draws in [0, 1). A guard must read the time from clk
+	// (WithClock) and draw from random (throttle.WithRandom) for the
+	// Result to be repeatable. clk tells the time (Now, Since, Until) and
+	// nothing more: its timers, tickers and sleeps panic, because nothing
+	// would ever fire them. A guard must not block in Allow either: the
+	// simulation runs on one goroutine, and would wait forever (until the
+	// context of SimulateContext is done, which Allow is given). Returning
+	// the same guard to every client models one guard shared by the whole
+	// fleet.
+	NewGuards func(clk clock.Clock, random func() float64) []backoff.Guard
+	// Seed seeds the network delays and every client's random source (in
+	// Outage, also the guards' draws and which calls the degraded
+	// dependency fails).
 	Seed uint64
 
 	// Delay is the one-way network delay; zero means |Normal(10 ms, 2 ms)|.
@@ -97,16 +185,29 @@ type Config struct {
 	MaxCalls int
 	// Horizon is the virtual time after which the simulation stops, with
 	// the clients still retrying counted as unfinished; zero means
-	// DefaultHorizon (one hour).
+	// DefaultHorizon (one hour). In the Outage scenario it must not be
+	// shorter than the phases: a user call still unfinished at the horizon
+	// counts as failed.
 	Horizon time.Duration
+
+	// Rate is how many user calls each client of the Outage scenario
+	// starts per second, evenly spaced over the fleet; zero means
+	// DefaultRate.
+	Rate float64
+	// Tries is how many attempts a user call of the Outage scenario makes
+	// at most, its first included; zero means DefaultTries.
+	Tries int
+	// Phases are the states of the Outage scenario's dependency; the zero
+	// Phases means the defaults.
+	Phases Phases
 }
 
 // Validate reports the first field of c that cannot be simulated, as an
 // error matching ErrInvalidConfig, or nil. Simulate calls it first.
 func (c Config) Validate() error {
 	switch {
-	case c.Scenario != OCC && c.Scenario != Restart:
-		return invalid("Scenario %q is not known; use %q or %q", string(c.Scenario), OCC, Restart)
+	case c.Scenario != OCC && c.Scenario != Restart && c.Scenario != Outage:
+		return invalid("Scenario %q is not known; use %q, %q or %q", string(c.Scenario), OCC, Restart, Outage)
 	case c.Clients < 1 || c.Clients > MaxClients:
 		return invalid("Clients is %d; it must lie in [1, %d]", c.Clients, MaxClients)
 	case c.NewPolicy == nil:
@@ -124,8 +225,44 @@ func (c Config) Validate() error {
 	case c.Horizon < 0:
 		return invalid("Horizon is negative (%v)", c.Horizon)
 	}
-	if d := c.withDefaults(); d.Horizon/d.Window >= MaxWindows {
+	d := c.withDefaults()
+	if d.Horizon/d.Window >= MaxWindows {
 		return invalid("Horizon (%v) spans %d Windows of %v; at most %d", d.Horizon, d.Horizon/d.Window, d.Window, MaxWindows)
+	}
+	if c.Scenario == Outage {
+		return d.validateOutage()
+	}
+	return nil
+}
+
+// validateOutage reports the first setting of the Outage scenario that
+// cannot be simulated, in a Config with its defaults set.
+func (c Config) validateOutage() error {
+	p := c.Phases
+	switch {
+	case math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0) || c.Rate < 0:
+		return invalid("Rate is %v; it must be a positive number of user calls per second", c.Rate)
+	case c.Tries < 0:
+		return invalid("Tries is negative (%d)", c.Tries)
+	case p.Warmup < 0 || p.Degraded < 0:
+		return invalid("Phases.Warmup (%v) and Phases.Degraded (%v) must not be negative", p.Warmup, p.Degraded)
+	case p.Down <= 0:
+		return invalid("Phases.Down is %v; the outage must last some time", p.Down)
+	case p.Healthy < RecoveryHold:
+		return invalid("Phases.Healthy is %v; the recovery is judged over a healthy phase of %v at least", p.Healthy, RecoveryHold)
+	case !(p.DegradedFailures >= 0 && p.DegradedFailures <= 1):
+		return invalid("Phases.DegradedFailures is %v; it must lie in [0, 1]", p.DegradedFailures)
+	case p.total() < 0 || p.total() > c.Horizon:
+		return invalid("the Phases last %v, longer than the Horizon (%v)", p.total(), c.Horizon)
+	}
+	if b := p.starts(); (b[PhaseHealthy]+c.Window-1)/c.Window >= b[NumPhases]/c.Window {
+		return invalid("Phases.Healthy (%v) holds no whole Window of %v to judge the recovery by", p.Healthy, c.Window)
+	}
+	if float64(c.Clients)*c.Rate*c.Horizon.Seconds() < 1 {
+		return invalid("Clients × Rate is %v user calls a second; the fleet must start one per Horizon (%v) at least", float64(c.Clients)*c.Rate, c.Horizon)
+	}
+	if n := float64(c.Clients) * c.Rate * p.total().Seconds(); n > MaxUserCalls {
+		return invalid("Clients × Rate × the Phases' %v make %.3g user calls; at most %d", p.total(), n, MaxUserCalls)
 	}
 	return nil
 }
@@ -146,6 +283,16 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Horizon == 0 {
 		c.Horizon = DefaultHorizon
+	}
+	if c.Rate == 0 {
+		c.Rate = DefaultRate
+	}
+	if c.Tries == 0 {
+		c.Tries = DefaultTries
+	}
+	if c.Phases == (Phases{}) {
+		c.Phases = Phases{Warmup: DefaultWarmup, Down: DefaultDown, Degraded: DefaultDegraded,
+			Healthy: DefaultHealthy, DegradedFailures: DefaultDegradedFailures}
 	}
 	return c
 }

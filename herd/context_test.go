@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/herd"
 )
@@ -105,5 +106,41 @@ func TestSimulateContextMatchesSimulate(t *testing.T) {
 			t.Errorf("%s: Simulate %d calls, %v; SimulateContext %d calls, %v (%v, %v)",
 				st.Name, a.Calls, a.Completion, b.Calls, b.Completion, a.Err, b.Err)
 		}
+	}
+}
+
+// An Outage run stops too: a guard that cancels the context at its 100th
+// Allow ends the run within one look's worth of events, with the
+// context's cause, and so does the set-up of the guards.
+func TestSimulateContextStopsAnOutage(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	allows := 0
+	cfg := tinyOutage(herd.Strategy{NewPolicy: outageStrategy(t, "retry").NewPolicy,
+		NewGuards: func(clock.Clock, func() float64) []backoff.Guard {
+			return []backoff.Guard{guardFunc(func() {
+				if allows++; allows == 100 {
+					cancel()
+				}
+			})}
+		}}, 1)
+	r := herd.SimulateContext(ctx, cfg)
+	if !errors.Is(r.Err, context.Canceled) || r.Calls < 100 || r.Calls > 100+1024 {
+		t.Fatalf("Err %v after %d calls; want context.Canceled within 1024 events of the 100th call", r.Err, r.Calls)
+	}
+
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	built := 0
+	cfg.Clients = 5000
+	cfg.NewGuards = func(clock.Clock, func() float64) []backoff.Guard {
+		if built++; built == 10 {
+			cancel()
+		}
+		return nil
+	}
+	if r := herd.SimulateContext(ctx, cfg); !errors.Is(r.Err, context.Canceled) || r.Calls != 0 || built > 1024 {
+		t.Fatalf("cancelled while the guards are built: Err %v, %d calls, %d clients' guards built", r.Err, r.Calls, built)
 	}
 }

@@ -16,11 +16,17 @@
 // [SimulateContext] stops a simulation early when a context is done.
 //
 // The policies are driven through the BackOff interface only: the
-// simulation calls Reset once per client and then NextBackOff after every
-// failed call, exactly as the library's retry driver does, so what is
-// measured is the policy a program would really use.
+// simulation calls Reset once per client (in Outage, once per user call)
+// and then NextBackOff after every failed call, exactly as the library's
+// retry driver does, so what is measured is the policy a program would
+// really use. The guards of Outage are the real ones, driven as a
+// Policy's guard stages drive them: Allow before each attempt, outermost
+// first, with the attempt's number; Record when its answer comes back,
+// innermost first; a refusal ends the user call, and the guards outside
+// the one that refused are told of it as a refusal. They read the
+// simulation's virtual time through the clock.Clock they are given.
 //
-// Two scenarios are built in:
+// Three scenarios are built in:
 //
 //   - [OCC] is the experiment of the AWS Architecture Blog's "Exponential
 //     Backoff And Jitter" (2015): every client wants one successful update
@@ -33,6 +39,20 @@
 //     connection and tries to reconnect, and the server accepts at most
 //     Capacity new connections per window; an attempt over capacity fails.
 //     A call is a connection attempt reaching the server.
+//   - [Outage] is the SRE book's retry analysis ("Site Reliability
+//     Engineering", O'Reilly 2016, chapter 21 "Handling Overload", section
+//     "Deciding to Retry"): a fleet under a steady load whose dependency
+//     goes down. Each client starts Config.Rate user calls a second, the
+//     fleet's evenly spaced, and each user call runs a retry loop of up to
+//     Config.Tries attempts (3) with the waits of its policy, through the
+//     client's guards (Config.NewGuards: retry budgets, a breaker, a
+//     throttle, each client its own). The dependency is healthy, then down
+//     (every call fails), then degraded (a fraction of the calls fail),
+//     then healthy again (see [Phases]). What is measured is the load the
+//     fleet sends relative to its base load, per window and per phase
+//     (the amplification), how long after the dependency recovered the
+//     fleet is back to normal, and how many user calls failed; see
+//     [OutageResult]. A call is an attempt the fleet sends.
 //
 // Every message takes an independent one-way network delay drawn from
 // |Normal(mean, stddev)|, 10 ms and 2 ms by default.
@@ -41,4 +61,7 @@
 // built from this library's own policies: exponential backoff without
 // jitter, with full, equal and decorrelated jitter, the library's default
 // ExponentialBackOff, and immediate retry as the control.
+// [OutageStrategies] lists those it compares in Outage: retries alone,
+// behind each retry budget, a circuit breaker, adaptive throttling, and
+// all three.
 package herd

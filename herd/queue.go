@@ -11,6 +11,11 @@ const (
 	readReply              // OCC: the read's answer reaches the client
 	callArrive             // a call (an OCC write, a connection) reaches the server
 	callReply              // the call's answer reaches the client
+
+	// The Outage scenario's events; call is the user call's slot.
+	userBegin // the fleet starts its next user call (never queued)
+	userWake  // a user call's retry wait is over
+	userReply // an attempt's answer reaches the client
 )
 
 // event is one message or timer firing at a virtual instant.
@@ -19,6 +24,7 @@ type event struct {
 	seq     uint64 // order of scheduling: breaks ties, so runs repeat
 	version uint64 // OCC: the version read, or carried by a write
 	client  int32
+	call    int32 // Outage: the user call's slot
 	kind    kind
 	ok      bool // callReply: whether the call succeeded
 }
@@ -40,7 +46,8 @@ type queue struct {
 
 func (q *queue) len() int { return len(q.events) }
 
-// push schedules e, stamping its sequence number.
+// push schedules e, stamping its sequence number. It moves the parents
+// that come after e down a level, and writes e once, into the hole left.
 func (q *queue) push(e event) {
 	e.seq = q.seq
 	q.seq++
@@ -49,37 +56,42 @@ func (q *queue) push(e event) {
 	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) / 2
-		if !h[i].before(&h[p]) {
+		if !e.before(&h[p]) {
 			break
 		}
-		h[i], h[p] = h[p], h[i]
+		h[i] = h[p]
 		i = p
 	}
+	h[i] = e
 }
 
 // pop removes and returns the earliest event. The queue must not be empty.
+// It moves the earlier child up into the hole at the top until the last
+// event, taken out, fits there.
 func (q *queue) pop() event {
 	h := q.events
 	top := h[0]
-	last := len(h) - 1
-	h[0] = h[last]
-	h = h[:last]
+	last := h[len(h)-1]
+	h = h[:len(h)-1]
+	q.events = h
+	if len(h) == 0 {
+		return top
+	}
 	i := 0
 	for {
-		l := 2*i + 1
-		if l >= len(h) {
+		m := 2*i + 1
+		if m >= len(h) {
 			break
 		}
-		m := l
-		if r := l + 1; r < len(h) && h[r].before(&h[l]) {
+		if r := m + 1; r < len(h) && h[r].before(&h[m]) {
 			m = r
 		}
-		if !h[m].before(&h[i]) {
+		if !h[m].before(&last) {
 			break
 		}
-		h[i], h[m] = h[m], h[i]
+		h[i] = h[m]
 		i = m
 	}
-	q.events = h
+	h[i] = last
 	return top
 }

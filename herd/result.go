@@ -5,9 +5,10 @@ import "time"
 // Result is what one simulation measured.
 type Result struct {
 	// Err is non-nil when the simulation could not run or could not go on:
-	// an invalid Config (matching ErrInvalidConfig), a policy that fails its
-	// own Validate, or a policy that returned a negative wait other than
-	// backoff.Stop (both matching ErrInvalidPolicy), or, from
+	// an invalid Config (matching ErrInvalidConfig), a policy or a guard
+	// that fails its own Validate, a nil guard, or a policy that returned
+	// a negative wait other than backoff.Stop (all matching
+	// ErrInvalidPolicy), or, from
 	// SimulateContext, a context that was done (its cause). The other
 	// fields then hold what was measured up to that point.
 	Err error
@@ -19,7 +20,10 @@ type Result struct {
 	// Calls is the total work: the calls that reached the server, summed
 	// over the fleet.
 	Calls int
-	// Succeeded counts the clients that got what they wanted.
+	// Succeeded counts the clients that got what they wanted. It, GaveUp
+	// and Completion describe the clients of OCC and Restart, each of
+	// which wants one success; they are 0 in Outage, whose clients make
+	// user calls to the end (see the field Outage).
 	Succeeded int
 	// GaveUp counts the clients that stopped without it: they reached
 	// Config.MaxCalls, or their policy returned backoff.Stop. The clients
@@ -37,7 +41,11 @@ type Result struct {
 	// Window is the width of the windows Load counts calls in.
 	Window time.Duration
 	// Load is the timeline: Load[i] is the number of calls that reached
-	// the server in [i×Window, (i+1)×Window).
+	// the server in [i×Window, (i+1)×Window). In Outage, it counts the
+	// calls the fleet sent in each window, so that the base load, evenly
+	// spaced, is the same in every window and each departure from it is
+	// the strategy's doing; a call reaches the server one network delay
+	// after it is counted.
 	Load []int
 	// PeakLoad is the largest entry of Load: the most calls that reached
 	// the server in one window. Every client's first call goes out at time
@@ -46,8 +54,18 @@ type Result struct {
 	PeakLoad int
 	// ClientCalls[i] is the number of calls client i made.
 	ClientCalls []int
+
+	// Outage is what the Outage scenario measured; it is zero for the
+	// others.
+	Outage OutageResult
 }
 
-// Unfinished reports how many clients were still retrying when the
-// simulation stopped at its horizon.
-func (r Result) Unfinished() int { return r.Clients - r.Succeeded - r.GaveUp }
+// Unfinished reports how many clients of OCC or Restart were still
+// retrying when the simulation stopped at its horizon. It is 0 in Outage,
+// where a user call cut short by the horizon counts as failed.
+func (r Result) Unfinished() int {
+	if r.Scenario == Outage {
+		return 0
+	}
+	return r.Clients - r.Succeeded - r.GaveUp
+}

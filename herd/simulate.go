@@ -14,7 +14,9 @@ import (
 // ErrInvalidPolicy is matched, with errors.Is, by the Result.Err of a
 // simulation whose policy could not be used: NewPolicy returned nil or the
 // same *backoff.ExponentialBackOff twice, a policy failed its own Validate,
-// or NextBackOff returned a negative wait other than backoff.Stop.
+// or NextBackOff returned a negative wait other than backoff.Stop; in the
+// Outage scenario, also NewGuards returned a nil guard or a guard that
+// fails its own Validate.
 var ErrInvalidPolicy = errors.New("herd: invalid policy")
 
 // Simulate runs the fleet that cfg describes to the end, in virtual time,
@@ -26,11 +28,13 @@ var ErrInvalidPolicy = errors.New("herd: invalid policy")
 // Every client calls Reset on its policy before its first call and
 // NextBackOff after each failed call, then waits that long, in virtual
 // time, before it tries again. backoff.Stop makes the client give up, and
-// so does reaching Config.MaxCalls.
+// so does reaching Config.MaxCalls. In the Outage scenario the same holds
+// of each user call, which fails on reaching Config.Tries.
 //
 // A Config that Validate rejects gives a Result with Err set and nothing
 // measured. It is safe to call Simulate from several goroutines at once,
-// provided cfg.NewPolicy is.
+// provided cfg.NewPolicy and cfg.NewGuards are. A guard that panics
+// panics Simulate, on the goroutine that called it.
 func Simulate(cfg Config) Result { return SimulateContext(context.Background(), cfg) }
 
 // checkEvery is how many clients set up, or events processed, a simulation
@@ -64,7 +68,11 @@ func SimulateContext(ctx context.Context, cfg Config) Result {
 		clients: make([]client, cfg.Clients),
 		net:     rand.New(rand.NewPCG(mix(cfg.Seed), mix(cfg.Seed^0x6a09e667f3bcc908))),
 	}
-	if err := s.initPolicies(); err != nil {
+	init := s.initPolicies
+	if cfg.Scenario == Outage {
+		init = s.initOutage
+	}
+	if err := init(); err != nil {
 		s.res.Err = err
 		return s.res
 	}
@@ -90,6 +98,8 @@ type sim struct {
 	version  uint64 // OCC: the row's version
 	window   int    // Restart: the window accepted counts
 	accepted int    // Restart: connections accepted in window
+
+	out *outage // Outage: the fleet's user calls and guards
 }
 
 // initPolicies builds and resets one policy per client, giving each of the
@@ -131,22 +141,30 @@ func (s *sim) stopped() bool {
 	return s.ctx.Err() != nil
 }
 
-// run starts every client at time 0 and processes events until every
-// client finished, the horizon is reached, a policy misbehaves, or the
-// context is done.
+// run starts every client at time 0 (in Outage, the first user call) and
+// processes events until every client finished (in Outage, every user
+// call), the horizon is reached, a policy misbehaves, or the context is
+// done.
 func (s *sim) run() {
 	s.q.events = make([]event, 0, 2*len(s.clients))
-	for i := range s.clients {
-		s.q.push(event{at: 0, client: int32(i), kind: wake})
+	if s.out == nil {
+		for i := range s.clients {
+			s.q.push(event{at: 0, client: int32(i), kind: wake})
+		}
 	}
-	for n := 1; s.q.len() > 0 && s.res.Err == nil; n++ {
+	for n := 1; s.res.Err == nil; n++ {
 		if n%checkEvery == 0 && s.stopped() {
 			s.res.Err = context.Cause(s.ctx)
 			break
 		}
-		e := s.q.pop()
+		e, ok := s.next()
+		if !ok {
+			break
+		}
 		if e.at > s.cfg.Horizon {
-			s.res.Completion = s.cfg.Horizon
+			if s.out == nil {
+				s.res.Completion = s.cfg.Horizon
+			}
 			break
 		}
 		s.now = e.at
@@ -161,11 +179,36 @@ func (s *sim) run() {
 			s.arrive(e)
 		case callReply:
 			s.reply(e)
+		case userBegin:
+			s.begin()
+		case userWake:
+			s.try(e.call)
+		case userReply:
+			s.answer(e)
 		}
+	}
+	if s.out != nil {
+		s.finishOutage()
 	}
 	for _, n := range s.res.Load {
 		s.res.PeakLoad = max(s.res.PeakLoad, n)
 	}
+}
+
+// next returns the next event, false when there is none. In Outage, the
+// fleet's next user call is not queued: it comes from the fleet's
+// schedule, before the queued events of the same instant.
+func (s *sim) next() (event, bool) {
+	if o := s.out; o != nil && o.next < o.total {
+		at := s.startOf(o.next)
+		if s.q.len() == 0 || at <= s.q.events[0].at {
+			return event{at: at, kind: userBegin}, true
+		}
+	}
+	if s.q.len() == 0 {
+		return event{}, false
+	}
+	return s.q.pop(), true
 }
 
 // attempt starts client c's next attempt: a read in OCC, a connection
@@ -182,11 +225,7 @@ func (s *sim) attempt(c int32) {
 func (s *sim) arrive(e event) {
 	s.res.Calls++
 	s.res.ClientCalls[e.client]++
-	w := int(s.now / s.cfg.Window)
-	for len(s.res.Load) <= w {
-		s.res.Load = append(s.res.Load, 0)
-	}
-	s.res.Load[w]++
+	w := s.count()
 
 	var ok bool
 	switch s.cfg.Scenario {
@@ -205,6 +244,17 @@ func (s *sim) arrive(e event) {
 		}
 	}
 	s.send(event{client: e.client, kind: callReply, ok: ok})
+}
+
+// count adds a call at the current time to the load timeline, and
+// returns its window.
+func (s *sim) count() int {
+	w := int(s.now / s.cfg.Window)
+	for len(s.res.Load) <= w {
+		s.res.Load = append(s.res.Load, 0)
+	}
+	s.res.Load[w]++
+	return w
 }
 
 // reply is a call's answer reaching its client: done, or back off.

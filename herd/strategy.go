@@ -3,6 +3,7 @@ package herd
 import (
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
 )
 
@@ -14,6 +15,9 @@ type Strategy struct {
 	// NewPolicy returns a fresh policy for one client; see
 	// Config.NewPolicy.
 	NewPolicy func() backoff.BackOff
+	// NewGuards returns the guards of one client, for the Outage
+	// scenario; see Config.NewGuards. nil means none.
+	NewGuards func(clk clock.Clock, random func() float64) []backoff.Guard
 }
 
 // Strategies returns the six strategies the command cmd/herd compares,
@@ -26,12 +30,12 @@ type Strategy struct {
 // ([LibraryDefault]) and "immediate" ([Immediate]).
 func Strategies(base, cap time.Duration) []Strategy {
 	return []Strategy{
-		{"no-jitter", NoJitter(base, cap)},
-		{"full", FullJitter(base, cap)},
-		{"equal", EqualJitter(base, cap)},
-		{"decorrelated", DecorrelatedJitter(base, cap)},
-		{"default", LibraryDefault(base, cap)},
-		{"immediate", Immediate()},
+		{Name: "no-jitter", NewPolicy: NoJitter(base, cap)},
+		{Name: "full", NewPolicy: FullJitter(base, cap)},
+		{Name: "equal", NewPolicy: EqualJitter(base, cap)},
+		{Name: "decorrelated", NewPolicy: DecorrelatedJitter(base, cap)},
+		{Name: "default", NewPolicy: LibraryDefault(base, cap)},
+		{Name: "immediate", NewPolicy: Immediate()},
 	}
 }
 

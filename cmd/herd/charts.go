@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/herdsafe/backoff/herd"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -27,8 +28,9 @@ const maxPoints = 1200
 
 // writeCharts writes, for each scenario, a load timeline per fleet size
 // and, given two fleet sizes or more, one chart of calls and completion
-// time against the fleet size, into dir.
-// It returns the paths written.
+// time against the fleet size, into dir; for outage, an amplification
+// timeline per fleet size, and nothing against it. It returns the paths
+// written.
 func writeCharts(dir, format string, rows []row) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -38,13 +40,17 @@ func writeCharts(dir, format string, rows []row) ([]string, error) {
 		of := filter(rows, func(r row) bool { return r.Scenario == sc })
 		for _, n := range uniq(of, func(r row) int { return r.Clients }) {
 			panels := filter(of, func(r row) bool { return r.Clients == n })
+			f := timeline(sc, n, panels)
+			if sc == string(herd.Outage) {
+				f = amplification(n, panels)
+			}
 			p := filepath.Join(dir, fmt.Sprintf("%s-timeline-%d.%s", sc, n, format))
-			if err := save(p, format, timeline(sc, n, panels)); err != nil {
+			if err := save(p, format, f); err != nil {
 				return paths, err
 			}
 			paths = append(paths, p)
 		}
-		if len(uniq(of, func(r row) int { return r.Clients })) < 2 {
+		if sc == string(herd.Outage) || len(uniq(of, func(r row) int { return r.Clients })) < 2 {
 			continue // one fleet size: nothing to plot against
 		}
 		p := filepath.Join(dir, fmt.Sprintf("%s-vs-clients.%s", sc, format))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,22 +17,29 @@ import (
 
 // options is what the command line asks for, checked.
 type options struct {
-	clients    []int
+	clients    []int // occ, restart and -live
 	scenarios  []herd.Scenario
-	strategies []herd.Strategy
-	seed       uint64
-	runs       int
-	base, cap  time.Duration
-	capacity   int
-	delay      herd.Delay
-	maxCalls   int
-	horizon    time.Duration
-	out        string
-	format     string
-	chart      string
-	quiet      bool
-	live       bool
-	liveLimit  time.Duration
+	strategies []herd.Strategy // occ, restart and -live
+	// outageClients and outageStrategies are those of the outage
+	// scenario.
+	outageClients    []int
+	outageStrategies []herd.Strategy
+	rate             float64
+	tries            int
+	phases           herd.Phases
+	seed             uint64
+	runs             int
+	base, cap        time.Duration
+	capacity         int
+	delay            herd.Delay
+	maxCalls         int
+	horizon          time.Duration
+	out              string
+	format           string
+	chart            string
+	quiet            bool
+	live             bool
+	liveLimit        time.Duration
 	// workers is how many simulations run at once; 0 means one per core.
 	// No flag sets it: tests do, to run a sweep in order.
 	workers int
@@ -44,11 +52,12 @@ var (
 )
 
 const (
-	defaultClients     = "100,1000" // 300 with -live
-	defaultLiveClients = 300
-	defaultLiveLimit   = 6 * time.Second
-	maxLiveClients     = 2000
-	maxRuns            = 1000
+	defaultClients       = "100,1000" // 100 for outage, 300 with -live
+	defaultOutageClients = 100
+	defaultLiveClients   = 300
+	defaultLiveLimit     = 6 * time.Second
+	maxLiveClients       = 2000
+	maxRuns              = 1000
 	// maxHorizon is the first horizon the engine rejects: it counts load
 	// in at most herd.MaxWindows windows.
 	maxHorizon = herd.MaxWindows * herd.DefaultWindow
@@ -79,25 +88,34 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.SetOutput(stderr)
 	o := &options{}
 	var (
-		clients    = fs.String("clients", "", fmt.Sprintf("comma-separated fleet sizes to simulate (default %q; -live takes one size, %d unless given)", defaultClients, defaultLiveClients))
-		scenario   = fs.String("scenario", "all", `scenarios: "occ", "restart" or "all", comma-separated`)
-		strategies = fs.String("strategies", "all", "strategies to compare, comma-separated: all, "+strings.Join(strategyNames(), ", "))
-		mean       = fs.Duration("delay", herd.DefaultDelayMean, "mean one-way network delay")
-		stddev     = fs.Duration("delay-stddev", herd.DefaultDelayStdDev, "standard deviation of the network delay (0: none)")
+		clients = fs.String("clients", "", fmt.Sprintf("comma-separated fleet sizes to simulate (default %q, and %d for outage; -live takes one size, %d unless given)",
+			defaultClients, defaultOutageClients, defaultLiveClients))
+		scenario   = fs.String("scenario", "all", `scenarios: "occ", "restart", "outage" or "all", comma-separated`)
+		strategies = fs.String("strategies", "all", "strategies to compare, comma-separated: all, or some of "+strings.Join(strategyNames(), ", ")+
+			" (occ, restart, -live) and "+strings.Join(outageStrategyNames(), ", ")+" (outage); each scenario runs those it has")
+		mean   = fs.Duration("delay", herd.DefaultDelayMean, "mean one-way network delay")
+		stddev = fs.Duration("delay-stddev", herd.DefaultDelayStdDev, "standard deviation of the network delay (0: none)")
 	)
 	fs.Uint64Var(&o.seed, "seed", 1, "random seed; runs use seed, seed+1, …")
 	fs.IntVar(&o.runs, "runs", 1, "runs per point, averaged, each with its own seed")
-	fs.DurationVar(&o.base, "base", herd.DefaultBase, "first backoff interval of every strategy (InitialInterval)")
-	fs.DurationVar(&o.cap, "cap", herd.DefaultCap, "largest backoff interval of every strategy (MaxInterval)")
+	fs.DurationVar(&o.base, "base", herd.DefaultBase, "first backoff interval of the strategies of occ, restart and -live (InitialInterval)")
+	fs.DurationVar(&o.cap, "cap", herd.DefaultCap, "largest backoff interval of the strategies of occ, restart and -live (MaxInterval)")
 	fs.IntVar(&o.capacity, "capacity", herd.DefaultCapacity, "restart: connections the server accepts per 10 ms window (in -live mode: requests served per 10 ms)")
-	fs.IntVar(&o.maxCalls, "max-calls", herd.DefaultMaxCalls, "calls one client makes before it gives up")
-	fs.DurationVar(&o.horizon, "horizon", herd.DefaultHorizon, "simulated time after which a run stops")
+	fs.IntVar(&o.maxCalls, "max-calls", herd.DefaultMaxCalls, "occ, restart, -live: calls one client makes before it gives up")
+	fs.DurationVar(&o.horizon, "horizon", herd.DefaultHorizon, "simulated time after which a run stops (outage: no shorter than its phases)")
 	fs.StringVar(&o.out, "out", "herd-out", "folder the charts are written to")
 	fs.StringVar(&o.format, "format", "table", "output format: "+strings.Join(formats, ", "))
 	fs.StringVar(&o.chart, "chart", "png", "chart format: "+strings.Join(charts, ", ")+"; with -format csv or json, charts are written only when -chart is given")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
 	fs.BoolVar(&o.live, "live", false, "ask the question for real: goroutine clients against a loopback HTTP server that restarts")
 	fs.DurationVar(&o.liveLimit, "live-limit", defaultLiveLimit, "-live: the time each strategy gets on its clients' schedule, the 2s outage included; clients still retrying then are unfinished")
+	fs.Float64Var(&o.rate, "rate", herd.DefaultRate, "outage: user calls each client starts per second")
+	fs.IntVar(&o.tries, "tries", herd.DefaultTries, "outage: attempts per user call, the first included")
+	fs.DurationVar(&o.phases.Warmup, "warmup", herd.DefaultWarmup, "outage: how long the dependency is healthy before it goes down")
+	fs.DurationVar(&o.phases.Down, "down", herd.DefaultDown, "outage: how long the dependency is down, failing every call")
+	fs.DurationVar(&o.phases.Degraded, "degraded", herd.DefaultDegraded, "outage: how long it is degraded after the outage, failing -degraded-failures of the calls")
+	fs.Float64Var(&o.phases.DegradedFailures, "degraded-failures", herd.DefaultDegradedFailures, "outage: the fraction of the calls that fail while degraded")
+	fs.DurationVar(&o.phases.Healthy, "healthy", herd.DefaultHealthy, "outage: how long it is healthy again after that, the time over which the recovery is judged")
 	fs.Usage = func() { usage(fs) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -120,10 +138,12 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		if o.clients, err = parseClients(*clients); err != nil {
 			return nil, err
 		}
+		o.outageClients = o.clients
 	case o.live:
 		o.clients = []int{defaultLiveClients}
 	default:
 		o.clients, _ = parseClients(defaultClients)
+		o.outageClients = []int{defaultOutageClients}
 	}
 	if !set["chart"] && o.format != "table" {
 		o.chart = "none" // a script's output alone, unless it asks
@@ -138,7 +158,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
-	if o.strategies, err = parseStrategies(*strategies, o.base, o.cap); err != nil {
+	if err := o.pickStrategies(*strategies); err != nil {
 		return nil, err
 	}
 	if err := validateConfigs(o); err != nil {
@@ -155,8 +175,9 @@ func validateConfigs(o *options) error {
 		return nil
 	}
 	for _, sc := range o.scenarios {
-		for _, n := range o.clients {
-			for _, st := range o.strategies {
+		clients, strategies := o.plan(sc)
+		for _, n := range clients {
+			for _, st := range strategies {
 				if err := o.config(sc, n, st, 0).Validate(); err != nil {
 					msg := strings.TrimPrefix(err.Error(), herd.ErrInvalidConfig.Error()+": ")
 					return usagef("the flags describe a simulation herd cannot run: %s", msg)
@@ -200,16 +221,35 @@ func (o *options) check() error {
 		return usagef("-live with %d clients: at most %d goroutine clients", o.clients[0], maxLiveClients)
 	case o.live && o.liveLimit <= liveOutage:
 		return usagef("-live-limit is %v; it must be longer than the %v outage, or no client can succeed", o.liveLimit, liveOutage)
+	case !(o.rate > 0) || math.IsInf(o.rate, 0):
+		return usagef("-rate is %v; it must be a positive number of user calls per second", o.rate)
+	case o.tries < 1:
+		return usagef("-tries is %d; a user call makes 1 attempt at least", o.tries)
+	case o.phases.Warmup < 0 || o.phases.Degraded < 0:
+		return usagef("-warmup and -degraded must not be negative")
+	case o.phases.Down <= 0:
+		return usagef("-down is %v; the outage must last some time", o.phases.Down)
+	case o.phases.Healthy < herd.RecoveryHold:
+		return usagef("-healthy is %v; the recovery is judged over %v at least", o.phases.Healthy, herd.RecoveryHold)
+	case !(o.phases.DegradedFailures >= 0 && o.phases.DegradedFailures <= 1):
+		return usagef("-degraded-failures is %v; it must lie in [0, 1]", o.phases.DegradedFailures)
 	}
 	return nil
 }
 
 // notLive says, for each flag that does not apply to -live, why.
 var notLive = map[string]string{
-	"scenario": "-live always runs a server restart",
-	"runs":     "-live runs each strategy once",
-	"seed":     "the order in which requests reach the live server cannot be repeated",
-	"horizon":  "-live is bounded by -live-limit",
+	"scenario":          "-live always runs a server restart",
+	"runs":              "-live runs each strategy once",
+	"seed":              "the order in which requests reach the live server cannot be repeated",
+	"horizon":           "-live is bounded by -live-limit",
+	"rate":              "it sets the outage scenario; -live runs a server restart",
+	"tries":             "it sets the outage scenario; -live runs a server restart",
+	"warmup":            "it sets the outage scenario; -live runs a server restart",
+	"down":              "it sets the outage scenario; -live runs a server restart",
+	"degraded":          "it sets the outage scenario; -live runs a server restart",
+	"degraded-failures": "it sets the outage scenario; -live runs a server restart",
+	"healthy":           "it sets the outage scenario; -live runs a server restart",
 }
 
 // checkMode rejects the flags set on the command line that do not apply to
@@ -251,7 +291,7 @@ func parseScenarios(s string) ([]herd.Scenario, error) {
 	for f := range strings.SplitSeq(s, ",") {
 		sc := herd.Scenario(strings.TrimSpace(f))
 		if !slices.Contains(herd.Scenarios(), sc) {
-			return nil, usagef("-scenario: %q is not a scenario; use occ, restart or all", f)
+			return nil, usagef("-scenario: %q is not a scenario; use occ, restart, outage or all", f)
 		}
 		if !slices.Contains(out, sc) {
 			out = append(out, sc)
@@ -261,28 +301,65 @@ func parseScenarios(s string) ([]herd.Scenario, error) {
 }
 
 func strategyNames() []string {
-	var names []string
-	for _, s := range herd.Strategies(herd.DefaultBase, herd.DefaultCap) {
-		names = append(names, s.Name)
-	}
-	return names
+	return strategyList(herd.Strategies(herd.DefaultBase, herd.DefaultCap))
 }
 
-func parseStrategies(s string, base, cap time.Duration) ([]herd.Strategy, error) {
-	all := herd.Strategies(base, cap)
-	if strings.TrimSpace(s) == "all" {
-		return all, nil
+func outageStrategyNames() []string { return strategyList(herd.OutageStrategies()) }
+
+func strategyList(strategies []herd.Strategy) []string {
+	var out []string
+	for _, s := range strategies {
+		out = append(out, s.Name)
 	}
-	var out []herd.Strategy
+	return out
+}
+
+// pickStrategies sets the strategies of each scenario from the -strategies
+// list s: all of them for "all"; otherwise each scenario runs those of
+// the named strategies it has, and one that has none of them is left out.
+// A name no scenario has is an error, and so is a list that leaves nothing
+// to run.
+func (o *options) pickStrategies(s string) error {
+	herdAll, outageAll := herd.Strategies(o.base, o.cap), herd.OutageStrategies()
+	if strings.TrimSpace(s) == "all" {
+		o.strategies, o.outageStrategies = herdAll, outageAll
+		return nil
+	}
+	o.strategies, o.outageStrategies = nil, nil
 	for f := range strings.SplitSeq(s, ",") {
 		f = strings.TrimSpace(f)
-		i := slices.IndexFunc(all, func(st herd.Strategy) bool { return st.Name == f })
-		if i < 0 {
-			return nil, usagef("-strategies: %q is not a strategy; use all or some of %s", f, strings.Join(strategyNames(), ", "))
-		}
-		if !slices.ContainsFunc(out, func(st herd.Strategy) bool { return st.Name == f }) {
-			out = append(out, all[i])
+		named := func(st herd.Strategy) bool { return st.Name == f }
+		i, j := slices.IndexFunc(herdAll, named), slices.IndexFunc(outageAll, named)
+		switch {
+		case i < 0 && j < 0:
+			return usagef("-strategies: %q is not a strategy; use all or some of %s, %s", f, strings.Join(strategyNames(), ", "), strings.Join(outageStrategyNames(), ", "))
+		case i >= 0 && !slices.ContainsFunc(o.strategies, named):
+			o.strategies = append(o.strategies, herdAll[i])
+		case j >= 0 && !slices.ContainsFunc(o.outageStrategies, named):
+			o.outageStrategies = append(o.outageStrategies, outageAll[j])
 		}
 	}
-	return out, nil
+	if o.live {
+		if len(o.strategies) == 0 {
+			return usagef("-strategies: -live compares the restart strategies, %s", strings.Join(strategyNames(), ", "))
+		}
+		return nil
+	}
+	o.scenarios = slices.DeleteFunc(o.scenarios, func(sc herd.Scenario) bool {
+		_, strategies := o.plan(sc)
+		return len(strategies) == 0
+	})
+	if len(o.scenarios) == 0 {
+		return usagef("-strategies: no scenario asked for has any of them: occ and restart have %s, outage %s",
+			strings.Join(strategyNames(), ", "), strings.Join(outageStrategyNames(), ", "))
+	}
+	return nil
+}
+
+// plan returns the fleet sizes and the strategies of scenario sc.
+func (o *options) plan(sc herd.Scenario) ([]int, []herd.Strategy) {
+	if sc == herd.Outage {
+		return o.outageClients, o.outageStrategies
+	}
+	return o.clients, o.strategies
 }

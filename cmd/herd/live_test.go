@@ -28,7 +28,7 @@ func liveOptions(t *testing.T, limit time.Duration, args ...string) *options {
 }
 
 // lastSuccessCell is what the table shows for a row's last success.
-func lastSuccessCell(r row) string { return tableCells(cells(r, true))[4] }
+func lastSuccessCell(r row) string { return cell(r, "last_success_s", true) }
 
 // The live figures are those of the clients' schedule, whatever the
 // machine's clock says: with a network of exactly 10 ms each way, 10

@@ -1,11 +1,15 @@
 // Command herd shows what a retry policy does to a fleet: it simulates
 // clients that fail together and retry with each backoff strategy, and
 // reports the work each strategy puts on the server, the time until every
-// client succeeded, and the peak load.
+// client succeeded, and the peak load; and, for a dependency that goes
+// down under a steady load, how much the retries and the guards around
+// them multiply the load, how soon the fleet is back to normal, and how
+// many user calls failed.
 //
 // With no flags it runs the optimistic-concurrency experiment of the AWS
 // Architecture Blog's "Exponential Backoff And Jitter" and a server
-// restart, for 100 and 1000 clients, prints one table, and writes PNG
+// restart, for 100 and 1000 clients, and the outage of the SRE book's
+// retry analysis for 100 clients, prints the tables, and writes PNG
 // charts into ./herd-out:
 //
 //	go run ./cmd/herd
@@ -13,11 +17,11 @@
 // # Output
 //
 // Each row is one scenario, fleet size and strategy (the -strategies
-// name: no-jitter, full, equal, decorrelated, default, immediate). Its
-// fields have the same names in the table, the CSV header (-format csv)
-// and the JSON keys (-format json):
+// name: no-jitter, full, equal, decorrelated, default, immediate; for
+// outage, see below). Its fields have the same names in the table, the CSV
+// header (-format csv) and the JSON keys (-format json):
 //
-//   - scenario: occ or restart (live with -live).
+//   - scenario: occ, restart or outage (live with -live).
 //   - strategy: the strategy's name.
 //   - clients: the fleet size.
 //   - runs: how many runs the row averages (-runs); in CSV and JSON, and
@@ -40,6 +44,44 @@
 // fleet size, as PNG files into -out; -chart svg writes SVG, -chart none
 // nothing. -format csv and -format json write charts only when -chart asks
 // for them, so that their output alone is what a script gets.
+//
+// # Outage
+//
+// -scenario outage (part of the default run) is the SRE book's analysis
+// of retries ("Site Reliability Engineering", chapter 21, "Deciding to
+// Retry"): each of -clients clients (100 unless given) starts -rate user
+// calls a second (20), the fleet's evenly spaced; a user call is one
+// request and its retries, up to -tries attempts (3) with the waits of a
+// Policy's default retry stage (backoff.FullJitterBackOff). The calls go
+// through the guards of the strategy, each client its own, driven on the
+// simulation's virtual clock: retry (none), token-bucket
+// (budget.NewTokenBucket), ratio (budget.NewRatio), ratio-10 (the SRE
+// book's budget of 10%), breaker (breaker.New), throttle (throttle.New)
+// and combined (the token bucket, the breaker and the throttle). The
+// dependency is healthy for -warmup (2m, the throttle's window), down for
+// -down (1m: every call fails), degraded for -degraded (1m:
+// -degraded-failures, 0.3, of the calls fail), then healthy for -healthy
+// (2m). Its rows have a table of their own, in which calls counts the calls
+// the fleet sent:
+//
+//   - user_calls, user_failed: the user calls started, and those that
+//     failed: every try failed, or a guard refused one.
+//   - outage_x: the calls sent while the dependency was down per user
+//     call started then, the amplification of the base load (1: first
+//     attempts only); outage_peak_x the same for the busiest 10 ms window
+//     of the outage; degraded_x while it was degraded; total_x over the
+//     whole run.
+//   - recovery_s: how long after the healthy phase began the fleet was
+//     back to normal, that is, the load of every 10 ms window stayed within
+//     1.1× the base load either way from then on, for 1s at least
+//     (retries keep it above, guards that still refuse calls below). The
+//     table reads ">T" if it never was; recovered (CSV and JSON) is then
+//     false.
+//
+// In CSV, the rows of outage leave the columns of the other scenarios
+// empty, and theirs those of outage; in JSON each row has the keys that
+// apply to it. Its chart, outage-timeline-N, draws the amplification
+// against time, per strategy, over the shaded phases.
 //
 // # Live
 //

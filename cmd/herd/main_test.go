@@ -29,9 +29,30 @@ func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errb.String()
 }
 
-// small is a quick sweep: two small fleets, both scenarios, all strategies.
+// shortOutage makes the outage scenario quick enough for a test: short
+// phases, few user calls.
+var shortOutage = []string{"-warmup", "2s", "-down", "2s", "-degraded", "1s", "-healthy", "1s", "-rate", "5"}
+
+// small is a quick sweep: two small fleets, every scenario (the outage
+// over short phases), all strategies. The folder of the charts is
+// args[3].
 func small(t *testing.T, extra ...string) []string {
-	return append([]string{"-clients", "5,20", "-out", t.TempDir()}, extra...)
+	args := append([]string{"-clients", "5,20", "-out", t.TempDir()}, shortOutage...)
+	return append(args, extra...)
+}
+
+// tableRows counts the rows of a table: the lines that start with a
+// scenario's name.
+func tableRows(table string) int {
+	n := 0
+	for l := range strings.SplitSeq(table, "\n") {
+		for _, sc := range []string{"occ ", "restart ", "outage ", "live "} {
+			if strings.HasPrefix(l, sc) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 func TestRunWritesTableAndCharts(t *testing.T) {
@@ -39,24 +60,20 @@ func TestRunWritesTableAndCharts(t *testing.T) {
 	for _, format := range []string{"png", "svg"} {
 		t.Run(format, func(t *testing.T) {
 			t.Parallel()
-			args := small(t, "-chart", format)
+			// Two of the outage strategies: its charts are as costly to
+			// draw as any, per panel.
+			args := small(t, "-chart", format, "-strategies", strings.Join(strategyNames(), ",")+",retry,breaker")
 			dir := args[3]
 			code, out, errs := runCmd(t, args...)
 			if code != 0 {
 				t.Fatalf("exit %d, stderr:\n%s", code, errs)
 			}
-			lines := strings.Split(strings.TrimSpace(out), "\n")
-			var rows int
-			for _, l := range lines[1:] {
-				if l != "" {
-					rows++
-				}
-			}
-			if want := 2 * 2 * len(strategyNames()); rows != want {
+			if rows, want := tableRows(out), 2*2*len(strategyNames())+2*2; rows != want {
 				t.Fatalf("%d table rows, want %d:\n%s", rows, want, out)
 			}
 			want := []string{"occ-timeline-5", "occ-timeline-20", "occ-vs-clients",
-				"restart-timeline-5", "restart-timeline-20", "restart-vs-clients"}
+				"restart-timeline-5", "restart-timeline-20", "restart-vs-clients",
+				"outage-timeline-5", "outage-timeline-20"}
 			for _, name := range want {
 				b, err := os.ReadFile(filepath.Join(dir, name+"."+format))
 				if err != nil {
@@ -67,7 +84,7 @@ func TestRunWritesTableAndCharts(t *testing.T) {
 					t.Fatalf("%s.%s does not start with %q", name, format, magic)
 				}
 			}
-			if !strings.Contains(errs, "wrote 6 charts") {
+			if !strings.Contains(errs, "wrote 8 charts") {
 				t.Fatalf("stderr does not say where the charts went:\n%s", errs)
 			}
 		})
@@ -147,11 +164,11 @@ func TestFormatsShareTheirNames(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if !reflect.DeepEqual(recs[0], columns) || !reflect.DeepEqual(keys, columns) {
-		t.Errorf("CSV header %q, JSON keys %q; want both %q", recs[0], keys, columns)
+	if want := columnsOf(false, false); !reflect.DeepEqual(recs[0], want) || !reflect.DeepEqual(keys, want) {
+		t.Errorf("CSV header %q, JSON keys %q; want both %q", recs[0], keys, want)
 	}
 	header := strings.Fields(strings.SplitN(table, "\n", 2)[0])
-	if want := slices.Delete(slices.Clone(columns), runsColumn, runsColumn+1); !reflect.DeepEqual(header, want) {
+	if want := slices.DeleteFunc(columnsOf(false, false), func(c string) bool { return c == "runs" }); !reflect.DeepEqual(header, want) {
 		t.Errorf("table header %q, want %q", header, want)
 	}
 	for i, name := range strategyNames() {
@@ -188,7 +205,10 @@ func TestChartsOnlyWhenAsked(t *testing.T) {
 
 func TestRunIsRepeatable(t *testing.T) {
 	t.Parallel()
-	args := []string{"-clients", "30,60", "-runs", "2", "-chart", "none", "-format", "csv", "-seed", "5"}
+	// Two outage strategies, the guards of the others included: the herd
+	// package checks each one's runs repeat.
+	args := append(slices.Clone(shortOutage), "-clients", "30,60", "-runs", "2", "-chart", "none", "-format", "csv",
+		"-strategies", strings.Join(strategyNames(), ",")+",retry,combined", "-seed", "5")
 	_, a, _ := runCmd(t, args...)
 	_, b, _ := runCmd(t, args...)
 	if a != b {
@@ -239,6 +259,19 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"-live", "-runs", "3"}, "-runs does not apply to -live"},
 		{[]string{"-live", "-seed", "1"}, "-seed does not apply to -live"},
 		{[]string{"-live", "-horizon", "1h"}, "-horizon does not apply to -live"},
+		{[]string{"-live", "-rate", "5"}, "-rate does not apply to -live"},
+		{[]string{"-live", "-down", "5s"}, "-down does not apply to -live"},
+		{[]string{"-live", "-strategies", "retry"}, "-live compares the restart strategies"},
+		{[]string{"-scenario", "outage", "-strategies", "full"}, "no scenario asked for has any of them"},
+		{[]string{"-rate", "0"}, "-rate is 0"},
+		{[]string{"-rate", "-5"}, "-rate is -5"},
+		{[]string{"-tries", "0"}, "-tries is 0"},
+		{[]string{"-warmup", "-1s"}, "-warmup and -degraded must not be negative"},
+		{[]string{"-down", "0s"}, "-down is 0s"},
+		{[]string{"-healthy", "500ms"}, "-healthy is 500ms"},
+		{[]string{"-degraded-failures", "1.5"}, "-degraded-failures is 1.5"},
+		{[]string{"-scenario", "outage", "-horizon", "5m"}, "the Phases last 6m0s, longer than the Horizon (5m0s)"},
+		{[]string{"-scenario", "outage", "-rate", "1e6"}, "user calls; at most"},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -287,8 +320,10 @@ func TestHelp(t *testing.T) {
 	if code != 0 || out != "" {
 		t.Fatalf("-h: exit %d, stdout %q", code, out)
 	}
-	for _, want := range append(slices.Clone(columns), "Usage: herd", "-clients", "-live", "-format",
-		"write charts only when -chart is given", "130 interrupted", "was cut off at -horizon") {
+	all := names(func(column) bool { return true })
+	for _, want := range append(all, "Usage: herd", "-clients", "-live", "-format",
+		"write charts only when -chart is given", "130 interrupted", "was cut off at -horizon",
+		"-rate", "-tries", "-warmup", "-down", "-degraded", "-degraded-failures", "-healthy", "within 1.1× the base load") {
 		if !strings.Contains(errs, want) {
 			t.Errorf("usage lacks %q", want)
 		}
@@ -307,7 +342,9 @@ func TestParseArgsDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(o.clients, []int{100, 1000}) || len(o.scenarios) != 2 || len(o.strategies) != 6 ||
+	if !reflect.DeepEqual(o.clients, []int{100, 1000}) || len(o.scenarios) != 3 || len(o.strategies) != 6 ||
+		!reflect.DeepEqual(o.outageClients, []int{100}) || len(o.outageStrategies) != 7 || o.rate != herd.DefaultRate ||
+		o.tries != herd.DefaultTries || o.phases.Down != herd.DefaultDown || o.phases.DegradedFailures != herd.DefaultDegradedFailures ||
 		o.format != "table" || o.chart != "png" || o.out != "herd-out" || o.runs != 1 {
 		t.Fatalf("defaults: %+v", o)
 	}

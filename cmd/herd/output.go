@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -9,16 +10,60 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/herdsafe/backoff/herd"
 )
 
-// columns names the fields of a row, in order: they are the CSV header and
-// the JSON keys, and the table's header less runs (the same on every row;
-// the table says so below it when it is not 1). The row type's JSON tags
-// spell the same names.
-var columns = []string{"scenario", "strategy", "clients", "runs", "calls", "last_success_s", "peak_per_10ms", "failed", "unfinished"}
+// column is a field of the rows: its name, the same in the table, the CSV
+// header and the JSON keys, and the rows it applies to. The table leaves
+// out the columns it says below it instead (runs, recovered).
+type column struct {
+	name         string
+	fleet, users bool // applies to the rows of occ, restart and live; of outage
+	table        bool
+}
 
-// runsColumn is the index of runs in columns, the one the table leaves out.
-const runsColumn = 3
+// columns are every field, in order. A row of occ, restart or live has
+// the fleet columns, a row of outage the users columns.
+var columns = []column{
+	{"scenario", true, true, true},
+	{"strategy", true, true, true},
+	{"clients", true, true, true},
+	{"runs", true, true, false},
+	{"calls", true, true, true},
+	{"last_success_s", true, false, true},
+	{"peak_per_10ms", true, true, true},
+	{"failed", true, false, true},
+	{"unfinished", true, false, true},
+	{"user_calls", false, true, true},
+	{"user_failed", false, true, true},
+	{"outage_x", false, true, true},
+	{"outage_peak_x", false, true, true},
+	{"degraded_x", false, true, true},
+	{"total_x", false, true, true},
+	{"recovery_s", false, true, true},
+	{"recovered", false, true, false},
+}
+
+// isOutage reports whether r is a row of the outage scenario.
+func (r row) isOutage() bool { return r.Scenario == string(herd.Outage) }
+
+// names returns the names of the columns that keep says to, in order.
+func names(keep func(column) bool) []string {
+	var out []string
+	for _, c := range columns {
+		if keep(c) {
+			out = append(out, c.name)
+		}
+	}
+	return out
+}
+
+// columnsOf returns the names of the columns of a row of outage (users)
+// or of another scenario, in the table or everywhere else.
+func columnsOf(users, table bool) []string {
+	return names(func(c column) bool { return (users && c.users || !users && c.fleet) && (c.table || !table) })
+}
 
 // writeRows writes the rows in the format the options name.
 func writeRows(w io.Writer, format string, rows []row) error {
@@ -37,31 +82,146 @@ func writeRows(w io.Writer, format string, rows []row) error {
 	}
 }
 
-// cells formats a row, one cell per column. In the table, last_success_s
-// has two decimals and reads ">T" when some clients were unfinished at the
-// cut-off T, and "-" when no client succeeded; the CSV file keeps the
-// number, with three decimals.
-func cells(r row, table bool) []string {
-	completion := strconv.FormatFloat(r.Seconds, 'f', 3, 64)
+// cell formats the field name of r, "" if it does not apply to r.
+// Amplifications have three decimals. In the table, seconds have two
+// decimals, last_success_s reads ">T" when some
+// clients were unfinished at the cut-off T and "-" when no client
+// succeeded, and recovery_s reads ">T" when the fleet was not back to
+// normal by the end, T after the healthy phase began; the CSV file keeps
+// the numbers, with three decimals, and recovered says the last.
+func cell(r row, name string, table bool) string {
+	decimals := 3
 	if table {
-		completion = strconv.FormatFloat(r.Seconds, 'f', 2, 64)
-		switch {
-		case r.Unfinished > 0:
-			completion = ">" + completion
-		case r.Failed >= float64(r.Clients):
-			completion = "-"
+		decimals = 2
+	}
+	fixed := func(v float64) string { return strconv.FormatFloat(v, 'f', decimals, 64) }
+	switch name {
+	case "scenario":
+		return r.Scenario
+	case "strategy":
+		return r.Strategy
+	case "clients":
+		return strconv.Itoa(r.Clients)
+	case "runs":
+		return strconv.Itoa(r.Runs)
+	case "calls":
+		return number(r.Calls)
+	case "peak_per_10ms":
+		return number(r.PeakLoad)
+	}
+	if r.isOutage() {
+		switch name {
+		case "user_calls":
+			return number(r.UserCalls)
+		case "user_failed":
+			return number(r.UserFailed)
+		case "outage_x":
+			return ratio(r.DownX)
+		case "outage_peak_x":
+			return ratio(r.DownPeakX)
+		case "degraded_x":
+			return ratio(r.DegradedX)
+		case "total_x":
+			return ratio(r.TotalX)
+		case "recovery_s":
+			if table && !r.Recovered {
+				return ">" + fixed(r.RecoveryS)
+			}
+			return fixed(r.RecoveryS)
+		case "recovered":
+			return strconv.FormatBool(r.Recovered)
 		}
+		return ""
 	}
-	return []string{
-		r.Scenario, r.Strategy, strconv.Itoa(r.Clients), strconv.Itoa(r.Runs),
-		number(r.Calls), completion, number(r.PeakLoad), number(r.Failed), number(r.Unfinished),
+	switch name {
+	case "last_success_s":
+		switch {
+		case table && r.Unfinished > 0:
+			return ">" + fixed(r.Seconds)
+		case table && r.Failed >= float64(r.Clients):
+			return "-"
+		}
+		return fixed(r.Seconds)
+	case "failed":
+		return number(r.Failed)
+	case "unfinished":
+		return number(r.Unfinished)
 	}
+	return ""
 }
 
-// tableCells is cells for the table: without runs.
-func tableCells(c []string) []string {
-	return slices.Delete(slices.Clone(c), runsColumn, runsColumn+1)
+// cells formats the fields names of r.
+func cells(r row, names []string, table bool) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = cell(r, n, table)
+	}
+	return out
 }
+
+// MarshalJSON writes r as an object of the fields that apply to it, in
+// the order of columns.
+func (r row) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, name := range columnsOf(r.isOutage(), false) {
+		v, err := json.Marshal(r.value(name))
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%q:%s", name, v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// value returns the field name of r, for JSON.
+func (r row) value(name string) any {
+	switch name {
+	case "scenario":
+		return r.Scenario
+	case "strategy":
+		return r.Strategy
+	case "clients":
+		return r.Clients
+	case "runs":
+		return r.Runs
+	case "calls":
+		return r.Calls
+	case "last_success_s":
+		return r.Seconds
+	case "peak_per_10ms":
+		return r.PeakLoad
+	case "failed":
+		return r.Failed
+	case "unfinished":
+		return r.Unfinished
+	case "user_calls":
+		return r.UserCalls
+	case "user_failed":
+		return r.UserFailed
+	case "outage_x":
+		return r.DownX
+	case "outage_peak_x":
+		return r.DownPeakX
+	case "degraded_x":
+		return r.DegradedX
+	case "total_x":
+		return r.TotalX
+	case "recovery_s":
+		return r.RecoveryS
+	case "recovered":
+		return r.Recovered
+	}
+	return nil
+}
+
+// ratio prints an amplification with three decimals, so that the probe
+// rate of a breaker, a few thousandths of the base load, shows.
+func ratio(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 
 // number prints a mean: whole numbers as such, the others with one decimal.
 func number(v float64) string {
@@ -71,21 +231,45 @@ func number(v float64) string {
 	return strconv.FormatFloat(v, 'f', 1, 64)
 }
 
-// writeTable writes an aligned table: text columns to the left, numbers to
-// the right, a blank line between scenarios and fleet sizes, and below it
-// a note for each mark the table uses.
+// writeTable writes the rows as aligned tables, one for the rows of outage
+// and one for the others, each with its own columns, in the order their
+// first rows come: text columns to the left, numbers to the right, a
+// blank line between scenarios and fleet sizes, and below them a note for
+// each mark the tables use.
 func writeTable(w io.Writer, rows []row) error {
-	lines := [][]string{tableCells(columns)}
+	var b strings.Builder
+	var blocks []bool // users, in order of appearance
 	for _, r := range rows {
-		lines = append(lines, tableCells(cells(r, true)))
+		if !slices.Contains(blocks, r.isOutage()) {
+			blocks = append(blocks, r.isOutage())
+		}
 	}
-	width := make([]int, len(lines[0]))
+	if len(blocks) == 0 {
+		blocks = []bool{false}
+	}
+	for i, users := range blocks {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		writeBlock(&b, columnsOf(users, true), filter(rows, func(r row) bool { return r.isOutage() == users }))
+	}
+	b.WriteString(footer(rows))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeBlock writes one aligned table of rows with the columns names.
+func writeBlock(b *strings.Builder, names []string, rows []row) {
+	lines := [][]string{names}
+	for _, r := range rows {
+		lines = append(lines, cells(r, names, true))
+	}
+	width := make([]int, len(names))
 	for _, l := range lines {
 		for i, c := range l {
 			width[i] = max(width[i], len([]rune(c)))
 		}
 	}
-	var b strings.Builder
 	for n, l := range lines {
 		if n > 1 && (rows[n-1].Scenario != rows[n-2].Scenario || rows[n-1].Clients != rows[n-2].Clients) {
 			b.WriteString("\n")
@@ -104,14 +288,12 @@ func writeTable(w io.Writer, rows []row) error {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString(footer(rows))
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 // footer explains what the table's rows need explained: the runs behind
 // each row, the clients unfinished at a cut-off and the ">T" they put in
-// last_success_s, and the "-" of a row where no client succeeded.
+// last_success_s, the "-" of a row where no client succeeded, and the
+// ">T" of a fleet not back to normal in recovery_s.
 func footer(rows []row) string {
 	var b strings.Builder
 	if len(rows) > 0 && rows[0].Runs > 1 {
@@ -122,19 +304,28 @@ func footer(rows []row) string {
 			"or -live-limit with -live). They count in failed too, and last_success_s\n" +
 			"reads >T: a lower bound of the time until every client succeeds.\n")
 	}
-	if slices.ContainsFunc(rows, func(r row) bool { return r.Unfinished == 0 && r.Failed >= float64(r.Clients) }) {
+	if slices.ContainsFunc(rows, func(r row) bool { return !r.isOutage() && r.Unfinished == 0 && r.Failed >= float64(r.Clients) }) {
 		b.WriteString("\n-: no client succeeded; every one gave up (-max-calls).\n")
+	}
+	if slices.ContainsFunc(rows, func(r row) bool { return r.isOutage() && !r.Recovered }) {
+		b.WriteString("\nrecovery_s >T: the fleet was not back to normal (every 10 ms within 1.1× its\n" +
+			"base load) by the end of the healthy phase, T after it began (-healthy).\n")
 	}
 	return b.String()
 }
 
+// writeCSV writes the rows under one header: the columns of the kinds of
+// rows there are, a cell left empty where a column does not apply.
 func writeCSV(w io.Writer, rows []row) error {
+	fleet := len(rows) == 0 || slices.ContainsFunc(rows, func(r row) bool { return !r.isOutage() })
+	users := slices.ContainsFunc(rows, row.isOutage)
+	header := names(func(c column) bool { return fleet && c.fleet || users && c.users })
 	cw := csv.NewWriter(w)
-	if err := cw.Write(columns); err != nil {
+	if err := cw.Write(header); err != nil {
 		return err
 	}
 	for _, r := range rows {
-		if err := cw.Write(cells(r, false)); err != nil {
+		if err := cw.Write(cells(r, header, false)); err != nil {
 			return err
 		}
 	}

@@ -2,7 +2,12 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -147,13 +152,152 @@ func TestTableMarksCompletion(t *testing.T) {
 func TestCellsFollowTheColumns(t *testing.T) {
 	t.Parallel()
 	r := row{Scenario: "occ", Strategy: "full", Clients: 10, Runs: 2, Calls: 41.5, Seconds: 1.25, PeakLoad: 7, Failed: 3, Unfinished: 2}
-	if got, want := cells(r, false), []string{"occ", "full", "10", "2", "41.5", "1.250", "7", "3", "2"}; !slices.Equal(got, want) {
+	if got, want := cells(r, columnsOf(false, false), false), []string{"occ", "full", "10", "2", "41.5", "1.250", "7", "3", "2"}; !slices.Equal(got, want) {
 		t.Errorf("CSV cells %q, want %q", got, want)
 	}
-	if got, want := tableCells(cells(r, true)), []string{"occ", "full", "10", "41.5", ">1.25", "7", "3", "2"}; !slices.Equal(got, want) {
+	if got, want := cells(r, columnsOf(false, true), true), []string{"occ", "full", "10", "41.5", ">1.25", "7", "3", "2"}; !slices.Equal(got, want) {
 		t.Errorf("table cells %q, want %q", got, want)
 	}
-	if len(cells(r, true)) != len(columns) {
-		t.Errorf("%d cells for %d columns", len(cells(r, true)), len(columns))
+	// The columns of outage are empty in the row of another scenario.
+	if got := cells(r, []string{"user_calls", "outage_x", "recovery_s", "recovered"}, false); !slices.Equal(got, []string{"", "", "", ""}) {
+		t.Errorf("the outage cells of an occ row: %q", got)
+	}
+}
+
+// outageArgs run the outage scenario on ten clients at 100 user calls a
+// second (a base load of 10 per window) over short phases, with three
+// strategies.
+var outageArgs = []string{"-scenario", "outage", "-clients", "10", "-rate", "100", "-strategies", "retry,token-bucket,breaker",
+	"-warmup", "2s", "-down", "3s", "-degraded", "1s", "-healthy", "2s", "-chart", "none"}
+
+// The outage table has its own columns, and shows the SRE book's figures:
+// three tries multiply the load of the outage by close to 3, a retry
+// budget keeps it near 1, the default breaker cuts it to nearly nothing
+// and, open for 60 s, refuses the calls of the healthy phase to its end.
+// CSV and JSON say the same, under the same names.
+func TestOutageOutput(t *testing.T) {
+	t.Parallel()
+	code, table, errs := runCmd(t, outageArgs...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(table, "\n")
+	if got, want := strings.Fields(lines[0]), columnsOf(true, true); !slices.Equal(got, want) {
+		t.Fatalf("table header %q, want %q", got, want)
+	}
+	col := func(line []string, name string) string { return line[slices.Index(columnsOf(true, true), name)] }
+	byName := map[string][]string{}
+	for _, l := range lines[1:4] {
+		f := strings.Fields(l)
+		byName[f[1]] = f
+	}
+	parse := func(s string) float64 {
+		v, err := strconv.ParseFloat(strings.TrimPrefix(s, ">"), 64)
+		if err != nil {
+			t.Fatalf("%q in the table: %v", s, err)
+		}
+		return v
+	}
+	checks := []struct {
+		strategy, column string
+		lo, hi           float64
+	}{
+		{"retry", "outage_x", 2.5, 3},
+		{"token-bucket", "outage_x", 1, 1.1},
+		{"breaker", "outage_x", 0, 0.05}, // its first failures, 5 or so per client
+		{"retry", "recovery_s", 0, 0.5},
+		{"retry", "user_calls", 8000, 8000},
+	}
+	for _, c := range checks {
+		if v := parse(col(byName[c.strategy], c.column)); v < c.lo || v > c.hi {
+			t.Errorf("%s %s = %v, want it in [%v, %v]:\n%s", c.strategy, c.column, v, c.lo, c.hi, table)
+		}
+	}
+	if got := col(byName["breaker"], "recovery_s"); got != ">2.00" || !strings.Contains(table, "recovery_s >T: the fleet was not back to normal") {
+		t.Errorf("the breaker's recovery reads %q; want >2.00, explained below:\n%s", got, table)
+	}
+
+	_, out, _ := runCmd(t, append(slices.Clone(outageArgs), "-format", "csv")...)
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(recs[0], columnsOf(true, false)) || len(recs) != 4 {
+		t.Fatalf("CSV header %q (%d records), want %q", recs[0], len(recs), columnsOf(true, false))
+	}
+	_, out, _ = runCmd(t, append(slices.Clone(outageArgs), "-format", "json")...)
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range rows {
+		csvRow := recs[i+1]
+		for j, name := range recs[0] {
+			v, ok := r[name]
+			if !ok {
+				t.Errorf("JSON row %d lacks %q", i, name)
+				continue
+			}
+			var s string
+			switch v := v.(type) {
+			case float64:
+				s = strconv.FormatFloat(v, 'f', -1, 64)
+			default:
+				s = fmt.Sprint(v)
+			}
+			if p, err := strconv.ParseFloat(csvRow[j], 64); err == nil {
+				if q, _ := strconv.ParseFloat(s, 64); math.Abs(p-q) > 0.001 {
+					t.Errorf("%s of %s: CSV %s, JSON %s", name, csvRow[1], csvRow[j], s)
+				}
+			} else if csvRow[j] != s {
+				t.Errorf("%s of %s: CSV %q, JSON %q", name, csvRow[1], csvRow[j], s)
+			}
+		}
+		if len(r) != len(recs[0]) {
+			t.Errorf("JSON row %d has %d keys, the CSV %d columns", i, len(r), len(recs[0]))
+		}
+	}
+	if rows[2]["strategy"] != "breaker" || rows[2]["recovered"] != false || rows[0]["recovered"] != true {
+		t.Errorf("recovered: %v, %v", rows[0]["recovered"], rows[2]["recovered"])
+	}
+}
+
+// With the outage and another scenario, the table has a block of each,
+// and the CSV file one header over both, each leaving the other's columns
+// empty; each JSON object has the keys of its own.
+func TestMixedOutput(t *testing.T) {
+	t.Parallel()
+	args := append([]string{"-scenario", "restart,outage", "-clients", "5", "-strategies", "full,retry", "-chart", "none"}, shortOutage...)
+	_, table, _ := runCmd(t, args...)
+	blocks := strings.Split(table, "\n\n")
+	if len(blocks) < 2 || !strings.HasPrefix(blocks[0], strings.Join(columnsOf(false, true)[:2], "  ")) ||
+		!strings.HasPrefix(blocks[1], "scenario") || !strings.Contains(blocks[1], "outage_x") || strings.Contains(blocks[0], "outage_x") {
+		t.Fatalf("want a restart block, then an outage block:\n%s", table)
+	}
+	_, out, _ := runCmd(t, append(args, "-format", "csv")...)
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := recs[0]
+	if want := names(func(column) bool { return true }); !slices.Equal(header, want) {
+		t.Fatalf("CSV header %q, want every column %q", header, want)
+	}
+	at := func(name string) int { return slices.Index(header, name) }
+	restart, outage := recs[1], recs[2]
+	if restart[0] != "restart" || restart[at("outage_x")] != "" || restart[at("last_success_s")] == "" ||
+		outage[0] != "outage" || outage[at("last_success_s")] != "" || outage[at("outage_x")] == "" {
+		t.Fatalf("CSV rows %q", recs[1:])
+	}
+	_, out, _ = runCmd(t, append(args, "-format", "json")...)
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := rows[0]["outage_x"]; ok || len(rows[0]) != len(columnsOf(false, false)) {
+		t.Errorf("the restart object: %v", rows[0])
+	}
+	if _, ok := rows[1]["last_success_s"]; ok || len(rows[1]) != len(columnsOf(true, false)) {
+		t.Errorf("the outage object: %v", rows[1])
 	}
 }

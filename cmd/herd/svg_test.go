@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/herdsafe/backoff/herd"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -129,18 +130,19 @@ func TestValidColour(t *testing.T) {
 	}
 }
 
-// Every chart herd writes as SVG uses valid colours only, and writes each
-// label of the time axis once: under the last panel, not hidden in the
-// others.
+// Every chart herd writes as SVG uses valid colours only (the outage
+// timeline's shaded phases and dashed base line included), and writes
+// each label of the time axis once: under the last panel, not hidden in
+// the others.
 func TestSVGChartsAreValid(t *testing.T) {
 	t.Parallel()
-	args := small(t, "-chart", "svg", "-quiet", "-strategies", "full,no-jitter")
+	args := small(t, "-chart", "svg", "-quiet", "-strategies", "full,no-jitter,retry,breaker")
 	if code, _, errs := runCmd(t, args...); code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	paths, _ := filepath.Glob(filepath.Join(args[3], "*.svg"))
-	if len(paths) != 6 {
-		t.Fatalf("%d SVG files, want 6", len(paths))
+	if len(paths) != 8 {
+		t.Fatalf("%d SVG files, want 8, two of them outage-timeline", len(paths))
 	}
 	for _, p := range paths {
 		f, err := os.Open(p)
@@ -186,15 +188,30 @@ func TestSVGRendersAsThePNG(t *testing.T) {
 		}
 		t.Skip("rsvg-convert is not on PATH (apt-get install -y librsvg2-bin); CI_REQUIRE_RSVG=1 makes this a failure")
 	}
-	o, err := parseArgs([]string{"-clients", "20", "-scenario", "occ", "-strategies", "no-jitter,full,immediate"}, new(bytes.Buffer))
-	if err != nil {
-		t.Fatal(err)
+	for _, args := range [][]string{
+		{"-clients", "20", "-scenario", "occ", "-strategies", "no-jitter,full,immediate"},
+		append([]string{"-clients", "20", "-scenario", "outage", "-strategies", "retry,breaker,throttle"}, shortOutage...),
+	} {
+		o, err := parseArgs(args, new(bytes.Buffer))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := sweep(context.Background(), o, func() {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := timeline("occ", 20, rows)
+		if o.scenarios[0] == herd.Outage {
+			f = amplification(20, rows)
+		}
+		checkRendered(t, rsvg, f, rows)
 	}
-	rows, err := sweep(context.Background(), o, func() {})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := timeline("occ", 20, rows)
+}
+
+// checkRendered renders f, a timeline of rows, with rsvg-convert, and
+// checks where its time labels show.
+func checkRendered(t *testing.T, rsvg string, f figure, rows []row) {
+	t.Helper()
 	dir := t.TempDir()
 	svg, out := filepath.Join(dir, "chart.svg"), filepath.Join(dir, "chart.png")
 	if err := save(svg, "svg", f); err != nil {

@@ -10,30 +10,50 @@ import (
 )
 
 // row is one line of the table: a strategy on one fleet size in one
-// scenario, averaged over the runs. Its JSON keys are the names in
-// columns, in the same order.
+// scenario, averaged over the runs. Its fields are named in columns, in
+// the table, the CSV file and the JSON document alike; some apply to the
+// outage scenario only, some to the others only (see column).
 type row struct {
-	Scenario string  `json:"scenario"`
-	Strategy string  `json:"strategy"`
-	Clients  int     `json:"clients"`
-	Runs     int     `json:"runs"`
-	Calls    float64 `json:"calls"`
+	Scenario string
+	Strategy string
+	Clients  int
+	Runs     int
+	Calls    float64
 	// Completion is when the last client to succeed did so (see
 	// herd.Result.Completion), averaged; Seconds is the same in seconds.
 	// When Unfinished is not 0, it is the cut-off: a lower bound.
-	Completion time.Duration `json:"-"`
-	Seconds    float64       `json:"last_success_s"`
-	PeakLoad   float64       `json:"peak_per_10ms"`
+	Completion time.Duration
+	Seconds    float64
+	PeakLoad   float64
 	// Failed is the mean number of clients that did not succeed: they gave
 	// up, or were still retrying at the horizon (or, live, at -live-limit).
-	Failed float64 `json:"failed"`
+	Failed float64
 	// Unfinished is the part of Failed that was still retrying when the run
 	// was cut off at the horizon (or, live, at -live-limit).
-	Unfinished float64 `json:"unfinished"`
+	Unfinished float64
 
-	// timeline is the load per window of the first run, for the charts.
+	// The outage scenario's: the user calls started and failed, the
+	// amplification while down (the mean and that of the busiest window),
+	// while degraded and over the whole run, and the recovery (see herd.OutageResult), averaged. Recovered says
+	// that every run was back to normal; otherwise Recovery is a lower
+	// bound.
+	UserCalls  float64
+	UserFailed float64
+	DownX      float64
+	DownPeakX  float64
+	DegradedX  float64
+	TotalX     float64
+	Recovery   time.Duration
+	RecoveryS  float64
+	Recovered  bool
+
+	// timeline is the load per window of the first run, for the charts;
+	// in outage, base is the base load of a window, and phases the
+	// phases.
 	timeline []int
 	window   time.Duration
+	base     float64
+	phases   herd.Phases
 	// live only: lastSuccess is when the last client succeeded, even if
 	// the limit cut others off; realTime is how long the strategy took on
 	// the machine's clock; behind counts the clients, among the
@@ -62,6 +82,10 @@ func (o *options) config(sc herd.Scenario, n int, st herd.Strategy, run int) her
 		Capacity:  o.capacity,
 		MaxCalls:  o.maxCalls,
 		Horizon:   o.horizon,
+		NewGuards: st.NewGuards,
+		Rate:      o.rate,
+		Tries:     o.tries,
+		Phases:    o.phases,
 	}
 }
 
@@ -76,9 +100,10 @@ func sweep(ctx context.Context, o *options, tick func()) ([]row, error) {
 	var rows []row
 	var jobs []job
 	for _, sc := range o.scenarios {
-		for _, n := range o.clients {
-			for _, st := range o.strategies {
-				rows = append(rows, row{Scenario: string(sc), Strategy: st.Name, Clients: n, Runs: o.runs})
+		clients, strategies := o.plan(sc)
+		for _, n := range clients {
+			for _, st := range strategies {
+				rows = append(rows, row{Scenario: string(sc), Strategy: st.Name, Clients: n, Runs: o.runs, Recovered: true})
 				for r := range o.runs {
 					jobs = append(jobs, job{row: len(rows) - 1, keep: r == 0, cfg: o.config(sc, n, st, r)})
 				}
@@ -114,8 +139,12 @@ func sweep(ctx context.Context, o *options, tick func()) ([]row, error) {
 				r.PeakLoad += float64(res.PeakLoad)
 				r.Failed += float64(res.Clients - res.Succeeded)
 				r.Unfinished += float64(res.Unfinished())
+				if res.Scenario == herd.Outage {
+					r.add(res)
+				}
 				if j.keep {
 					r.timeline, r.window = res.Load, res.Window
+					r.base, r.phases = res.Outage.Base, j.cfg.Phases
 				}
 				done[j.row]++
 				mu.Unlock()
@@ -148,6 +177,17 @@ feed:
 		r.Unfinished /= k
 		r.Completion /= time.Duration(r.Runs)
 		r.Seconds = r.Completion.Seconds()
+		if r.Scenario == string(herd.Outage) {
+			r.Failed, r.Completion, r.Seconds = 0, 0, 0
+			r.UserCalls /= k
+			r.UserFailed /= k
+			r.DownX /= k
+			r.DownPeakX /= k
+			r.DegradedX /= k
+			r.TotalX /= k
+			r.Recovery /= time.Duration(r.Runs)
+			r.RecoveryS = r.Recovery.Seconds()
+		}
 		finished = append(finished, r)
 	}
 	if ctx.Err() != nil {
@@ -156,15 +196,33 @@ feed:
 	return finished, nil
 }
 
-// jobCount is how many simulations sweep will run.
-func jobCount(o *options) int {
-	return len(o.scenarios) * len(o.clients) * len(o.strategies) * o.runs
+// add adds what an outage run measured to r.
+func (r *row) add(res herd.Result) {
+	o, total := res.Outage, res.Outage.Total()
+	r.UserCalls += float64(total.UserCalls)
+	r.UserFailed += float64(total.UserFailed)
+	r.DownX += o.Phases[herd.PhaseDown].Amplification()
+	if o.Base > 0 {
+		r.DownPeakX += float64(o.Phases[herd.PhaseDown].Peak) / o.Base
+	}
+	r.DegradedX += o.Phases[herd.PhaseDegraded].Amplification()
+	r.TotalX += total.Amplification()
+	r.Recovery += o.Recovery
+	r.Recovered = r.Recovered && o.Recovered
 }
+
+// jobCount is how many simulations sweep will run.
+func jobCount(o *options) int { return rowCount(o) * o.runs }
 
 // rowCount is how many rows a complete run prints.
 func rowCount(o *options) int {
 	if o.live {
 		return len(o.strategies)
 	}
-	return len(o.scenarios) * len(o.clients) * len(o.strategies)
+	n := 0
+	for _, sc := range o.scenarios {
+		clients, strategies := o.plan(sc)
+		n += len(clients) * len(strategies)
+	}
+	return n
 }

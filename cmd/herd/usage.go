@@ -15,7 +15,7 @@ backoff strategy, and prints a row per scenario, fleet size and strategy.
 The columns have the same names in the table, the CSV header (-format csv)
 and the JSON keys (-format json):
 
-  scenario        occ, restart (live with -live)
+  scenario        occ, restart, outage (live with -live)
   strategy        the -strategies name
   clients         the fleet size
   runs            runs the row averages (-runs); CSV and JSON only
@@ -30,9 +30,38 @@ and the JSON keys (-format json):
   unfinished      the part of failed that was still retrying when the run
                   was cut off at -horizon (-live-limit with -live)
 
+The outage scenario is a fleet under a steady load whose dependency goes
+down: each client starts -rate user calls a second (a user call is one
+request and its retries, up to -tries attempts with the waits of a
+Policy's default retry stage), through guards of its own (the strategies:
+retry alone, token-bucket and ratio budgets, ratio-10 the SRE book's 10%
+budget, breaker, throttle, combined). The dependency is healthy for
+-warmup, down for -down (every call fails), degraded for -degraded
+(-degraded-failures of the calls fail), then healthy for -healthy. It has
+a table of its own, in which calls counts the calls sent, and these
+columns (in CSV and JSON too, where its rows leave the columns of the other
+scenarios empty, and theirs these):
+
+  user_calls      the user calls the fleet started
+  user_failed     those that failed: every try failed, or a guard refused
+  outage_x        the calls sent while the dependency was down, per user
+                  call started then: the amplification of the base load
+                  (1: first attempts only; 3: every user call tried 3 times)
+  outage_peak_x   the same for the busiest 10 ms window of the outage
+  degraded_x      the amplification while degraded
+  total_x         the amplification over the whole run
+  recovery_s      how long after the healthy phase began the fleet was back
+                  to normal: from then on, the load of every 10 ms window
+                  stayed within 1.1× the base load either way (retries keep
+                  it above, guards still refusing calls below), for 1s at
+                  least. The table reads ">T" if that never happened
+  recovered       false if it never happened (CSV and JSON only)
+
 Charts: -format table (the default) also writes PNG charts into -out
-(-chart svg for SVG, -chart none for none). -format csv and -format json
-write charts only when -chart is given.
+(-chart svg for SVG, -chart none for none): a load timeline per scenario
+and fleet size (for outage, the amplification against time, over the
+shaded phases), and the cost against the fleet size. -format csv and
+-format json write charts only when -chart is given.
 
 -live asks the restart question for real: for each strategy in turn,
 goroutine clients send a GET through httpretry.Transport to a loopback
@@ -42,7 +71,11 @@ carries when it reaches the server by the waits its policy chose plus a
 network delay drawn per message (-delay, -delay-stddev), and the server
 answers and counts it by that time. A busy machine makes -live slower, not
 different; its progress lines give the real time each strategy took.
--scenario, -runs, -seed and -horizon do not apply to it.
+-scenario, -runs, -seed, -horizon and the outage flags do not apply to
+it.
+
+-base, -cap, -capacity and -max-calls do not apply to outage; -clients
+defaults to 100 clients for it.
 
 Exit status: 0 done, 1 a failure, 2 a bad command line, 130 interrupted
 (the first Ctrl-C stops the simulations in progress and prints the rows

@@ -1,0 +1,127 @@
+package herd_test
+
+import (
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/budget"
+	"github.com/herdsafe/backoff/herd"
+)
+
+func TestScenariosListsOutage(t *testing.T) {
+	t.Parallel()
+	got := herd.Scenarios()
+	if len(got) != 3 || got[0] != herd.OCC || got[1] != herd.Restart || got[2] != herd.Outage {
+		t.Fatalf("Scenarios() = %v, want occ, restart, outage", got)
+	}
+}
+
+// The zero settings of Outage are its defaults; a Phases that is not
+// zero is used as given.
+func TestOutageDefaults(t *testing.T) {
+	t.Parallel()
+	cfg := herd.Config{Scenario: herd.Outage, Clients: 2, NewPolicy: outageStrategy(t, "retry").NewPolicy}
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("Validate of the defaults: %v", err)
+	}
+	r := mustSimulate(t, cfg)
+	o := r.Outage
+	perPhase := func(d time.Duration) int { return int(d.Seconds() * herd.DefaultRate * 2) }
+	want := [herd.NumPhases]int{perPhase(herd.DefaultWarmup), perPhase(herd.DefaultDown), perPhase(herd.DefaultDegraded), perPhase(herd.DefaultHealthy)}
+	for p, c := range o.Phases {
+		if c.UserCalls != want[p] {
+			t.Errorf("%v: %d user calls, want %d", herd.Phase(p), c.UserCalls, want[p])
+		}
+	}
+	if o.Base != 2*herd.DefaultRate*herd.DefaultWindow.Seconds() {
+		t.Errorf("Base = %v", o.Base)
+	}
+	if got := o.Phases[herd.PhaseDown].Amplification(); got < 2.5 {
+		t.Errorf("%d tries by default: amplification while down %v", herd.DefaultTries, got)
+	}
+	// No degraded phase: the dependency is healthy again at once.
+	cfg.Phases = herd.Phases{Warmup: time.Second, Down: time.Second, Healthy: 2 * time.Second}
+	if c := mustSimulate(t, cfg).Outage.Phases[herd.PhaseDegraded]; c != (herd.PhaseCounts{}) {
+		t.Errorf("a degraded phase of 0s counted %+v", c)
+	}
+}
+
+func TestOutageInvalidConfig(t *testing.T) {
+	t.Parallel()
+	good := smallOutage(outageStrategy(t, "retry"), 1)
+	if err := good.Validate(); err != nil {
+		t.Fatalf("Validate of a good Config: %v", err)
+	}
+	cases := []struct {
+		name  string
+		edit  func(*herd.Config)
+		field string
+	}{
+		{"negative_rate", func(c *herd.Config) { c.Rate = -1 }, "Rate"},
+		{"nan_rate", func(c *herd.Config) { c.Rate = math.NaN() }, "Rate"},
+		{"infinite_rate", func(c *herd.Config) { c.Rate = math.Inf(1) }, "Rate"},
+		{"negative_tries", func(c *herd.Config) { c.Tries = -1 }, "Tries"},
+		{"negative_warmup", func(c *herd.Config) { c.Phases.Warmup = -1 }, "Phases.Warmup"},
+		{"negative_degraded", func(c *herd.Config) { c.Phases.Degraded = -1 }, "Phases.Degraded"},
+		{"no_outage", func(c *herd.Config) { c.Phases.Down = 0 }, "Phases.Down"},
+		{"short_healthy", func(c *herd.Config) { c.Phases.Healthy = herd.RecoveryHold - 1 }, "Phases.Healthy"},
+		{"healthy_without_a_window", func(c *herd.Config) { c.Window = 2 * time.Second; c.Phases.Healthy = time.Second }, "Phases.Healthy"},
+		{"failures_above_one", func(c *herd.Config) { c.Phases.DegradedFailures = 1.5 }, "Phases.DegradedFailures"},
+		{"nan_failures", func(c *herd.Config) { c.Phases.DegradedFailures = math.NaN() }, "Phases.DegradedFailures"},
+		{"longer_than_the_horizon", func(c *herd.Config) { c.Horizon = 10 * time.Second }, "Horizon"},
+		{"too_many_user_calls", func(c *herd.Config) { c.Rate = 1e9 }, "user calls"},
+		{"too_few_user_calls", func(c *herd.Config) { c.Rate = 1e-300 }, "Clients × Rate"},
+		{"nil_policy", func(c *herd.Config) { c.NewPolicy = nil }, "NewPolicy"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := good
+			tc.edit(&cfg)
+			err := cfg.Validate()
+			if !errors.Is(err, herd.ErrInvalidConfig) || !containsWord(err.Error(), tc.field) {
+				t.Fatalf("Validate = %v, want ErrInvalidConfig naming %s", err, tc.field)
+			}
+			if r := herd.Simulate(cfg); !errors.Is(r.Err, herd.ErrInvalidConfig) || r.Calls != 0 {
+				t.Fatalf("Simulate: Err %v after %d calls, want ErrInvalidConfig before any", r.Err, r.Calls)
+			}
+		})
+	}
+}
+
+func TestOutageInvalidGuards(t *testing.T) {
+	t.Parallel()
+	shared := backoff.NewExponentialBackOff()
+	cases := []struct {
+		name   string
+		guards func(clock.Clock, func() float64) []backoff.Guard
+		policy func() backoff.BackOff
+		also   error
+	}{
+		{"nil_guard", func(clock.Clock, func() float64) []backoff.Guard { return []backoff.Guard{nil} }, nil, nil},
+		{"invalid_guard", func(clock.Clock, func() float64) []backoff.Guard {
+			return []backoff.Guard{budget.NewTokenBucket(budget.WithMaxTokens(0))}
+		}, nil, backoff.ErrInvalidConfiguration},
+		{"nil_policy", nil, func() backoff.BackOff { return nil }, nil},
+		{"shared_policy", nil, func() backoff.BackOff { return shared }, nil},
+		{"invalid_policy", nil, func() backoff.BackOff { return backoff.NewExponentialBackOff(backoff.WithMultiplier(0.5)) }, backoff.ErrInvalidConfiguration},
+		{"negative_wait", nil, func() backoff.BackOff { return negativePolicy{} }, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := tinyOutage(herd.Strategy{NewPolicy: tc.policy, NewGuards: tc.guards}, 1)
+			if tc.policy == nil {
+				cfg.NewPolicy = outageStrategy(t, "retry").NewPolicy
+			}
+			r := herd.Simulate(cfg)
+			if !errors.Is(r.Err, herd.ErrInvalidPolicy) || (tc.also != nil && !errors.Is(r.Err, tc.also)) {
+				t.Fatalf("Err = %v, want ErrInvalidPolicy (and %v)", r.Err, tc.also)
+			}
+		})
+	}
+}
