@@ -13,7 +13,7 @@ func BenchmarkSimulate(b *testing.B) {
 	for _, sc := range fleetScenarios {
 		for _, st := range strategies() {
 			b.Run(string(sc)+"/"+st.Name, func(b *testing.B) {
-				cfg := herd.Config{Scenario: sc, Clients: 1000, NewPolicy: st.NewPolicy, Seed: 1}
+				cfg := herd.Config{Scenario: sc, Clients: 1000, NewBackOff: st.NewBackOff, Seed: 1}
 				var calls int
 				for b.Loop() {
 					calls = herd.Simulate(cfg).Calls
@@ -30,7 +30,7 @@ func BenchmarkSimulate(b *testing.B) {
 func BenchmarkOutage(b *testing.B) {
 	for _, st := range herd.OutageStrategies() {
 		b.Run(st.Name, func(b *testing.B) {
-			cfg := herd.Config{Scenario: herd.Outage, Clients: 100, NewPolicy: st.NewPolicy, NewGuards: st.NewGuards, Seed: 1}
+			cfg := herd.Config{Scenario: herd.Outage, Clients: 100, NewBackOff: st.NewBackOff, NewGuards: st.NewGuards, Seed: 1}
 			var calls int
 			for b.Loop() {
 				calls = herd.Simulate(cfg).Calls

@@ -122,7 +122,7 @@ func (p Phases) starts() (bounds [NumPhases + 1]time.Duration) {
 	return bounds
 }
 
-// Config describes one simulation. Only Scenario, Clients and NewPolicy
+// Config describes one simulation. Only Scenario, Clients and NewBackOff
 // must be set; every other zero field means the default named in its
 // comment. A Config is a plain value and may be reused.
 //
@@ -133,21 +133,21 @@ type Config struct {
 	Scenario Scenario
 	// Clients is the size of the fleet, from 1 to MaxClients.
 	Clients int
-	// NewPolicy returns a fresh policy for one client; it is called once
-	// per client, and must not return the same stateful policy twice.
+	// NewBackOff returns a fresh BackOff for one client; it is called once
+	// per client, and must not return the same stateful BackOff twice.
 	//
-	// Simulate owns the randomness of the library's own policies: when
-	// NewPolicy returns a *backoff.ExponentialBackOff, Simulate gives it
+	// Simulate owns the randomness of the library's own BackOffs: when
+	// NewBackOff returns a *backoff.ExponentialBackOff, Simulate gives it
 	// a random source of its own, seeded from Seed and the client's
 	// number, in place of any it had (as backoff.WithRandom would). That
-	// is what makes a Result repeatable. A policy of another type must be
+	// is what makes a Result repeatable. A BackOff of another type must be
 	// deterministic itself for the Result to be.
 	//
-	// In the Outage scenario NewPolicy is the BackOff of the retry loop
+	// In the Outage scenario NewBackOff is the BackOff of the retry loop
 	// of one user call: a client calls it whenever it starts a user call
-	// and all the policies it has are in use, and Resets a free one at
+	// and all the BackOffs it has are in use, and Resets a free one at
 	// the start of every user call (see Outage).
-	NewPolicy func() backoff.BackOff
+	NewBackOff func() backoff.BackOff
 	// NewGuards, for the Outage scenario, returns the guards of one
 	// client, outermost first, as they would stand inside the retry stage
 	// of its Policy: backoff.NewPolicy(backoff.WithRetry(...),
@@ -210,8 +210,8 @@ func (c Config) Validate() error {
 		return invalid("Scenario %q is not known; use %q, %q or %q", string(c.Scenario), OCC, Restart, Outage)
 	case c.Clients < 1 || c.Clients > MaxClients:
 		return invalid("Clients is %d; it must lie in [1, %d]", c.Clients, MaxClients)
-	case c.NewPolicy == nil:
-		return invalid("NewPolicy is nil")
+	case c.NewBackOff == nil:
+		return invalid("NewBackOff is nil")
 	case c.Delay.Mean < 0:
 		return invalid("Delay.Mean is negative (%v)", c.Delay.Mean)
 	case c.Delay.StdDev < 0:

@@ -24,7 +24,7 @@ func TestScenariosListsOutage(t *testing.T) {
 // zero is used as given.
 func TestOutageDefaults(t *testing.T) {
 	t.Parallel()
-	cfg := herd.Config{Scenario: herd.Outage, Clients: 2, NewPolicy: outageStrategy(t, "retry").NewPolicy}
+	cfg := herd.Config{Scenario: herd.Outage, Clients: 2, NewBackOff: outageStrategy(t, "retry").NewBackOff}
 	if err := cfg.Validate(); err != nil {
 		t.Fatalf("Validate of the defaults: %v", err)
 	}
@@ -75,7 +75,7 @@ func TestOutageInvalidConfig(t *testing.T) {
 		{"longer_than_the_horizon", func(c *herd.Config) { c.Horizon = 10 * time.Second }, "Horizon"},
 		{"too_many_user_calls", func(c *herd.Config) { c.Rate = 1e9 }, "user calls"},
 		{"too_few_user_calls", func(c *herd.Config) { c.Rate = 1e-300 }, "Clients × Rate"},
-		{"nil_policy", func(c *herd.Config) { c.NewPolicy = nil }, "NewPolicy"},
+		{"nil_backoff", func(c *herd.Config) { c.NewBackOff = nil }, "NewBackOff"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -97,30 +97,30 @@ func TestOutageInvalidGuards(t *testing.T) {
 	t.Parallel()
 	shared := backoff.NewExponentialBackOff()
 	cases := []struct {
-		name   string
-		guards func(clock.Clock, func() float64) []backoff.Guard
-		policy func() backoff.BackOff
-		also   error
+		name    string
+		guards  func(clock.Clock, func() float64) []backoff.Guard
+		backOff func() backoff.BackOff
+		also    error
 	}{
 		{"nil_guard", func(clock.Clock, func() float64) []backoff.Guard { return []backoff.Guard{nil} }, nil, nil},
 		{"invalid_guard", func(clock.Clock, func() float64) []backoff.Guard {
 			return []backoff.Guard{budget.NewTokenBucket(budget.WithMaxTokens(0))}
 		}, nil, backoff.ErrInvalidConfiguration},
-		{"nil_policy", nil, func() backoff.BackOff { return nil }, nil},
-		{"shared_policy", nil, func() backoff.BackOff { return shared }, nil},
-		{"invalid_policy", nil, func() backoff.BackOff { return backoff.NewExponentialBackOff(backoff.WithMultiplier(0.5)) }, backoff.ErrInvalidConfiguration},
-		{"negative_wait", nil, func() backoff.BackOff { return negativePolicy{} }, nil},
+		{"nil_backoff", nil, func() backoff.BackOff { return nil }, nil},
+		{"shared_backoff", nil, func() backoff.BackOff { return shared }, nil},
+		{"invalid_backoff", nil, func() backoff.BackOff { return backoff.NewExponentialBackOff(backoff.WithMultiplier(0.5)) }, backoff.ErrInvalidConfiguration},
+		{"negative_wait", nil, func() backoff.BackOff { return negativeBackOff{} }, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			cfg := tinyOutage(herd.Strategy{NewPolicy: tc.policy, NewGuards: tc.guards}, 1)
-			if tc.policy == nil {
-				cfg.NewPolicy = outageStrategy(t, "retry").NewPolicy
+			cfg := tinyOutage(herd.Strategy{NewBackOff: tc.backOff, NewGuards: tc.guards}, 1)
+			if tc.backOff == nil {
+				cfg.NewBackOff = outageStrategy(t, "retry").NewBackOff
 			}
 			r := herd.Simulate(cfg)
-			if !errors.Is(r.Err, herd.ErrInvalidPolicy) || (tc.also != nil && !errors.Is(r.Err, tc.also)) {
-				t.Fatalf("Err = %v, want ErrInvalidPolicy (and %v)", r.Err, tc.also)
+			if !errors.Is(r.Err, herd.ErrInvalidBackOff) || (tc.also != nil && !errors.Is(r.Err, tc.also)) {
+				t.Fatalf("Err = %v, want ErrInvalidBackOff (and %v)", r.Err, tc.also)
 			}
 		})
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/herdsafe/backoff/herd"
 )
 
-// cancelling is a policy that cancels a context the first time it is asked
+// cancelling is a BackOff that cancels a context the first time it is asked
 // for a wait, and counts the waits it was asked for.
 type cancelling struct {
 	backoff.BackOff
@@ -36,7 +36,7 @@ func TestSimulateContextStopsARun(t *testing.T) {
 	stop := errors.New("interrupted")
 	asked := 0
 	noJitter := herd.NoJitter(herd.DefaultBase, herd.DefaultCap)
-	cfg := herd.Config{Scenario: herd.OCC, Clients: clients, Seed: 1, NewPolicy: func() backoff.BackOff {
+	cfg := herd.Config{Scenario: herd.OCC, Clients: clients, Seed: 1, NewBackOff: func() backoff.BackOff {
 		return cancelling{BackOff: noJitter(), cancel: func() { cancel(stop) }, asked: &asked}
 	}}
 	r := herd.SimulateContext(ctx, cfg)
@@ -58,7 +58,7 @@ func TestSimulateContextStopsARun(t *testing.T) {
 	}
 }
 
-// Cancelled while the policies are built, a simulation stops building
+// Cancelled while the BackOffs are built, a simulation stops building
 // them; cancelled before, it builds none.
 func TestSimulateContextStopsTheSetUp(t *testing.T) {
 	t.Parallel()
@@ -66,7 +66,7 @@ func TestSimulateContextStopsTheSetUp(t *testing.T) {
 	defer cancel()
 	built := 0
 	full := herd.FullJitter(herd.DefaultBase, herd.DefaultCap)
-	cfg := herd.Config{Scenario: herd.Restart, Clients: 20_000, NewPolicy: func() backoff.BackOff {
+	cfg := herd.Config{Scenario: herd.Restart, Clients: 20_000, NewBackOff: func() backoff.BackOff {
 		if built++; built == 10 {
 			cancel()
 		}
@@ -77,13 +77,13 @@ func TestSimulateContextStopsTheSetUp(t *testing.T) {
 		t.Fatalf("Err %v, calls %d; want context.Canceled before any call", r.Err, r.Calls)
 	}
 	if built > 1024 {
-		t.Errorf("%d policies built after a cancellation at the 10th", built)
+		t.Errorf("%d BackOffs built after a cancellation at the 10th", built)
 	}
 
 	built = 0
 	r = herd.SimulateContext(ctx, cfg) // already cancelled
 	if !errors.Is(r.Err, context.Canceled) || built != 0 || r.Clients != cfg.Clients || r.Window != herd.DefaultWindow {
-		t.Fatalf("an already cancelled context: %+v, %d policies built", r, built)
+		t.Fatalf("an already cancelled context: %+v, %d BackOffs built", r, built)
 	}
 
 	// A Config Validate rejects is reported as such, whatever the context.
@@ -100,7 +100,7 @@ func TestSimulateContextMatchesSimulate(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	for _, st := range strategies() {
-		cfg := herd.Config{Scenario: herd.OCC, Clients: 200, NewPolicy: st.NewPolicy, Seed: 3}
+		cfg := herd.Config{Scenario: herd.OCC, Clients: 200, NewBackOff: st.NewBackOff, Seed: 3}
 		a, b := herd.Simulate(cfg), herd.SimulateContext(ctx, cfg)
 		if a.Err != nil || b.Err != nil || a.Calls != b.Calls || a.Completion != b.Completion || a.PeakLoad != b.PeakLoad {
 			t.Errorf("%s: Simulate %d calls, %v; SimulateContext %d calls, %v (%v, %v)",
@@ -117,7 +117,7 @@ func TestSimulateContextStopsAnOutage(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	allows := 0
-	cfg := tinyOutage(herd.Strategy{NewPolicy: outageStrategy(t, "retry").NewPolicy,
+	cfg := tinyOutage(herd.Strategy{NewBackOff: outageStrategy(t, "retry").NewBackOff,
 		NewGuards: func(clock.Clock, func() float64) []backoff.Guard {
 			return []backoff.Guard{guardFunc(func() {
 				if allows++; allows == 100 {

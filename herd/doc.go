@@ -1,7 +1,7 @@
 // Package herd simulates a fleet of clients that retry together, so that a
-// retry policy's cost to the server can be seen before it ships.
+// retry schedule's cost to the server can be seen before it ships.
 //
-// A policy is chosen for one process, but its cost is paid by the server,
+// A BackOff is chosen for one process, but its cost is paid by the server,
 // summed over every client that failed at the same moment. [Simulate] runs
 // that fleet: N clients, each with a fresh [backoff.BackOff] of its own,
 // against a simulated server, and reports the total work (calls that
@@ -15,10 +15,10 @@
 // [Config], seed included, always gives the same [Result].
 // [SimulateContext] stops a simulation early when a context is done.
 //
-// The policies are driven through the BackOff interface only: the
+// The BackOffs are driven through the BackOff interface only: the
 // simulation calls Reset once per client (in Outage, once per user call)
 // and then NextBackOff after every failed call, exactly as the library's
-// retry driver does, so what is measured is the policy a program would
+// retry driver does, so what is measured is the BackOff a program would
 // really use. The guards of Outage are the real ones, driven as a
 // Policy's guard stages drive them: Allow before each attempt, outermost
 // first, with the attempt's number; Record when its answer comes back,
@@ -33,7 +33,7 @@
 //     of a single row under optimistic concurrency. A client reads the row's
 //     version and sends a write carrying it; the write succeeds only if the
 //     version is unchanged, and then bumps it. After a failed write the
-//     client waits its policy's next backoff, reads again and writes again.
+//     client waits its BackOff's next backoff, reads again and writes again.
 //     A call is a write reaching the server.
 //   - [Restart] is a server restart: at time 0 every client has lost its
 //     connection and tries to reconnect, and the server accepts at most
@@ -44,7 +44,7 @@
 //     "Deciding to Retry"): a fleet under a steady load whose dependency
 //     goes down. Each client starts Config.Rate user calls a second, the
 //     fleet's evenly spaced, and each user call runs a retry loop of up to
-//     Config.Tries attempts (3) with the waits of its policy, through the
+//     Config.Tries attempts (3) with the waits of its BackOff, through the
 //     client's guards (Config.NewGuards: retry budgets, a breaker, a
 //     throttle, each client its own). The dependency is healthy, then down
 //     (every call fails), then degraded (a fraction of the calls fail),
@@ -57,8 +57,8 @@
 // Every message takes an independent one-way network delay drawn from
 // |Normal(mean, stddev)|, 10 ms and 2 ms by default.
 //
-// [Strategies] lists the policies the command cmd/herd compares, each
-// built from this library's own policies: exponential backoff without
+// [Strategies] lists the BackOffs the command cmd/herd compares, each
+// built from this library's own BackOffs: exponential backoff without
 // jitter, with full, equal and decorrelated jitter, the library's default
 // ExponentialBackOff, and immediate retry as the control.
 // [OutageStrategies] lists those it compares in Outage: retries alone,

@@ -10,10 +10,10 @@ import (
 	"github.com/herdsafe/backoff/herd"
 )
 
-// Check a policy before shipping it: simulate a herd of 100 clients
-// contending for one row, with the policy and with exponential backoff
+// Check a BackOff before shipping it: simulate a herd of 100 clients
+// contending for one row, with the BackOff and with exponential backoff
 // without jitter, and compare the work each put on the server. Copy this
-// into a test of your own and replace the policy with yours.
+// into a test of your own and replace the BackOff with yours.
 func Example() {
 	mine := func() backoff.BackOff {
 		return backoff.NewExponentialBackOff(
@@ -24,13 +24,13 @@ func Example() {
 		)
 	}
 
-	cfg := herd.Config{Scenario: herd.OCC, Clients: 100, Seed: 1, NewPolicy: mine}
+	cfg := herd.Config{Scenario: herd.OCC, Clients: 100, Seed: 1, NewBackOff: mine}
 	got := herd.Simulate(cfg)
 	if got.Err != nil {
 		fmt.Println(got.Err)
 		return
 	}
-	cfg.NewPolicy = herd.NoJitter(herd.DefaultBase, herd.DefaultCap)
+	cfg.NewBackOff = herd.NoJitter(herd.DefaultBase, herd.DefaultCap)
 	baseline := herd.Simulate(cfg)
 
 	fmt.Println("every client succeeded:", got.Succeeded == got.Clients)
@@ -44,7 +44,7 @@ func Example() {
 
 // A Config that cannot be simulated is reported, naming the field.
 func ExampleConfig_Validate() {
-	cfg := herd.Config{Scenario: herd.Restart, Clients: 0, NewPolicy: herd.Immediate()}
+	cfg := herd.Config{Scenario: herd.Restart, Clients: 0, NewBackOff: herd.Immediate()}
 	fmt.Println(cfg.Validate())
 	fmt.Println(herd.Simulate(cfg).Err != nil)
 	// Output:
@@ -52,10 +52,10 @@ func ExampleConfig_Validate() {
 	// true
 }
 
-// Strategies lists the policies the command compares.
+// Strategies lists the BackOffs the command compares.
 func ExampleStrategies() {
 	for _, s := range herd.Strategies(herd.DefaultBase, herd.DefaultCap) {
-		r := herd.Simulate(herd.Config{Scenario: herd.Restart, Clients: 50, Seed: 1, NewPolicy: s.NewPolicy})
+		r := herd.Simulate(herd.Config{Scenario: herd.Restart, Clients: 50, Seed: 1, NewBackOff: s.NewBackOff})
 		fmt.Printf("%-12s all reconnected: %v\n", s.Name, r.Succeeded == r.Clients)
 	}
 	// Output:
@@ -76,7 +76,7 @@ func Example_outage() {
 	cfg := herd.Config{Scenario: herd.Outage, Clients: 20, Rate: 50, Seed: 1,
 		Phases: herd.Phases{Warmup: 11 * time.Second, Down: 10 * time.Second, Degraded: 2 * time.Second,
 			Healthy: 2 * time.Second, DegradedFailures: 0.3},
-		NewPolicy: func() backoff.BackOff { return backoff.FullJitterBackOff() },
+		NewBackOff: func() backoff.BackOff { return backoff.FullJitterBackOff() },
 	}
 	retries := herd.Simulate(cfg)
 	cfg.NewGuards = func(clk clock.Clock, _ func() float64) []backoff.Guard {
@@ -107,8 +107,8 @@ func Example_outage() {
 func ExampleOutageStrategies() {
 	for _, s := range herd.OutageStrategies() {
 		r := herd.Simulate(herd.Config{Scenario: herd.Outage, Clients: 4, Rate: 100, Seed: 1,
-			Phases:    herd.Phases{Warmup: 11 * time.Second, Down: 10 * time.Second, Healthy: time.Second},
-			NewPolicy: s.NewPolicy, NewGuards: s.NewGuards})
+			Phases:     herd.Phases{Warmup: 11 * time.Second, Down: 10 * time.Second, Healthy: time.Second},
+			NewBackOff: s.NewBackOff, NewGuards: s.NewGuards})
 		fmt.Printf("%-12s %.2f×\n", s.Name, r.Outage.Phases[herd.PhaseDown].Amplification())
 	}
 	// Output:

@@ -17,12 +17,12 @@ import (
 var ErrUnavailable = errors.New("herd: dependency unavailable")
 
 // outage is the state of an Outage simulation: the fleet's guards and
-// policies, and its user calls in flight.
+// BackOffs, and its user calls in flight.
 type outage struct {
 	clk    virtualClock
 	view   *stageView
 	guards [][]backoff.Guard // per client, outermost first
-	jitter []*rand.Rand      // per client: the draws of its policies
+	jitter []*rand.Rand      // per client: the draws of its BackOffs
 	free   [][]backoff.BackOff
 	seen   map[*backoff.ExponentialBackOff]bool
 	server *rand.Rand // which calls fail while degraded
@@ -38,7 +38,7 @@ type outage struct {
 
 // userCall is one user call in flight: a first attempt and its retries.
 type userCall struct {
-	policy  backoff.BackOff // nil: the slot is free
+	backOff backoff.BackOff // nil: the slot is free
 	permits []backoff.Permit
 	client  int32
 	attempt int32
@@ -82,11 +82,11 @@ func (s *sim) initOutage() error {
 		gs := s.cfg.NewGuards(o.clk, r.Float64)
 		for i, g := range gs {
 			if g == nil {
-				return fmt.Errorf("%w: NewGuards returned a nil guard (number %d) for client %d", ErrInvalidPolicy, i, c)
+				return fmt.Errorf("%w: NewGuards returned a nil guard (number %d) for client %d", ErrInvalidBackOff, i, c)
 			}
 			if v, ok := g.(interface{ Validate() error }); ok {
 				if err := v.Validate(); err != nil {
-					return fmt.Errorf("%w: guard %d: %w", ErrInvalidPolicy, i, err)
+					return fmt.Errorf("%w: guard %d: %w", ErrInvalidBackOff, i, err)
 				}
 			}
 		}
@@ -117,21 +117,21 @@ func (s *sim) begin() {
 	j := o.next
 	o.next++
 	c := int32(j % len(s.clients))
-	p, err := s.policyFor(c)
+	p, err := s.backOffFor(c)
 	if err != nil {
 		s.res.Err = err
 		return
 	}
 	slot := s.slot()
 	u := &o.calls[slot]
-	u.policy, u.client, u.attempt, u.phase = p, c, 0, o.phaseAt(s.now)
+	u.backOff, u.client, u.attempt, u.phase = p, c, 0, o.phaseAt(s.now)
 	s.res.Outage.Phases[u.phase].UserCalls++
 	s.try(slot)
 }
 
-// policyFor returns a free policy of client c, Reset, making one if all
-// of its policies are in use.
-func (s *sim) policyFor(c int32) (backoff.BackOff, error) {
+// backOffFor returns a free BackOff of client c, Reset, making one if all
+// of its BackOffs are in use.
+func (s *sim) backOffFor(c int32) (backoff.BackOff, error) {
 	o := s.out
 	if n := len(o.free[c]); n > 0 {
 		p := o.free[c][n-1]
@@ -139,18 +139,18 @@ func (s *sim) policyFor(c int32) (backoff.BackOff, error) {
 		p.Reset()
 		return p, nil
 	}
-	p := s.cfg.NewPolicy()
+	p := s.cfg.NewBackOff()
 	if p == nil {
-		return nil, fmt.Errorf("%w: NewPolicy returned nil for client %d", ErrInvalidPolicy, c)
+		return nil, fmt.Errorf("%w: NewBackOff returned nil for client %d", ErrInvalidBackOff, c)
 	}
 	if v, ok := p.(interface{ Validate() error }); ok {
 		if err := v.Validate(); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrInvalidPolicy, err)
+			return nil, fmt.Errorf("%w: %w", ErrInvalidBackOff, err)
 		}
 	}
 	if e, ok := p.(*backoff.ExponentialBackOff); ok {
 		if o.seen[e] {
-			return nil, fmt.Errorf("%w: NewPolicy returned the same *backoff.ExponentialBackOff twice; return a fresh one per call", ErrInvalidPolicy)
+			return nil, fmt.Errorf("%w: NewBackOff returned the same *backoff.ExponentialBackOff twice; return a fresh one per call", ErrInvalidBackOff)
 		}
 		o.seen[e] = true
 		backoff.WithRandom(o.jitter[c].Float64)(e)
@@ -248,28 +248,28 @@ func (s *sim) answer(e event) {
 }
 
 // failed decides what follows a failed attempt: the user call fails once
-// it has made its tries or its policy says Stop; otherwise its retry is
-// scheduled after the policy's wait.
+// it has made its tries or its BackOff says Stop; otherwise its retry is
+// scheduled after the BackOff's wait.
 func (s *sim) failed(slot int32) {
 	u := &s.out.calls[slot]
 	if int(u.attempt) >= s.cfg.Tries {
 		s.end(slot, false, false)
 		return
 	}
-	d := u.policy.NextBackOff()
+	d := u.backOff.NextBackOff()
 	switch {
 	case d == backoff.Stop:
 		s.end(slot, false, false)
 		return
 	case d < 0:
-		s.res.Err = fmt.Errorf("%w: NextBackOff returned a negative wait (%v)", ErrInvalidPolicy, d)
+		s.res.Err = fmt.Errorf("%w: NextBackOff returned a negative wait (%v)", ErrInvalidBackOff, d)
 		return
 	}
 	s.q.push(event{at: sat(s.now, d), call: slot, kind: userWake})
 }
 
 // end records how the user call in slot ended, and frees its slot and its
-// policy.
+// BackOff.
 func (s *sim) end(slot int32, ok, refused bool) {
 	o := s.out
 	u := &o.calls[slot]
@@ -280,8 +280,8 @@ func (s *sim) end(slot int32, ok, refused bool) {
 			c.Refused++
 		}
 	}
-	o.free[u.client] = append(o.free[u.client], u.policy)
-	u.policy = nil
+	o.free[u.client] = append(o.free[u.client], u.backOff)
+	u.backOff = nil
 	o.slots = append(o.slots, slot)
 }
 
@@ -289,7 +289,7 @@ func (s *sim) end(slot int32, ok, refused bool) {
 // measures the phases' peaks and the recovery.
 func (s *sim) finishOutage() {
 	for i := range s.out.calls {
-		if u := &s.out.calls[i]; u.policy != nil {
+		if u := &s.out.calls[i]; u.backOff != nil {
 			s.res.Outage.Phases[u.phase].UserFailed++
 		}
 	}

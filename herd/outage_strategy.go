@@ -44,13 +44,13 @@ const SRERetryRatio = 0.1
 // The guards read the simulation's virtual clock.
 func OutageStrategies() []Strategy {
 	return []Strategy{
-		{Name: "retry", NewPolicy: retryStage},
-		{Name: "token-bucket", NewPolicy: retryStage, NewGuards: guards(tokenBucket)},
-		{Name: "ratio", NewPolicy: retryStage, NewGuards: guards(ratio)},
-		{Name: "ratio-10", NewPolicy: retryStage, NewGuards: guards(ratio10)},
-		{Name: "breaker", NewPolicy: retryStage, NewGuards: guards(circuit)},
-		{Name: "throttle", NewPolicy: retryStage, NewGuards: guards(throttled)},
-		{Name: "combined", NewPolicy: retryStage, NewGuards: guards(tokenBucket, circuit, throttled)},
+		{Name: "retry", NewBackOff: retryStage},
+		{Name: "token-bucket", NewBackOff: retryStage, NewGuards: guards(tokenBucket)},
+		{Name: "ratio", NewBackOff: retryStage, NewGuards: guards(ratio)},
+		{Name: "ratio-10", NewBackOff: retryStage, NewGuards: guards(ratio10)},
+		{Name: "breaker", NewBackOff: retryStage, NewGuards: guards(circuit)},
+		{Name: "throttle", NewBackOff: retryStage, NewGuards: guards(throttled)},
+		{Name: "combined", NewBackOff: retryStage, NewGuards: guards(tokenBucket, circuit, throttled)},
 	}
 }
 

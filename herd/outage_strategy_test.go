@@ -22,17 +22,17 @@ func TestOutageStrategiesNamesAndOrder(t *testing.T) {
 		t.Fatalf("%d strategies, want %d", len(got), len(want))
 	}
 	for i, s := range got {
-		if s.Name != want[i] || s.NewPolicy == nil || (s.NewGuards == nil) != (s.Name == "retry") {
+		if s.Name != want[i] || s.NewBackOff == nil || (s.NewGuards == nil) != (s.Name == "retry") {
 			t.Errorf("strategy %d = %q (guards %v), want %q", i, s.Name, s.NewGuards != nil, want[i])
 		}
 		// Every one retries as a Policy's retry stage does by default.
-		b, ok := s.NewPolicy().(*backoff.ExponentialBackOff)
+		b, ok := s.NewBackOff().(*backoff.ExponentialBackOff)
 		d := backoff.FullJitterBackOff()
 		if !ok || b.InitialInterval != d.InitialInterval || b.MaxInterval != d.MaxInterval || b.Multiplier != d.Multiplier || b.Jitter != d.Jitter {
-			t.Errorf("%s: policy %+v, want backoff.FullJitterBackOff()", s.Name, b)
+			t.Errorf("%s: BackOff %+v, want backoff.FullJitterBackOff()", s.Name, b)
 		}
-		if s.NewPolicy() == s.NewPolicy() {
-			t.Errorf("%s: NewPolicy returned the same policy twice", s.Name)
+		if s.NewBackOff() == s.NewBackOff() {
+			t.Errorf("%s: NewBackOff returned the same BackOff twice", s.Name)
 		}
 	}
 }

@@ -26,7 +26,7 @@ var shortPhases = herd.Phases{Warmup: 11 * time.Second, Down: 10 * time.Second, 
 // 10 ms window.
 func smallOutage(st herd.Strategy, seed uint64) herd.Config {
 	return herd.Config{Scenario: herd.Outage, Clients: 10, Rate: 100, Seed: seed, Phases: shortPhases,
-		NewPolicy: st.NewPolicy, NewGuards: st.NewGuards}
+		NewBackOff: st.NewBackOff, NewGuards: st.NewGuards}
 }
 
 // tinyOutage is a quicker Outage still: five clients at 50 user calls a
@@ -34,8 +34,8 @@ func smallOutage(st herd.Strategy, seed uint64) herd.Config {
 // window to fill.
 func tinyOutage(st herd.Strategy, seed uint64) herd.Config {
 	return herd.Config{Scenario: herd.Outage, Clients: 5, Rate: 50, Seed: seed,
-		Phases:    herd.Phases{Warmup: 2 * time.Second, Down: 2 * time.Second, Degraded: time.Second, Healthy: time.Second, DegradedFailures: 0.3},
-		NewPolicy: st.NewPolicy, NewGuards: st.NewGuards}
+		Phases:     herd.Phases{Warmup: 2 * time.Second, Down: 2 * time.Second, Degraded: time.Second, Healthy: time.Second, DegradedFailures: 0.3},
+		NewBackOff: st.NewBackOff, NewGuards: st.NewGuards}
 }
 
 // outageStrategy returns the strategy of OutageStrategies named name.
@@ -188,7 +188,7 @@ func TestOutageMatchesTheSREAnalysis(t *testing.T) {
 func TestOutageBreakerFallsToTheProbeRate(t *testing.T) {
 	t.Parallel()
 	const open = 500 * time.Millisecond
-	st := herd.Strategy{Name: "breaker-500ms", NewPolicy: outageStrategy(t, "retry").NewPolicy,
+	st := herd.Strategy{Name: "breaker-500ms", NewBackOff: outageStrategy(t, "retry").NewBackOff,
 		NewGuards: func(clk clock.Clock, _ func() float64) []backoff.Guard {
 			return []backoff.Guard{breaker.New(breaker.WithClock(clk), breaker.WithOpenDuration(open))}
 		}}
@@ -265,14 +265,14 @@ func TestOutageHorizonCutsUserCalls(t *testing.T) {
 	}
 }
 
-// A client keeps a policy per user call in flight, not per user call:
-// NewPolicy is called a few times, and every user call Resets the policy
+// A client keeps a BackOff per user call in flight, not per user call:
+// NewBackOff is called a few times, and every user call Resets the BackOff
 // it takes.
-func TestOutagePoolsPolicies(t *testing.T) {
+func TestOutagePoolsBackOffs(t *testing.T) {
 	t.Parallel()
-	var made []*countingPolicy
-	cfg := tinyOutage(herd.Strategy{NewPolicy: func() backoff.BackOff {
-		p := &countingPolicy{}
+	var made []*countingBackOff
+	cfg := tinyOutage(herd.Strategy{NewBackOff: func() backoff.BackOff {
+		p := &countingBackOff{}
 		made = append(made, p)
 		return p
 	}}, 6)
@@ -285,7 +285,7 @@ func TestOutagePoolsPolicies(t *testing.T) {
 		}
 	}
 	if total := r.Outage.Total().UserCalls; resets != total || len(made) > 50*cfg.Clients {
-		t.Fatalf("%d policies made, %d Resets, for %d user calls", len(made), resets, total)
+		t.Fatalf("%d BackOffs made, %d Resets, for %d user calls", len(made), resets, total)
 	}
 }
 
@@ -343,9 +343,9 @@ func TestOutageDrivesGuardsAsAPolicyDoes(t *testing.T) {
 			// is healthy again.
 			var sim []string
 			cfg := herd.Config{Scenario: herd.Outage, Clients: 1, Rate: 1, Seed: 1,
-				Phases:    herd.Phases{Down: time.Second, Healthy: time.Second},
-				NewPolicy: outageStrategy(t, "retry").NewPolicy,
-				NewGuards: func(clock.Clock, func() float64) []backoff.Guard { return newGuards(&sim) }}
+				Phases:     herd.Phases{Down: time.Second, Healthy: time.Second},
+				NewBackOff: outageStrategy(t, "retry").NewBackOff,
+				NewGuards:  func(clock.Clock, func() float64) []backoff.Guard { return newGuards(&sim) }}
 			r := mustSimulate(t, cfg)
 
 			var real []string
@@ -375,7 +375,7 @@ func TestOutageGuardsReadVirtualTime(t *testing.T) {
 	t.Parallel()
 	var clk clock.Clock
 	var seen []time.Time
-	cfg := tinyOutage(herd.Strategy{NewPolicy: outageStrategy(t, "retry").NewPolicy,
+	cfg := tinyOutage(herd.Strategy{NewBackOff: outageStrategy(t, "retry").NewBackOff,
 		NewGuards: func(c clock.Clock, _ func() float64) []backoff.Guard {
 			clk = c
 			return []backoff.Guard{guardFunc(func() { seen = append(seen, clk.Now()) })}

@@ -5,10 +5,10 @@ import "time"
 // Result is what one simulation measured.
 type Result struct {
 	// Err is non-nil when the simulation could not run or could not go on:
-	// an invalid Config (matching ErrInvalidConfig), a policy or a guard
-	// that fails its own Validate, a nil guard, or a policy that returned
+	// an invalid Config (matching ErrInvalidConfig), a BackOff or a guard
+	// that fails its own Validate, a nil guard, or a BackOff that returned
 	// a negative wait other than backoff.Stop (all matching
-	// ErrInvalidPolicy), or, from
+	// ErrInvalidBackOff), or, from
 	// SimulateContext, a context that was done (its cause). The other
 	// fields then hold what was measured up to that point.
 	Err error
@@ -26,7 +26,7 @@ type Result struct {
 	// user calls to the end (see the field Outage).
 	Succeeded int
 	// GaveUp counts the clients that stopped without it: they reached
-	// Config.MaxCalls, or their policy returned backoff.Stop. The clients
+	// Config.MaxCalls, or their BackOff returned backoff.Stop. The clients
 	// that neither succeeded nor gave up were still retrying at the
 	// horizon.
 	GaveUp int

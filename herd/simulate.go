@@ -11,21 +11,21 @@ import (
 	"github.com/herdsafe/backoff"
 )
 
-// ErrInvalidPolicy is matched, with errors.Is, by the Result.Err of a
-// simulation whose policy could not be used: NewPolicy returned nil or the
-// same *backoff.ExponentialBackOff twice, a policy failed its own Validate,
+// ErrInvalidBackOff is matched, with errors.Is, by the Result.Err of a
+// simulation whose BackOff could not be used: NewBackOff returned nil or the
+// same *backoff.ExponentialBackOff twice, a BackOff failed its own Validate,
 // or NextBackOff returned a negative wait other than backoff.Stop; in the
 // Outage scenario, also NewGuards returned a nil guard or a guard that
 // fails its own Validate.
-var ErrInvalidPolicy = errors.New("herd: invalid policy")
+var ErrInvalidBackOff = errors.New("herd: invalid BackOff")
 
 // Simulate runs the fleet that cfg describes to the end, in virtual time,
 // and returns what it measured. It never sleeps and starts no goroutine;
 // its cost grows with the number of calls the fleet makes. The same cfg
-// gives the same Result (see Config.NewPolicy for the policies this
+// gives the same Result (see Config.NewBackOff for the BackOffs this
 // holds for).
 //
-// Every client calls Reset on its policy before its first call and
+// Every client calls Reset on its BackOff before its first call and
 // NextBackOff after each failed call, then waits that long, in virtual
 // time, before it tries again. backoff.Stop makes the client give up, and
 // so does reaching Config.MaxCalls. In the Outage scenario the same holds
@@ -33,7 +33,7 @@ var ErrInvalidPolicy = errors.New("herd: invalid policy")
 //
 // A Config that Validate rejects gives a Result with Err set and nothing
 // measured. It is safe to call Simulate from several goroutines at once,
-// provided cfg.NewPolicy and cfg.NewGuards are. A guard that panics
+// provided cfg.NewBackOff and cfg.NewGuards are. A guard that panics
 // panics Simulate, on the goroutine that called it.
 func Simulate(cfg Config) Result { return SimulateContext(context.Background(), cfg) }
 
@@ -68,7 +68,7 @@ func SimulateContext(ctx context.Context, cfg Config) Result {
 		clients: make([]client, cfg.Clients),
 		net:     rand.New(rand.NewPCG(mix(cfg.Seed), mix(cfg.Seed^0x6a09e667f3bcc908))),
 	}
-	init := s.initPolicies
+	init := s.initBackOffs
 	if cfg.Scenario == Outage {
 		init = s.initOutage
 	}
@@ -82,7 +82,7 @@ func SimulateContext(ctx context.Context, cfg Config) Result {
 
 // client is one member of the fleet; Result.ClientCalls counts its calls.
 type client struct {
-	policy backoff.BackOff
+	backOff backoff.BackOff
 }
 
 // sim is the state of one simulation.
@@ -102,33 +102,33 @@ type sim struct {
 	out *outage // Outage: the fleet's user calls and guards
 }
 
-// initPolicies builds and resets one policy per client, giving each of the
-// library's exponential policies its own seeded random source.
-func (s *sim) initPolicies() error {
+// initBackOffs builds and resets one BackOff per client, giving each of the
+// library's exponential BackOffs its own seeded random source.
+func (s *sim) initBackOffs() error {
 	seen := make(map[*backoff.ExponentialBackOff]bool)
 	for i := range s.clients {
 		if i%checkEvery == checkEvery-1 && s.stopped() {
 			return context.Cause(s.ctx)
 		}
-		p := s.cfg.NewPolicy()
+		p := s.cfg.NewBackOff()
 		if p == nil {
-			return fmt.Errorf("%w: NewPolicy returned nil for client %d", ErrInvalidPolicy, i)
+			return fmt.Errorf("%w: NewBackOff returned nil for client %d", ErrInvalidBackOff, i)
 		}
 		if v, ok := p.(interface{ Validate() error }); ok {
 			if err := v.Validate(); err != nil {
-				return fmt.Errorf("%w: %w", ErrInvalidPolicy, err)
+				return fmt.Errorf("%w: %w", ErrInvalidBackOff, err)
 			}
 		}
 		if e, ok := p.(*backoff.ExponentialBackOff); ok {
 			if seen[e] {
-				return fmt.Errorf("%w: NewPolicy returned the same *backoff.ExponentialBackOff twice; return a fresh one per client", ErrInvalidPolicy)
+				return fmt.Errorf("%w: NewBackOff returned the same *backoff.ExponentialBackOff twice; return a fresh one per client", ErrInvalidBackOff)
 			}
 			seen[e] = true
 			r := rand.New(rand.NewPCG(mix(s.cfg.Seed), mix(uint64(i)+1)))
 			backoff.WithRandom(r.Float64)(e)
 		}
 		p.Reset()
-		s.clients[i].policy = p
+		s.clients[i].backOff = p
 	}
 	return nil
 }
@@ -143,7 +143,7 @@ func (s *sim) stopped() bool {
 
 // run starts every client at time 0 (in Outage, the first user call) and
 // processes events until every client finished (in Outage, every user
-// call), the horizon is reached, a policy misbehaves, or the context is
+// call), the horizon is reached, a BackOff misbehaves, or the context is
 // done.
 func (s *sim) run() {
 	s.q.events = make([]event, 0, 2*len(s.clients))
@@ -267,13 +267,13 @@ func (s *sim) reply(e event) {
 		s.finish(false)
 		return
 	}
-	d := s.clients[e.client].policy.NextBackOff()
+	d := s.clients[e.client].backOff.NextBackOff()
 	switch {
 	case d == backoff.Stop:
 		s.finish(false)
 		return
 	case d < 0:
-		s.res.Err = fmt.Errorf("%w: NextBackOff returned a negative wait (%v)", ErrInvalidPolicy, d)
+		s.res.Err = fmt.Errorf("%w: NextBackOff returned a negative wait (%v)", ErrInvalidBackOff, d)
 		return
 	}
 	s.q.push(event{at: sat(s.now, d), client: e.client, kind: wake})

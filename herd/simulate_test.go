@@ -31,7 +31,7 @@ func mustSimulate(t *testing.T, cfg herd.Config) herd.Result {
 }
 
 // checkInvariants asserts what every Result must satisfy, whatever the
-// policy: the counts add up, Load and PeakLoad agree with Calls.
+// BackOff: the counts add up, Load and PeakLoad agree with Calls.
 func checkInvariants(t *testing.T, cfg herd.Config, r herd.Result) {
 	t.Helper()
 	sum := func(s []int) (n int) {
@@ -72,7 +72,7 @@ func TestInvariants(t *testing.T) {
 		for _, st := range strategies() {
 			for _, n := range []int{1, 2, 37} {
 				for seed := range uint64(3) {
-					cfg := herd.Config{Scenario: sc, Clients: n, NewPolicy: st.NewPolicy, Seed: seed, MaxCalls: 50}
+					cfg := herd.Config{Scenario: sc, Clients: n, NewBackOff: st.NewBackOff, Seed: seed, MaxCalls: 50}
 					r := mustSimulate(t, cfg)
 					checkInvariants(t, cfg, r)
 					if r.Unfinished() != 0 {
@@ -90,7 +90,7 @@ func TestSameSeedSameResult(t *testing.T) {
 		for _, st := range strategies() {
 			t.Run(string(sc)+"/"+st.Name, func(t *testing.T) {
 				t.Parallel()
-				cfg := herd.Config{Scenario: sc, Clients: 200, NewPolicy: st.NewPolicy, Seed: 42}
+				cfg := herd.Config{Scenario: sc, Clients: 200, NewBackOff: st.NewBackOff, Seed: 42}
 				a, b := mustSimulate(t, cfg), mustSimulate(t, cfg)
 				if !reflect.DeepEqual(a, b) {
 					t.Fatalf("two runs with seed 42 differ: %d vs %d calls, %v vs %v", a.Calls, b.Calls, a.Completion, b.Completion)
@@ -104,13 +104,13 @@ func TestSameSeedSameResult(t *testing.T) {
 	}
 }
 
-// The library's policies draw from math/rand/v2 unless told otherwise;
+// The library's BackOffs draw from math/rand/v2 unless told otherwise;
 // Simulate must replace that source for runs to repeat, and do it per
 // client, so that clients do not all draw the same numbers.
 func TestSimulateSeedsEachClient(t *testing.T) {
 	t.Parallel()
 	var made []*backoff.ExponentialBackOff
-	cfg := herd.Config{Scenario: herd.OCC, Clients: 2, Seed: 7, NewPolicy: func() backoff.BackOff {
+	cfg := herd.Config{Scenario: herd.OCC, Clients: 2, Seed: 7, NewBackOff: func() backoff.BackOff {
 		b := backoff.NewExponentialBackOff(backoff.WithJitter(backoff.FullJitter),
 			backoff.WithRandom(func() float64 { return 1 })) // replaced by Simulate
 		made = append(made, b)
@@ -122,7 +122,7 @@ func TestSimulateSeedsEachClient(t *testing.T) {
 		t.Fatalf("two clients drew the same full-jitter wait %v: they share a random source", a)
 	}
 	if nominal := made[0].InitialInterval; a == nominal && b == nominal {
-		t.Fatalf("the policy's own random source was kept")
+		t.Fatalf("the BackOff's own random source was kept")
 	}
 }
 
@@ -137,7 +137,7 @@ func TestNoJitterHerdStaysInLockstep(t *testing.T) {
 		t.Run(string(sc), func(t *testing.T) {
 			t.Parallel()
 			cfg := herd.Config{Scenario: sc, Clients: n, Capacity: capacity, Delay: noVariance, Seed: 1,
-				NewPolicy: herd.NoJitter(herd.DefaultBase, herd.DefaultCap)}
+				NewBackOff: herd.NoJitter(herd.DefaultBase, herd.DefaultCap)}
 			r := mustSimulate(t, cfg)
 			winners := 1
 			if sc == herd.Restart {
@@ -152,7 +152,7 @@ func TestNoJitterHerdStaysInLockstep(t *testing.T) {
 			}
 
 			// Jitter breaks the lockstep on the same network.
-			cfg.NewPolicy = herd.FullJitter(herd.DefaultBase, herd.DefaultCap)
+			cfg.NewBackOff = herd.FullJitter(herd.DefaultBase, herd.DefaultCap)
 			if got := nonEmpty(mustSimulate(t, cfg).Load); slices.Equal(got, want) {
 				t.Fatalf("full jitter stayed in lockstep: %v", got)
 			}
@@ -181,7 +181,7 @@ func TestOCCReproducesTheStudy(t *testing.T) {
 	completion := map[string]time.Duration{}
 	for _, st := range strategies() {
 		for seed := range uint64(seeds) {
-			cfg := herd.Config{Scenario: herd.OCC, Clients: 100, NewPolicy: st.NewPolicy, Seed: seed}
+			cfg := herd.Config{Scenario: herd.OCC, Clients: 100, NewBackOff: st.NewBackOff, Seed: seed}
 			r := mustSimulate(t, cfg)
 			if r.Succeeded != r.Clients {
 				t.Fatalf("%s, seed %d: %d of %d clients succeeded", st.Name, seed, r.Succeeded, r.Clients)
@@ -203,7 +203,7 @@ func TestOCCReproducesTheStudy(t *testing.T) {
 func TestRestartRespectsCapacity(t *testing.T) {
 	t.Parallel()
 	for _, capacity := range []int{1, 7, 50} {
-		cfg := herd.Config{Scenario: herd.Restart, Clients: 300, Capacity: capacity, NewPolicy: herd.Immediate(), Seed: 3}
+		cfg := herd.Config{Scenario: herd.Restart, Clients: 300, Capacity: capacity, NewBackOff: herd.Immediate(), Seed: 3}
 		r := mustSimulate(t, cfg)
 		checkInvariants(t, cfg, r)
 		if r.Succeeded != r.Clients {
@@ -220,7 +220,7 @@ func TestRestartRespectsCapacity(t *testing.T) {
 
 func TestMaxCallsEndsImmediateRetry(t *testing.T) {
 	t.Parallel()
-	cfg := herd.Config{Scenario: herd.OCC, Clients: 50, MaxCalls: 3, NewPolicy: herd.Immediate(), Seed: 1}
+	cfg := herd.Config{Scenario: herd.OCC, Clients: 50, MaxCalls: 3, NewBackOff: herd.Immediate(), Seed: 1}
 	r := mustSimulate(t, cfg)
 	checkInvariants(t, cfg, r)
 	if r.GaveUp == 0 {
@@ -234,7 +234,7 @@ func TestMaxCallsEndsImmediateRetry(t *testing.T) {
 func TestStopMakesClientsGiveUp(t *testing.T) {
 	t.Parallel()
 	cfg := herd.Config{Scenario: herd.Restart, Clients: 100, Capacity: 5, Seed: 1,
-		NewPolicy: func() backoff.BackOff { return &backoff.StopBackOff{} }}
+		NewBackOff: func() backoff.BackOff { return &backoff.StopBackOff{} }}
 	r := mustSimulate(t, cfg)
 	checkInvariants(t, cfg, r)
 	if r.Calls != r.Clients || r.Succeeded == 0 || r.GaveUp != r.Clients-r.Succeeded {
@@ -245,7 +245,7 @@ func TestStopMakesClientsGiveUp(t *testing.T) {
 func TestHorizonStopsTheSimulation(t *testing.T) {
 	t.Parallel()
 	cfg := herd.Config{Scenario: herd.OCC, Clients: 200, Horizon: 500 * time.Millisecond, Seed: 1,
-		NewPolicy: herd.NoJitter(herd.DefaultBase, herd.DefaultCap)}
+		NewBackOff: herd.NoJitter(herd.DefaultBase, herd.DefaultCap)}
 	r := mustSimulate(t, cfg)
 	checkInvariants(t, cfg, r)
 	if r.Unfinished() == 0 || r.Completion != cfg.Horizon {
@@ -256,15 +256,15 @@ func TestHorizonStopsTheSimulation(t *testing.T) {
 	}
 }
 
-// countingPolicy records how Simulate drives a policy.
-type countingPolicy struct {
+// countingBackOff records how Simulate drives a BackOff.
+type countingBackOff struct {
 	resets, nexts   int
 	nextBeforeReset bool
 }
 
-func (p *countingPolicy) Reset() { p.resets++ }
+func (p *countingBackOff) Reset() { p.resets++ }
 
-func (p *countingPolicy) NextBackOff() time.Duration {
+func (p *countingBackOff) NextBackOff() time.Duration {
 	if p.resets == 0 {
 		p.nextBeforeReset = true
 	}
@@ -274,18 +274,18 @@ func (p *countingPolicy) NextBackOff() time.Duration {
 
 func TestPolicyDrivenThroughTheInterface(t *testing.T) {
 	t.Parallel()
-	var policies []*countingPolicy
-	cfg := herd.Config{Scenario: herd.OCC, Clients: 40, Seed: 1, NewPolicy: func() backoff.BackOff {
-		p := &countingPolicy{}
-		policies = append(policies, p)
+	var backOffs []*countingBackOff
+	cfg := herd.Config{Scenario: herd.OCC, Clients: 40, Seed: 1, NewBackOff: func() backoff.BackOff {
+		p := &countingBackOff{}
+		backOffs = append(backOffs, p)
 		return p
 	}}
 	r := mustSimulate(t, cfg)
 	checkInvariants(t, cfg, r)
-	if len(policies) != cfg.Clients {
-		t.Fatalf("NewPolicy called %d times for %d clients", len(policies), cfg.Clients)
+	if len(backOffs) != cfg.Clients {
+		t.Fatalf("NewBackOff called %d times for %d clients", len(backOffs), cfg.Clients)
 	}
-	for i, p := range policies {
+	for i, p := range backOffs {
 		if p.resets != 1 || p.nextBeforeReset {
 			t.Fatalf("client %d: Reset called %d times (before NextBackOff: %v), want once, first", i, p.resets, !p.nextBeforeReset)
 		}
@@ -298,7 +298,7 @@ func TestPolicyDrivenThroughTheInterface(t *testing.T) {
 
 func TestSimulateIsSafeConcurrently(t *testing.T) {
 	t.Parallel()
-	cfg := herd.Config{Scenario: herd.OCC, Clients: 100, NewPolicy: herd.FullJitter(herd.DefaultBase, herd.DefaultCap), Seed: 9}
+	cfg := herd.Config{Scenario: herd.OCC, Clients: 100, NewBackOff: herd.FullJitter(herd.DefaultBase, herd.DefaultCap), Seed: 9}
 	var wg sync.WaitGroup
 	results := make([]herd.Result, 4)
 	for i := range results {
@@ -314,7 +314,7 @@ func TestSimulateIsSafeConcurrently(t *testing.T) {
 
 func TestInvalidConfig(t *testing.T) {
 	t.Parallel()
-	good := herd.Config{Scenario: herd.OCC, Clients: 10, NewPolicy: herd.Immediate()}
+	good := herd.Config{Scenario: herd.OCC, Clients: 10, NewBackOff: herd.Immediate()}
 	if err := good.Validate(); err != nil {
 		t.Fatalf("Validate of a good Config: %v", err)
 	}
@@ -328,7 +328,7 @@ func TestInvalidConfig(t *testing.T) {
 		{"no_clients", func(c *herd.Config) { c.Clients = 0 }, "Clients"},
 		{"negative_clients", func(c *herd.Config) { c.Clients = -1 }, "Clients"},
 		{"too_many_clients", func(c *herd.Config) { c.Clients = herd.MaxClients + 1 }, "Clients"},
-		{"nil_policy", func(c *herd.Config) { c.NewPolicy = nil }, "NewPolicy"},
+		{"nil_backoff", func(c *herd.Config) { c.NewBackOff = nil }, "NewBackOff"},
 		{"negative_delay", func(c *herd.Config) { c.Delay.Mean = -time.Millisecond }, "Delay.Mean"},
 		{"negative_stddev", func(c *herd.Config) { c.Delay.StdDev = -1 }, "Delay.StdDev"},
 		{"negative_window", func(c *herd.Config) { c.Window = -1 }, "Window"},
@@ -365,32 +365,32 @@ func containsWord(s, w string) bool {
 	return false
 }
 
-// negativePolicy returns a negative wait that is not backoff.Stop.
-type negativePolicy struct{}
+// negativeBackOff returns a negative wait that is not backoff.Stop.
+type negativeBackOff struct{}
 
-func (negativePolicy) NextBackOff() time.Duration { return -5 * time.Second }
-func (negativePolicy) Reset()                     {}
+func (negativeBackOff) NextBackOff() time.Duration { return -5 * time.Second }
+func (negativeBackOff) Reset()                     {}
 
 func TestInvalidPolicy(t *testing.T) {
 	t.Parallel()
 	shared := backoff.NewExponentialBackOff()
 	cases := []struct {
-		name   string
-		policy func() backoff.BackOff
-		also   error
+		name    string
+		backOff func() backoff.BackOff
+		also    error
 	}{
 		{"nil", func() backoff.BackOff { return nil }, nil},
 		{"shared", func() backoff.BackOff { return shared }, nil},
 		{"multiplier_below_one", func() backoff.BackOff { return backoff.NewExponentialBackOff(backoff.WithMultiplier(0.5)) }, backoff.ErrInvalidConfiguration},
 		{"negative_base", herd.NoJitter(-time.Millisecond, time.Second), backoff.ErrInvalidConfiguration},
-		{"negative_wait", func() backoff.BackOff { return negativePolicy{} }, nil},
+		{"negative_wait", func() backoff.BackOff { return negativeBackOff{} }, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := herd.Simulate(herd.Config{Scenario: herd.OCC, Clients: 5, NewPolicy: tc.policy})
-			if !errors.Is(r.Err, herd.ErrInvalidPolicy) {
-				t.Fatalf("Err = %v, want ErrInvalidPolicy", r.Err)
+			r := herd.Simulate(herd.Config{Scenario: herd.OCC, Clients: 5, NewBackOff: tc.backOff})
+			if !errors.Is(r.Err, herd.ErrInvalidBackOff) {
+				t.Fatalf("Err = %v, want ErrInvalidBackOff", r.Err)
 			}
 			if tc.also != nil && !errors.Is(r.Err, tc.also) {
 				t.Fatalf("Err = %v, want it to match %v as well", r.Err, tc.also)
@@ -408,7 +408,7 @@ func TestCompletionIsTheLastSuccess(t *testing.T) {
 	t.Parallel()
 	made := 0
 	cfg := herd.Config{Scenario: herd.OCC, Clients: 3, Delay: noVariance, MaxCalls: 2, Seed: 1,
-		NewPolicy: func() backoff.BackOff {
+		NewBackOff: func() backoff.BackOff {
 			made++
 			if made == 3 {
 				return backoff.NewConstantBackOff(5 * time.Millisecond)
@@ -430,7 +430,7 @@ func TestCompletionIsTheLastSuccess(t *testing.T) {
 // variance it is the whole fleet.
 func TestPeakLoadOfTheFirstWave(t *testing.T) {
 	t.Parallel()
-	cfg := herd.Config{Scenario: herd.Restart, Clients: 1000, Seed: 1, NewPolicy: herd.FullJitter(herd.DefaultBase, herd.DefaultCap)}
+	cfg := herd.Config{Scenario: herd.Restart, Clients: 1000, Seed: 1, NewBackOff: herd.FullJitter(herd.DefaultBase, herd.DefaultCap)}
 	if r := mustSimulate(t, cfg); r.PeakLoad >= r.Clients {
 		t.Fatalf("varying delays: PeakLoad %d, want fewer than the %d clients", r.PeakLoad, r.Clients)
 	}

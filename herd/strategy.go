@@ -7,14 +7,14 @@ import (
 	"github.com/herdsafe/backoff"
 )
 
-// Strategy is a named policy factory, as the command cmd/herd compares
+// Strategy is a named BackOff factory, as the command cmd/herd compares
 // them.
 type Strategy struct {
 	// Name is short and stable, fit for a flag or a table column.
 	Name string
-	// NewPolicy returns a fresh policy for one client; see
-	// Config.NewPolicy.
-	NewPolicy func() backoff.BackOff
+	// NewBackOff returns a fresh BackOff for one client; see
+	// Config.NewBackOff.
+	NewBackOff func() backoff.BackOff
 	// NewGuards returns the guards of one client, for the Outage
 	// scenario; see Config.NewGuards. nil means none.
 	NewGuards func(clk clock.Clock, random func() float64) []backoff.Guard
@@ -23,19 +23,19 @@ type Strategy struct {
 // Strategies returns the six strategies the command cmd/herd compares,
 // each with InitialInterval base and MaxInterval cap: the four of the AWS
 // study's comparison (exponential backoff without jitter, with full, equal
-// and decorrelated jitter), then the library's default policy and
+// and decorrelated jitter), then the library's default BackOff and
 // immediate retry as the control. In this order:
 // "no-jitter" ([NoJitter]), "full" ([FullJitter]), "equal"
 // ([EqualJitter]), "decorrelated" ([DecorrelatedJitter]), "default"
 // ([LibraryDefault]) and "immediate" ([Immediate]).
 func Strategies(base, cap time.Duration) []Strategy {
 	return []Strategy{
-		{Name: "no-jitter", NewPolicy: NoJitter(base, cap)},
-		{Name: "full", NewPolicy: FullJitter(base, cap)},
-		{Name: "equal", NewPolicy: EqualJitter(base, cap)},
-		{Name: "decorrelated", NewPolicy: DecorrelatedJitter(base, cap)},
-		{Name: "default", NewPolicy: LibraryDefault(base, cap)},
-		{Name: "immediate", NewPolicy: Immediate()},
+		{Name: "no-jitter", NewBackOff: NoJitter(base, cap)},
+		{Name: "full", NewBackOff: FullJitter(base, cap)},
+		{Name: "equal", NewBackOff: EqualJitter(base, cap)},
+		{Name: "decorrelated", NewBackOff: DecorrelatedJitter(base, cap)},
+		{Name: "default", NewBackOff: LibraryDefault(base, cap)},
+		{Name: "immediate", NewBackOff: Immediate()},
 	}
 }
 

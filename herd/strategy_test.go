@@ -16,11 +16,11 @@ func TestStrategiesNamesAndOrder(t *testing.T) {
 		t.Fatalf("%d strategies, want %d", len(got), len(want))
 	}
 	for i, s := range got {
-		if s.Name != want[i] || s.NewPolicy == nil {
-			t.Errorf("strategy %d = %q (policy %v), want %q", i, s.Name, s.NewPolicy != nil, want[i])
+		if s.Name != want[i] || s.NewBackOff == nil {
+			t.Errorf("strategy %d = %q (BackOff %v), want %q", i, s.Name, s.NewBackOff != nil, want[i])
 		}
-		if a, b := s.NewPolicy(), s.NewPolicy(); s.Name != "immediate" && a == b {
-			t.Errorf("%s: NewPolicy returned the same policy twice", s.Name)
+		if a, b := s.NewBackOff(), s.NewBackOff(); s.Name != "immediate" && a == b {
+			t.Errorf("%s: NewBackOff returned the same BackOff twice", s.Name)
 		}
 	}
 }
@@ -71,7 +71,7 @@ func TestStrategiesAreTheLibrarysPolicies(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			lo, hi := exp(t, tc.f(base, cap), 0), exp(t, tc.f(base, cap), 1)
 			if lo.Jitter != tc.jitter || lo.Multiplier != 2 || lo.InitialInterval != base || lo.MaxInterval != cap {
-				t.Fatalf("policy %+v, want %v, ×2, %v..%v", lo, tc.jitter, base, cap)
+				t.Fatalf("BackOff %+v, want %v, ×2, %v..%v", lo, tc.jitter, base, cap)
 			}
 			for i, d := range nominal {
 				if got, want := lo.NextBackOff(), tc.lo(d); got != want {
@@ -101,7 +101,7 @@ func TestStrategiesAreTheLibrarysPolicies(t *testing.T) {
 		b := exp(t, herd.LibraryDefault(base, cap), 0.5)
 		if b.Multiplier != backoff.DefaultMultiplier || b.RandomizationFactor != backoff.DefaultRandomizationFactor ||
 			b.Jitter != backoff.RandomizationJitter || b.InitialInterval != base || b.MaxInterval != cap {
-			t.Fatalf("policy %+v is not the library default with %v..%v", b, base, cap)
+			t.Fatalf("BackOff %+v is not the library default with %v..%v", b, base, cap)
 		}
 	})
 	t.Run("immediate", func(t *testing.T) {

@@ -31,7 +31,10 @@
 // GetBody's error, if GetBody failed).
 //
 // An Idempotency-Key header is only a promise the client makes: a retry is
-// safe only if the server honours it. No retry can give exactly-once
+// safe only if the server honours it. net/http itself also resends a
+// request that is safe to replay when a reused connection fails before any
+// response arrives, below the Transport: a server may therefore see more
+// requests for one call than WithMaxTries allows attempts. No retry can give exactly-once
 // delivery: a request that timed out may have been carried out.
 //
 // # What the caller gets

@@ -15,7 +15,7 @@ import (
 	"github.com/herdsafe/backoff/herd"
 )
 
-// cancelOnWait is a policy that calls cancel the first time it is asked
+// cancelOnWait is a BackOff that calls cancel the first time it is asked
 // for a wait, and counts the waits asked of it.
 type cancelOnWait struct {
 	backoff.BackOff
@@ -29,14 +29,14 @@ func (p *cancelOnWait) NextBackOff() time.Duration {
 	return p.BackOff.NextBackOff()
 }
 
-// interrupting is no-jitter, except that the policies built after the
+// interrupting is no-jitter, except that the BackOffs built after the
 // first few cancel a context when first asked for a wait: run in order, a
 // sweep of a small fleet, then a large one, is interrupted in the middle
 // of the large one's simulation, as a Ctrl-C would.
 func interrupting(first int, cancel func(), asked *atomic.Int64) herd.Strategy {
 	var built atomic.Int64
 	noJitter := herd.NoJitter(herd.DefaultBase, herd.DefaultCap)
-	return herd.Strategy{Name: "no-jitter", NewPolicy: func() backoff.BackOff {
+	return herd.Strategy{Name: "no-jitter", NewBackOff: func() backoff.BackOff {
 		if built.Add(1) <= int64(first) {
 			return noJitter()
 		}

@@ -26,7 +26,7 @@ const liveWindow = 10 * time.Millisecond
 // loopback HTTP server of its own answers 503 for liveOutage, then serves at
 // most o.capacity requests per 10 ms window (the excess gets 503), while
 // o.clients[0] goroutines each send one GET through an httpretry.Transport
-// with the strategy's policy. Time is read on the clients' schedule (see
+// with the strategy's BackOff. Time is read on the clients' schedule (see
 // liveClient and liveServer): it measures the requests that reached the
 // server per window of it and the time until the last client succeeded.
 //

@@ -205,7 +205,7 @@ func TestLiveStopsOnCancel(t *testing.T) {
 	}
 }
 
-// A client's policy keeps its schedule: each wait moves its next request
+// A client's BackOff keeps its schedule: each wait moves its next request
 // past the answer's way back, the wait and the request's way there, and a
 // request that would reach the server at the limit is not made.
 func TestScheduledPolicy(t *testing.T) {

@@ -22,15 +22,15 @@ import (
 const arrivalHeader = "Herd-Arrival"
 
 // liveClient is one client of a live run: an http.Client that retries
-// through httpretry.Transport with a strategy's policy, and the client's
+// through httpretry.Transport with a strategy's BackOff, and the client's
 // schedule. The schedule is the time the client would read on a machine
 // that never runs late: its requests reach the server after a one-way
 // network delay drawn as the simulation draws it, their answers come back
-// after another, and each retry follows the wait its policy chose. The
+// after another, and each retry follows the wait its BackOff chose. The
 // waits are also slept for real, by httpretry; the network delays are not.
 //
 // A liveClient is used by one goroutine: httpretry runs a request's
-// attempts and asks its policy for waits on the goroutine that sent it.
+// attempts and asks its BackOff for waits on the goroutine that sent it.
 type liveClient struct {
 	http     *http.Client
 	delay    herd.Delay
@@ -40,16 +40,16 @@ type liveClient struct {
 	arrival time.Duration // of the request in flight, on the schedule
 	tries   int           // requests sent
 	cutOff  bool          // the next request would have reached the limit
-	stopped bool          // the policy itself gave up (backoff.Stop)
+	stopped bool          // the BackOff itself gave up (backoff.Stop)
 }
 
 // newLiveClient returns a client that sends its requests through base,
-// with st's policy, at most o.maxCalls times.
+// with st's BackOff, at most o.maxCalls times.
 func newLiveClient(o *options, st herd.Strategy, base http.RoundTripper) *liveClient {
 	c := &liveClient{delay: o.delay, limit: o.liveLimit, maxCalls: o.maxCalls}
 	c.arrival = c.oneWay()
 	c.http = &http.Client{Transport: httpretry.NewTransport(stamper{base: base, c: c},
-		httpretry.WithBackOff(&scheduled{BackOff: st.NewPolicy(), c: c}),
+		httpretry.WithBackOff(&scheduled{BackOff: st.NewBackOff(), c: c}),
 		httpretry.WithMaxTries(uint(o.maxCalls)),
 	)}
 	return c
@@ -70,12 +70,12 @@ type outcome int
 
 const (
 	succeeded  outcome = iota
-	gaveUp             // its attempts ran out, or its policy stopped
+	gaveUp             // its attempts ran out, or its BackOff stopped
 	unfinished         // still retrying when its schedule reached the limit
 	behind             // still retrying when the real-time bound stopped it
 )
 
-// run sends the client's one GET, retried as its policy says, and reports
+// run sends the client's one GET, retried as its BackOff says, and reports
 // how it ended and, for a success, when its answer came back on the
 // schedule. An error is a failure the herd does not explain.
 func (c *liveClient) run(ctx context.Context, url string) (outcome, time.Duration, error) {
@@ -98,18 +98,18 @@ func (c *liveClient) run(ctx context.Context, url string) (outcome, time.Duratio
 	return 0, 0, err
 }
 
-// scheduled is a client's policy, keeping the client's schedule: each
+// scheduled is a client's BackOff, keeping the client's schedule: each
 // wait it hands httpretry moves the client's next request to after the
 // answer's way back, the wait, and the request's way there. A request
 // that would reach the server at or after the limit is not made: the
-// policy stops the retries instead, and the client is unfinished.
+// BackOff stops the retries instead, and the client is unfinished.
 type scheduled struct {
 	backoff.BackOff
 	c *liveClient
 }
 
-// Clone returns the copy a driver runs on: a copy of the wrapped policy
-// (the policy itself if it has no Clone method) that keeps the same
+// Clone returns the copy a driver runs on: a copy of the wrapped BackOff
+// (the BackOff itself if it has no Clone method) that keeps the same
 // client's schedule. A client sends one request, so only one copy is ever
 // in use.
 func (p *scheduled) Clone() backoff.BackOff {
@@ -120,7 +120,7 @@ func (p *scheduled) Clone() backoff.BackOff {
 	return &scheduled{BackOff: inner, c: p.c}
 }
 
-// NextBackOff returns the policy's next wait, or backoff.Stop when the
+// NextBackOff returns the BackOff's next wait, or backoff.Stop when the
 // next request would reach the server at or after the limit.
 func (p *scheduled) NextBackOff() time.Duration {
 	d := p.BackOff.NextBackOff()
@@ -140,7 +140,7 @@ func (p *scheduled) NextBackOff() time.Duration {
 	return d
 }
 
-// Validate reports what the wrapped policy's own Validate does, if it has
+// Validate reports what the wrapped BackOff's own Validate does, if it has
 // one.
 func (p *scheduled) Validate() error {
 	if v, ok := p.BackOff.(interface{ Validate() error }); ok {

@@ -1,4 +1,4 @@
-// Command herd shows what a retry policy does to a fleet: it simulates
+// Command herd shows what a retry schedule does to a fleet: it simulates
 // clients that fail together and retry with each backoff strategy, and
 // reports the work each strategy puts on the server, the time until every
 // client succeeded, and the peak load; and, for a dependency that goes
@@ -87,14 +87,14 @@
 //
 // -live asks the restart question for real: for each strategy, one after
 // another, goroutine clients send a GET through httpretry.Transport with
-// the strategy's policy to a loopback HTTP server of their own, and really
-// wait what the policy tells them. The server answers 503 for the first 2s
+// the strategy's BackOff to a loopback HTTP server of their own, and really
+// wait what the BackOff tells them. The server answers 503 for the first 2s
 // and then serves -capacity requests per 10 ms window.
 //
 // Time in -live is read on the clients' schedule, not on the machine's
 // clock, so that a busy machine makes the run slower but does not change
 // its figures: every request carries the time it reaches the server on its
-// client's schedule (the sum of the waits its policy chose, plus, for each
+// client's schedule (the sum of the waits its BackOff chose, plus, for each
 // message, a network delay drawn as the simulation draws it: -delay,
 // -delay-stddev), and the server answers and counts it by that time. Each
 // strategy gets -live-limit (6s by default) of that time; on the machine's

@@ -308,8 +308,8 @@ func TestEngineRejectsTheFlags(t *testing.T) {
 		t.Fatalf("validateConfigs: %v; want a usage error without the engine's prefix", err)
 	}
 	var stderr bytes.Buffer
-	report(&stderr, fmt.Errorf("%w: NewPolicy returned nil", herd.ErrInvalidPolicy))
-	if got := stderr.String(); got != "herd: invalid policy: NewPolicy returned nil\n" {
+	report(&stderr, fmt.Errorf("%w: NewBackOff returned nil", herd.ErrInvalidBackOff))
+	if got := stderr.String(); got != "herd: invalid BackOff: NewBackOff returned nil\n" {
 		t.Errorf("report printed %q", got)
 	}
 }

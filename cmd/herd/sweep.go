@@ -74,18 +74,18 @@ type job struct {
 // clients, strategy st, in run number run.
 func (o *options) config(sc herd.Scenario, n int, st herd.Strategy, run int) herd.Config {
 	return herd.Config{
-		Scenario:  sc,
-		Clients:   n,
-		NewPolicy: st.NewPolicy,
-		Seed:      o.seed + uint64(run),
-		Delay:     o.delay,
-		Capacity:  o.capacity,
-		MaxCalls:  o.maxCalls,
-		Horizon:   o.horizon,
-		NewGuards: st.NewGuards,
-		Rate:      o.rate,
-		Tries:     o.tries,
-		Phases:    o.phases,
+		Scenario:   sc,
+		Clients:    n,
+		NewBackOff: st.NewBackOff,
+		Seed:       o.seed + uint64(run),
+		Delay:      o.delay,
+		Capacity:   o.capacity,
+		MaxCalls:   o.maxCalls,
+		Horizon:    o.horizon,
+		NewGuards:  st.NewGuards,
+		Rate:       o.rate,
+		Tries:      o.tries,
+		Phases:     o.phases,
 	}
 }
 

@@ -66,8 +66,8 @@ shaded phases), and the cost against the fleet size. -format csv and
 -live asks the restart question for real: for each strategy in turn,
 goroutine clients send a GET through httpretry.Transport to a loopback
 server of their own that answers 503 for 2s, and really wait what the
-policy says. Its times are read on the clients' schedule: each request
-carries when it reaches the server by the waits its policy chose plus a
+BackOff says. Its times are read on the clients' schedule: each request
+carries when it reaches the server by the waits its BackOff chose plus a
 network delay drawn per message (-delay, -delay-stddev), and the server
 answers and counts it by that time. A busy machine makes -live slower, not
 different; its progress lines give the real time each strategy took.
