@@ -90,3 +90,11 @@ func TestZeroWaitsStartNoTimer(t *testing.T) {
 		t.Errorf("%v allocations for three attempts with zero waits, want at most 1 (the test's own closure)", n)
 	}
 }
+
+// IsRefusal, which a guard may ask on every failed call, allocates nothing.
+func TestIsRefusalAllocatesNothing(t *testing.T) {
+	err := error(&Error{Cause: errTransient, LastErr: io.EOF})
+	if n := testing.AllocsPerRun(100, func() { _ = IsRefusal(err) }); n != 0 {
+		t.Errorf("%v allocations per IsRefusal, want 0", n)
+	}
+}

@@ -122,8 +122,33 @@ func IsRefusal(err error) bool {
 	if findMarks(err).refused != nil {
 		return true
 	}
-	var e *Error
-	return errors.As(err, &e) && e.refused && e.LastErr == nil
+	e := findError(err)
+	return e != nil && e.refused && e.LastErr == nil
+}
+
+// findError returns the first *Error in err's chain, as errors.As would
+// find it but without an allocation: IsRefusal runs on a guard's failure
+// path for every failed call.
+func findError(err error) *Error {
+	for err != nil {
+		if e, ok := err.(*Error); ok {
+			return e
+		}
+		switch x := err.(type) {
+		case interface{ Unwrap() error }:
+			err = x.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, inner := range x.Unwrap() {
+				if e := findError(inner); e != nil {
+					return e
+				}
+			}
+			return nil
+		default:
+			return nil
+		}
+	}
+	return nil
 }
 
 // Failure marks err, returned by a Guard's Allow, as the call's own

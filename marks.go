@@ -36,6 +36,9 @@ func (m *marks) walk(err error) bool {
 			return true
 		case Pushback:
 			m.pushback(e)
+		case *Error:
+			// Its Unwrap would allocate the slice of Cause and LastErr.
+			return m.walk(e.Cause) || m.walk(e.LastErr)
 		}
 		if x, ok := err.(interface{ As(any) bool }); ok {
 			var p *permanentError
