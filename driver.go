@@ -23,6 +23,7 @@ type driver struct {
 	started   bool          // start is set
 	failed    bool          // failedAt is set
 	slept     bool          // the run has waited on a timer
+	reported  bool          // the current attempt's failure has been reported
 	bypass    int8          // 0 not yet looked up, 1 bypassed, -1 not
 }
 
@@ -91,6 +92,7 @@ func (d *driver) retry(ctx, actx context.Context, err error, c *call) *Error {
 // and reports its verdict. It returns the wait before the next attempt, or
 // the *Error to return.
 func (d *driver) failure(ctx, actx context.Context, err error) (time.Duration, *Error) {
+	d.reported = false
 	d.markFailure()
 	// The BackOff's state is made here, at the shallowest point of the
 	// failure path: its allocation may run deep into the runtime.

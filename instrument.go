@@ -21,7 +21,7 @@ import (
 // once.) When
 // the stop comes after the AfterAttempt of the last attempt (the context is
 // cancelled during the wait, or in Notify), AfterAttempt is called a second
-// time for that attempt, with GivingUp set; when it comes before any attempt
+// time for that attempt, with GivingUp and Reported set; when it comes before any attempt
 // (the context was already done), it is called once with Attempt 0.
 //
 // The driver calls the methods on the goroutine that called it, never
@@ -65,8 +65,14 @@ type State struct {
 	// failure; Cause then says why, as Error.Cause does.
 	GivingUp bool
 	// Cause is why the driver gave up: ErrPermanent, ErrExhausted,
-	// ErrMaxElapsedTime, the context's cause, or an ErrInvalidConfiguration.
+	// ErrMaxElapsedTime, ErrRetriesCanceled, the context's cause, a guard's
+	// refusal, or an ErrInvalidConfiguration.
 	Cause error
+	// Reported is true in the second AfterAttempt of an attempt: its
+	// outcome was reported already, with the wait that followed, and this
+	// call only says that the driver gives up (the context ended during that
+	// wait). An instrumenter that counts attempts counts the first call only.
+	Reported bool
 }
 
 // WithInstrumenter adds an Instrumenter. Several may be added; they are

@@ -328,3 +328,24 @@ func TestInstrumenterSeesARecoveredPanic(t *testing.T) {
 		t.Errorf("the last State: GivingUp %v Cause %v, want true, ErrExhausted", after[1].GivingUp, after[1].Cause)
 	}
 }
+
+// Reported tells the second AfterAttempt of an attempt from its first.
+func TestInstrumenterReported(t *testing.T) {
+	in := &specInstrumenter{}
+	ctx, cancel := context.WithCancel(context.Background())
+	clk := newSpecClock()
+	op := specAlways()
+	specDrive(t, clk, specCancelAt(clk, 1, cancel), func() {
+		_, _ = RetryCtx(ctx, op.run, WithClock(clk), WithInstrumenter(in), WithBackOff(NewConstantBackOff(time.Second)))
+	})
+	var after []State
+	for _, e := range in.events {
+		if e.method == "after" {
+			after = append(after, e.s)
+		}
+	}
+	// attempt 1 retried, attempt 2 retried, then cancelled in its wait.
+	if len(after) != 3 || after[0].Reported || after[1].Reported || !after[2].Reported || after[2].Attempt != 2 || !after[2].GivingUp {
+		t.Errorf("AfterAttempt states %+v, want Reported only on the second report of attempt 2", after)
+	}
+}

@@ -54,6 +54,7 @@ func (d *driver) notifyRetry(ctx context.Context, err error, delay time.Duration
 		s.NextDelay = delay
 		d.report(ctx, &s)
 	}
+	d.reported = true
 }
 
 // giveUp builds the *Error for a run that stops after an attempt that
@@ -63,7 +64,7 @@ func (d *driver) giveUp(ctx context.Context, cause, attemptErr error) *Error {
 	if len(d.o.instrumenters) > 0 || d.o.logger != nil {
 		s := d.state(attemptErr)
 		s.Elapsed = e.Elapsed
-		s.GivingUp, s.Cause = true, cause
+		s.GivingUp, s.Cause, s.Reported = true, cause, d.reported
 		d.report(ctx, &s)
 	}
 	return e
