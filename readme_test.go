@@ -90,28 +90,34 @@ func readmeGoBlocks(md string) []readmeBlock {
 // readmeImports are the packages a README block may name, by the name it
 // uses them under.
 var readmeImports = map[string]string{
-	"backoff":   "github.com/herdsafe/backoff",
-	"breaker":   "github.com/herdsafe/backoff/breaker",
-	"bulkhead":  "github.com/herdsafe/backoff/bulkhead",
-	"budget":    "github.com/herdsafe/backoff/budget",
-	"throttle":  "github.com/herdsafe/backoff/throttle",
-	"chaos":     "github.com/herdsafe/backoff/chaos",
-	"hedge":     "github.com/herdsafe/backoff/hedge",
-	"herd":      "github.com/herdsafe/backoff/herd",
-	"httpretry": "github.com/herdsafe/backoff/httpretry",
-	"clock":     "github.com/benbjohnson/clock",
-	"context":   "context",
-	"errors":    "errors",
-	"fmt":       "fmt",
-	"http":      "net/http",
-	"io":        "io",
-	"log":       "log",
-	"slog":      "log/slog",
-	"net":       "net",
-	"os":        "os",
-	"strings":   "strings",
-	"syscall":   "syscall",
-	"time":      "time",
+	"backoff":     "github.com/herdsafe/backoff",
+	"breaker":     "github.com/herdsafe/backoff/breaker",
+	"bulkhead":    "github.com/herdsafe/backoff/bulkhead",
+	"budget":      "github.com/herdsafe/backoff/budget",
+	"throttle":    "github.com/herdsafe/backoff/throttle",
+	"chaos":       "github.com/herdsafe/backoff/chaos",
+	"hedge":       "github.com/herdsafe/backoff/hedge",
+	"herd":        "github.com/herdsafe/backoff/herd",
+	"httpretry":   "github.com/herdsafe/backoff/httpretry",
+	"otelbackoff": "github.com/herdsafe/backoff/otel",
+	"prombackoff": "github.com/herdsafe/backoff/prometheus",
+	"redisguard":  "github.com/herdsafe/backoff/redisguard",
+	"redis":       "github.com/redis/go-redis/v9",
+	"prometheus":  "github.com/prometheus/client_golang/prometheus",
+	"promhttp":    "github.com/prometheus/client_golang/prometheus/promhttp",
+	"clock":       "github.com/benbjohnson/clock",
+	"context":     "context",
+	"errors":      "errors",
+	"fmt":         "fmt",
+	"http":        "net/http",
+	"io":          "io",
+	"log":         "log",
+	"slog":        "log/slog",
+	"net":         "net",
+	"os":          "os",
+	"strings":     "strings",
+	"syscall":     "syscall",
+	"time":        "time",
 }
 
 var (
@@ -151,9 +157,14 @@ func readmePrelude(pkg string) string {
 import (
 	"context"
 	"net/http"
+
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 )
 
 var (
+	tracerProvider trace.TracerProvider
+	meterProvider  metric.MeterProvider
 	ctx         = context.Background()
 	operation   func() (string, error)
 	fetch       func(context.Context) (string, error)
