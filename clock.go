@@ -17,8 +17,21 @@ import (
 // differences are all that matters.
 var epoch = time.Now()
 
-// now reads the driver's clock, as a duration since epoch.
+// now reads the driver's clock, as a duration since epoch, once per
+// moment: the reading is kept until forget, so that a decision (the time
+// budgets, the report, the *Error) costs one reading, which on some
+// machines costs more than the rest of the decision.
 func (d *driver) now() time.Duration {
+	if !d.read {
+		d.at, d.read = d.readClock(), true
+	}
+	return d.at
+}
+
+// forget drops the kept reading: time has passed (an attempt, a wait).
+func (d *driver) forget() { d.read = false }
+
+func (d *driver) readClock() time.Duration {
 	if c := d.o.clock; c != nil {
 		return c.Since(epoch)
 	}
@@ -34,6 +47,7 @@ func (d *driver) begin() {
 // markFailure notes the time of the first failure, and starts the run's
 // clock then if nothing started it before.
 func (d *driver) markFailure() {
+	d.forget() // the attempt took time
 	if d.failed {
 		return
 	}
@@ -41,7 +55,9 @@ func (d *driver) markFailure() {
 	if !d.started {
 		d.begin()
 	}
-	d.failedAt = d.now()
+	if d.o.maxRetryTime > 0 {
+		d.failedAt = d.now()
+	}
 }
 
 // until returns the time left before t on the driver's clock, so that a

@@ -23,6 +23,8 @@ type driver struct {
 	started   bool          // start is set
 	failed    bool          // failedAt is set
 	slept     bool          // the run has waited on a timer
+	read      bool          // at holds a reading of the clock (see now)
+	at        time.Duration
 	reported  bool          // the current attempt's failure has been reported
 	bypass    int8          // 0 not yet looked up, 1 bypassed, -1 not
 }
@@ -81,7 +83,9 @@ func (d *driver) retry(ctx, actx context.Context, err error, c *call) *Error {
 			return d.giveUp(actx, cause, err)
 		}
 	}
-	if cause := d.wait(ctx, delay); cause != nil {
+	cause := d.wait(ctx, delay)
+	d.forget() // the wait took time
+	if cause != nil {
 		return d.giveUp(actx, cause, err)
 	}
 	d.lastDelay = delay

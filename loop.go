@@ -95,6 +95,7 @@ func (l *Loop) Wait(ctx context.Context) bool {
 	delay, cause := d.decide(ctx, nil, m)
 	if cause == nil {
 		cause = d.wait(ctx, delay)
+		d.forget()
 	}
 	if cause != nil {
 		return l.stop(cause)
@@ -139,6 +140,7 @@ func (l *Loop) Elapsed() time.Duration {
 	if l.d.o == nil {
 		return 0
 	}
+	l.d.forget()
 	return l.d.elapsed()
 }
 

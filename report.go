@@ -24,6 +24,7 @@ func (d *driver) state(err error) State {
 // beforeAttempt returns the attempt's context, as the instrumenters derive
 // it.
 func (d *driver) beforeAttempt(ctx context.Context) context.Context {
+	d.forget()
 	s := d.state(nil)
 	s.LastErr = d.lastErr
 	for _, in := range d.o.instrumenters {
@@ -36,6 +37,7 @@ func (d *driver) beforeAttempt(ctx context.Context) context.Context {
 
 // afterSuccess tells the instrumenters that the attempt succeeded.
 func (d *driver) afterSuccess(ctx context.Context) {
+	d.forget()
 	s := d.state(nil)
 	s.LastErr = d.lastErr
 	for _, in := range d.o.instrumenters {
