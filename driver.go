@@ -25,8 +25,8 @@ type driver struct {
 	slept     bool          // the run has waited on a timer
 	read      bool          // at holds a reading of the clock (see now)
 	at        time.Duration
-	reported  bool          // the current attempt's failure has been reported
-	bypass    int8          // 0 not yet looked up, 1 bypassed, -1 not
+	reported  bool // the current attempt's failure has been reported
+	bypass    int8 // 0 not yet looked up, 1 bypassed, -1 not
 }
 
 // retrying runs the retry stage configured by o around the rest of the
