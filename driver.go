@@ -78,7 +78,8 @@ func (d *driver) retry(ctx, actx context.Context, err error, c *call) *Error {
 	}
 	if c.discard() {
 		// Releasing the result took time of its own: the wait must
-		// still fit in the limits.
+		// still fit in the limits, on a fresh reading of the clock.
+		d.forget()
 		if cause := d.limit(ctx, delay); cause != nil {
 			return d.giveUp(actx, cause, err)
 		}
