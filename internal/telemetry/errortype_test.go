@@ -1,0 +1,79 @@
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/budget"
+	"github.com/herdsafe/backoff/bulkhead"
+	"github.com/herdsafe/backoff/throttle"
+)
+
+type unavailable struct{}
+
+func (*unavailable) Error() string { return "unavailable" }
+
+// selfNamed names itself, as the OpenTelemetry convention lets an error do.
+type selfNamed string
+
+func (n selfNamed) Error() string     { return "selfNamed " + string(n) }
+func (n selfNamed) ErrorType() string { return string(n) }
+
+// errs is an error type that cannot be compared with ==.
+type errs []error
+
+func (e errs) Error() string { return fmt.Sprint([]error(e)) }
+
+func TestErrorType(t *testing.T) {
+	opErr := &net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}
+	cases := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"nil", nil, ""},
+		{"errors.New", errors.New("x"), "*errors.errorString"},
+		{"pointer_type", &unavailable{}, "*telemetry.unavailable"},
+		{"value_type", syscall.ECONNREFUSED, "syscall.Errno"},
+		{"value_type_of_a_module", bulkhead.ShedError{}, "github.com/herdsafe/backoff/bulkhead.ShedError"},
+		{"fmt_wrapped", fmt.Errorf("dialing: %w", opErr), "*net.OpError"},
+		{"fmt_wrapped_twice", fmt.Errorf("a: %w", fmt.Errorf("b: %w", opErr)), "*net.OpError"},
+		{"fmt_two_verbs", fmt.Errorf("%w, %w", opErr, io.EOF), "*fmt.wrapErrors"},
+		{"join", errors.Join(opErr, io.EOF), "*errors.joinError"},
+		{"permanent", backoff.Permanent(opErr), "*net.OpError"},
+		{"permanent_wrapped", fmt.Errorf("building: %w", backoff.Permanent(opErr)), "*net.OpError"},
+		{"retry_after", backoff.RetryAfter(time.Second, opErr), "*net.OpError"},
+		{"retry_after_no_cause", backoff.RetryAfter(time.Second, nil), "*backoff.RetryAfterError"},
+		{"inner_retry", &backoff.Error{LastErr: opErr, Cause: backoff.ErrExhausted}, "*net.OpError"},
+		{"inner_retry_refused", &backoff.Error{Cause: &breaker.OpenError{}}, "*breaker.OpenError"},
+		{"inner_retry_empty", &backoff.Error{}, "*backoff.Error"},
+		{"panic_kept", &backoff.PanicError{Value: io.EOF}, "*backoff.PanicError"},
+		{"canceled", context.Canceled, "context.Canceled"},
+		{"deadline_wrapped", fmt.Errorf("read: %w", context.DeadlineExceeded), "context.DeadlineExceeded"},
+		{"eof", io.EOF, "io.EOF"},
+		{"unexpected_eof", io.ErrUnexpectedEOF, "io.ErrUnexpectedEOF"},
+		{"circuit_open", breaker.ErrCircuitOpen, "breaker.ErrCircuitOpen"},
+		{"bulkhead_full_wrapped", fmt.Errorf("%w, and so is its queue", bulkhead.ErrBulkheadFull), "bulkhead.ErrBulkheadFull"},
+		{"budget", budget.ErrBudgetExhausted, "budget.ErrBudgetExhausted"},
+		{"throttled", throttle.ErrThrottled, "throttle.ErrThrottled"},
+		{"error_type_method", selfNamed("db.timeout"), "db.timeout"},
+		{"error_type_method_wrapped", backoff.Permanent(fmt.Errorf("q: %w", selfNamed("db.timeout"))), "db.timeout"},
+		{"error_type_method_empty", selfNamed(""), "github.com/herdsafe/backoff/internal/telemetry.selfNamed"},
+		{"uncomparable", errs{io.EOF}, "github.com/herdsafe/backoff/internal/telemetry.errs"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := ErrorType(c.err); got != c.want {
+				t.Errorf("ErrorType(%v) = %q, want %q", c.err, got, c.want)
+			}
+		})
+	}
+}

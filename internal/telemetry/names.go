@@ -1,0 +1,51 @@
+package telemetry
+
+import "github.com/herdsafe/backoff"
+
+// Unnamed is the name reported for an operation without one
+// (backoff.WithName).
+const Unnamed = "unnamed"
+
+// Name is the operation's name, or Unnamed.
+func Name(s backoff.State) string {
+	if s.Name == "" {
+		return Unnamed
+	}
+	return s.Name
+}
+
+// Namer names the error types and the causes an Instrumenter reports. Its
+// zero value names them by the package's rules alone.
+type Namer struct {
+	// ErrorType, if not nil, is the user's naming of an error's type
+	// (WithErrorType), tried first: a result of "" falls back to the
+	// rule. It receives State.Err as the operation returned it, or the
+	// cause of a give-up the rules do not know.
+	ErrorType func(error) string
+}
+
+// Type names the type of err: by n.ErrorType, else by the rule of
+// ErrorType.
+func (n Namer) Type(err error) string {
+	if n.ErrorType != nil {
+		if s := n.ErrorType(err); s != "" {
+			return s
+		}
+	}
+	return ErrorType(err)
+}
+
+// Cause names why the driver gave up: one of the cause constants (such as
+// "exhausted") when cause matches a well-known cause with errors.Is, in
+// the order of the package documentation; else the cause's type as Type
+// names it (a guard of your own, a context's custom cause); "unknown" for
+// a nil cause.
+func (n Namer) Cause(cause error) string {
+	if name, ok := wellKnownCause(cause); ok {
+		return name
+	}
+	if cause == nil {
+		return "unknown"
+	}
+	return n.Type(cause)
+}

@@ -1,0 +1,162 @@
+// Package otelbackoff reports the retries of package backoff, and the state
+// of its guards, to OpenTelemetry: a span for each attempt, metrics of the
+// attempts, retries, give-ups and waits, and observable metrics of
+// breakers, bulkheads, retry budgets and throttles. It is a module of its
+// own, so that the core never downloads an observability SDK.
+//
+// The package is named otelbackoff, not otel, so that it does not shadow
+// go.opentelemetry.io/otel in the files that import both; the contrib
+// packages of OpenTelemetry are named the same way (otelhttp, otelgrpc).
+//
+//	in, err := otelbackoff.New(
+//		otelbackoff.WithTracerProvider(tp), // default: otel.GetTracerProvider()
+//		otelbackoff.WithMeterProvider(mp),  // default: otel.GetMeterProvider()
+//	)
+//	...
+//	user, err := backoff.Do(ctx, getUser,
+//		backoff.WithName("load-user"),
+//		backoff.WithInstrumenter(in),
+//		backoff.WithLogger(logger))
+//
+// An [Instrumenter] is safe for concurrent use: make one, and give it to
+// every retry. Its tracer and meter are scoped [ScopeName].
+//
+// # Spans
+//
+// Each attempt is a span of kind internal, a child of the span in the
+// context the retry was given. BeforeAttempt returns the context with the
+// attempt's span, so the spans the operation opens nest under its attempt:
+//
+//	GET /users/42                  the caller's span
+//	├── load-user                  attempt 1: status Error, retry.delay 0.1
+//	│   └── SELECT users           the operation's own span
+//	└── load-user                  attempt 2: status Unset
+//	    └── SELECT users
+//
+// The span is named after the operation (backoff.WithName), so that spans
+// of different operations group apart, as OpenTelemetry's naming guidance
+// and span-derived metrics want; an operation without a name makes spans
+// named [SpanName], "retry.attempt". It ends when the attempt does, so
+// the waits are the gaps between the attempts' spans.
+//
+// A failed attempt's span has the status Error, with the error's message as
+// the description, whether or not it will be retried: the span describes
+// the attempt, and the attempt failed, as an HTTP client's span does for
+// a failed request that a retrying transport then repeats. Whether the
+// call recovered is told by the next attempt's span, and by
+// retry.giving_up. A successful attempt leaves the status Unset, as the
+// conventions ask of instrumentation. Its error is not recorded as an
+// exception event: the message is in the status, and an event per failed
+// attempt is a cost that a retry storm multiplies.
+//
+// The attributes, on the attempt's span:
+//
+//	retry.name       string   always     the operation's name, or "unnamed"
+//	retry.attempt    int      always     the attempt's number, from 1
+//	error.type       string   failure    the error's type (see below)
+//	retry.giving_up  bool     failure    true if no further attempt is made
+//	retry.delay      float64  retried    the wait before the next attempt, s
+//	retry.cause      string   gave up    why the driver gave up (see below)
+//
+// When the driver gives up outside an attempt (the context was done before
+// the first one, or is cancelled during a wait), no attempt's span is open:
+// the give-up is an event "retry.give_up" on the caller's span, with
+// retry.name, retry.attempt (the attempts made: 0 before the first),
+// retry.cause, and error.type of the last attempt's error, if any.
+//
+// # Metrics
+//
+// The metrics of the retries, measured with the context of the attempt
+// (so that an SDK can link exemplars to its span):
+//
+//	backoff.attempts       counter    {attempt}  retry.name, retry.outcome
+//	backoff.retries        counter    {retry}    retry.name, error.type
+//	backoff.give_ups       counter    {call}     retry.name, retry.cause
+//	backoff.wait.duration  histogram  s          retry.name
+//
+// backoff.attempts counts each attempt once, when it ends: retry.outcome is
+// "success", "failure", or "refused" when a guard in the retry stage refused
+// the attempt (backoff.IsRefusal), so that the dependency never saw it.
+// backoff.retries counts each retry when it is scheduled, before its wait,
+// as stamina counts its retries; a retry whose wait is then cut short by
+// the context is counted too. backoff.give_ups counts each call that
+// failed, once, wherever the driver gave up. backoff.wait.duration records
+// each scheduled wait, with the buckets 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+// 0.5, 1, 2.5, 5, 10, 30, 60, 120 and 300 s: from 5 ms, below which a wait
+// is as good as none, to 5 minutes, past which a Retry-After rules.
+//
+// The label values are bounded: operation names (which must be a bounded
+// set: name operations, not requests), outcomes, causes and error types;
+// never a message. The attribute sets of up to 1024 operation names, and
+// of 4096 pairs of a name and an error type or a cause, are made once and
+// kept; past that, a measurement makes its set anew.
+//
+// # Guards
+//
+// The Observe methods register a callback that reads a guard's counts when
+// the metrics are collected: no goroutine of their own, nothing added to
+// the guard's call path. Each takes the name the guard is reported under,
+// the attribute guard.name, and returns a registration to Unregister:
+//
+//	backoff.breaker.state                   gauge          1             breaker.state
+//	backoff.breaker.transitions             counter        {transition}
+//	backoff.breaker.refusals                counter        {call}
+//	backoff.breaker.calls                   counter        {call}        breaker.outcome
+//	backoff.bulkhead.in_flight              updowncounter  {call}
+//	backoff.bulkhead.queued                 updowncounter  {call}        (Bulkhead only)
+//	backoff.bulkhead.limit                  updowncounter  {call}
+//	backoff.bulkhead.refusals               counter        {call}        bulkhead.priority (PriorityBulkhead only)
+//	backoff.bulkhead.cancellations          counter        {call}
+//	backoff.budget.retries                  counter        {retry}
+//	backoff.budget.refusals                 counter        {retry}
+//	backoff.throttle.refusals               counter        {call}
+//	backoff.throttle.rejection_probability  gauge          1
+//
+// Each has the attribute guard.name, and those listed.
+// backoff.breaker.state is 1 for the breaker's current state and 0 for the
+// others, so that each state is a series ("closed", "open", "half-open").
+//
+// # Error types and causes
+//
+// error.type is the error's type, never its message, named by these rules
+// (or by WithErrorType's function):
+//
+//   - An error in the chain with an ErrorType() string method names itself,
+//     as the OpenTelemetry conventions let an error do.
+//   - The wrappers of package backoff (Permanent's mark, a guard's refusal,
+//     a *RetryAfterError, the *backoff.Error of an inner retry stage) and
+//     those of fmt.Errorf with a single %w are looked through.
+//   - The sentinels context.Canceled, context.DeadlineExceeded, io.EOF,
+//     io.ErrUnexpectedEOF, breaker.ErrCircuitOpen,
+//     bulkhead.ErrBulkheadFull, budget.ErrBudgetExhausted and
+//     throttle.ErrThrottled are named after their variable, such as
+//     "context.DeadlineExceeded".
+//   - Otherwise the name is the Go type's, as the conventions' Go
+//     implementation gives it: "*net.OpError" for a pointer type,
+//     "syscall.Errno", with the full package path, for a named type.
+//
+// retry.cause is one of "permanent", "exhausted", "max_elapsed_time",
+// "retries_canceled", "invalid_configuration", "circuit_open",
+// "bulkhead_full", "budget_exhausted", "throttled", "canceled" and
+// "deadline_exceeded", matched with errors.Is in that order; any other
+// cause (a guard of your own, a context's custom cause) is named by its
+// type, as error.type is.
+//
+// # Logs
+//
+// The core's logger (backoff.WithLogger) writes its records with the
+// attempt's context, which BeforeAttempt made: a slog.Handler that reads
+// the span from the context (trace.SpanContextFromContext) puts the
+// attempt's trace and span IDs on each record. See the package's example.
+//
+// # Panics
+//
+// An operation that panics without WithPanicRecovery (or a WithRecover
+// stage) gets no AfterAttempt from the core, so its attempt's span is never
+// ended, and so never exported, and the attempt is not counted. A panic in
+// WithErrorType's function, or in the SDK, goes on to the caller of the
+// retry, as a panic in any Instrumenter does. A breaker's state-change hook
+// may run while the metrics are collected (see ObserveBreaker), on the
+// goroutine of the collection: a panic there goes on to the reader's
+// Collect, or to the goroutine of a periodic reader.
+package otelbackoff

@@ -1,0 +1,436 @@
+package otelbackoff_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/breaker"
+	otelbackoff "github.com/herdsafe/backoff/otel"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric/noop"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// unavailable is an error type of the test's, to be named by error.type.
+type unavailable struct{ code int }
+
+func (e *unavailable) Error() string { return "unavailable: " + string(rune('0'+e.code%10)) }
+
+var errUnavailable = &unavailable{code: 3}
+
+const typeUnavailable = "*otelbackoff_test.unavailable"
+
+// every1s is the options of a named run with one-second waits.
+func every1s(in *otelbackoff.Instrumenter, more ...backoff.RetryOption) []backoff.RetryOption {
+	return append([]backoff.RetryOption{
+		backoff.WithName("fetch"),
+		backoff.WithBackOff(backoff.NewConstantBackOff(time.Second)),
+		backoff.WithInstrumenter(in),
+	}, more...)
+}
+
+func TestSpansNestUnderTheCallerAndOverTheOperation(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t)
+		ctx, caller := h.tracer.Start(context.Background(), "caller")
+		n, err := backoff.Do(ctx, h.op(2, errUnavailable), every1s(h.in)...)
+		caller.End()
+		if err != nil || n != 3 {
+			t.Fatalf("Do = %d, %v; want 3, nil", n, err)
+		}
+		attempts, ops := h.ended("fetch"), h.ended("op")
+		if len(attempts) != 3 || len(ops) != 3 {
+			t.Fatalf("%d attempt spans and %d operation spans; want 3 and 3", len(attempts), len(ops))
+		}
+		for i, a := range attempts {
+			if a.Parent().SpanID() != caller.SpanContext().SpanID() || a.SpanContext().TraceID() != caller.SpanContext().TraceID() {
+				t.Errorf("attempt %d: parent %v, want the caller's span %v", i+1, a.Parent().SpanID(), caller.SpanContext().SpanID())
+			}
+			if ops[i].Parent().SpanID() != a.SpanContext().SpanID() {
+				t.Errorf("operation %d: parent %v, want its attempt's span %v", i+1, ops[i].Parent().SpanID(), a.SpanContext().SpanID())
+			}
+			if a.SpanKind() != trace.SpanKindInternal {
+				t.Errorf("attempt %d: kind %v, want internal", i+1, a.SpanKind())
+			}
+		}
+	})
+}
+
+func TestAttemptSpanAttributes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t)
+		if _, err := backoff.Do(context.Background(), h.op(1, errUnavailable), every1s(h.in)...); err != nil {
+			t.Fatal(err)
+		}
+		spans := h.ended("fetch")
+		if len(spans) != 2 {
+			t.Fatalf("%d attempt spans, want 2", len(spans))
+		}
+		failed, won := spans[0], spans[1]
+		want := []string{"error.type=" + typeUnavailable, "retry.attempt=1", "retry.delay=1", "retry.giving_up=false", "retry.name=fetch"}
+		if got := attrs(failed.Attributes()); !slices.Equal(got, want) {
+			t.Errorf("failed attempt: attributes %v, want %v", got, want)
+		}
+		if st := failed.Status(); st.Code != codes.Error || st.Description != errUnavailable.Error() {
+			t.Errorf("failed attempt: status %v, want Error %q", st, errUnavailable.Error())
+		}
+		want = []string{"retry.attempt=2", "retry.name=fetch"}
+		if got := attrs(won.Attributes()); !slices.Equal(got, want) {
+			t.Errorf("successful attempt: attributes %v, want %v", got, want)
+		}
+		if st := won.Status(); st.Code != codes.Unset {
+			t.Errorf("successful attempt: status %v, want Unset", st)
+		}
+	})
+}
+
+func TestUnnamedOperation(t *testing.T) {
+	h := newHarness(t)
+	ctx := backoff.WithTestingBypass(context.Background())
+	if _, err := backoff.Do(ctx, h.op(0, nil), backoff.WithInstrumenter(h.in)); err != nil {
+		t.Fatal(err)
+	}
+	spans := h.ended(otelbackoff.SpanName)
+	if len(spans) != 1 {
+		t.Fatalf("%d spans named %q, want 1", len(spans), otelbackoff.SpanName)
+	}
+	if got, want := attrs(spans[0].Attributes()), []string{"retry.attempt=1", "retry.name=unnamed"}; !slices.Equal(got, want) {
+		t.Errorf("attributes %v, want %v", got, want)
+	}
+}
+
+func TestScriptedRunCounts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t)
+		start := time.Now()
+		if _, err := backoff.Do(context.Background(), h.op(2, errUnavailable), every1s(h.in)...); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d != 2*time.Second {
+			t.Errorf("the run took %v of virtual time, want 2s", d)
+		}
+		// One run that gives up: two failures, then WithMaxTries.
+		_, err := backoff.Do(context.Background(), h.op(5, errTransient), every1s(h.in, backoff.WithMaxTries(2))...)
+		if !errors.Is(err, backoff.ErrExhausted) {
+			t.Fatalf("Do = %v, want ErrExhausted", err)
+		}
+		equalPoints(t, "backoff.attempts", h.points(t, "backoff.attempts"), map[string]float64{
+			"retry.name=fetch,retry.outcome=failure": 4,
+			"retry.name=fetch,retry.outcome=success": 1,
+		})
+		equalPoints(t, "backoff.retries", h.points(t, "backoff.retries"), map[string]float64{
+			"error.type=" + typeUnavailable + ",retry.name=fetch": 2,
+			"error.type=*errors.errorString,retry.name=fetch":     1,
+		})
+		equalPoints(t, "backoff.give_ups", h.points(t, "backoff.give_ups"), map[string]float64{
+			"retry.cause=exhausted,retry.name=fetch": 1,
+		})
+		p := h.histogram(t, "backoff.wait.duration", "retry.name=fetch")
+		if p.Count != 3 || p.Sum != 3 {
+			t.Errorf("wait histogram: count %d, sum %v; want 3 waits of 1s", p.Count, p.Sum)
+		}
+		// 1s falls in the bucket (0.5, 1].
+		if i := slices.Index(p.Bounds, 1); i < 0 || p.BucketCounts[i] != 3 {
+			t.Errorf("wait histogram: bounds %v, counts %v; want the 3 waits in (0.5, 1]", p.Bounds, p.BucketCounts)
+		}
+		last := h.ended("fetch")[4]
+		want := []string{"error.type=*errors.errorString", "retry.attempt=2", "retry.cause=exhausted", "retry.giving_up=true", "retry.name=fetch"}
+		if got := attrs(last.Attributes()); !slices.Equal(got, want) {
+			t.Errorf("last attempt: attributes %v, want %v", got, want)
+		}
+	})
+}
+
+func TestGiveUpDuringTheWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t)
+		ctx, caller := h.tracer.Start(context.Background(), "caller")
+		ctx, cancel := context.WithCancel(ctx)
+		done := make(chan error)
+		go func() {
+			_, err := backoff.Do(ctx, h.op(5, errUnavailable), every1s(h.in)...)
+			done <- err
+		}()
+		synctest.Wait() // the run waits before its second attempt
+		cancel()
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Fatalf("Do = %v, want context.Canceled", err)
+		}
+		caller.End()
+		if n := len(h.ended("fetch")); n != 1 {
+			t.Fatalf("%d attempt spans, want 1", n)
+		}
+		equalPoints(t, "backoff.attempts", h.points(t, "backoff.attempts"), map[string]float64{
+			"retry.name=fetch,retry.outcome=failure": 1, // the attempt is counted once
+		})
+		equalPoints(t, "backoff.give_ups", h.points(t, "backoff.give_ups"), map[string]float64{
+			"retry.cause=canceled,retry.name=fetch": 1,
+		})
+		events := h.ended("caller")[0].Events()
+		if len(events) != 1 || events[0].Name != "retry.give_up" {
+			t.Fatalf("caller's events %v, want one retry.give_up", events)
+		}
+		want := []string{"error.type=" + typeUnavailable, "retry.attempt=1", "retry.cause=canceled", "retry.name=fetch"}
+		if got := attrs(events[0].Attributes); !slices.Equal(got, want) {
+			t.Errorf("event attributes %v, want %v", got, want)
+		}
+	})
+}
+
+func TestGiveUpBeforeTheFirstAttempt(t *testing.T) {
+	h := newHarness(t)
+	ctx, caller := h.tracer.Start(context.Background(), "caller")
+	ctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := backoff.Do(ctx, h.op(0, nil), every1s(h.in)...); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Do = %v, want context.Canceled", err)
+	}
+	caller.End()
+	if n := len(h.ended("fetch")); n != 0 {
+		t.Errorf("%d attempt spans, want none", n)
+	}
+	if got := h.points(t, "backoff.attempts"); len(got) != 0 {
+		t.Errorf("backoff.attempts = %v, want none", got)
+	}
+	equalPoints(t, "backoff.give_ups", h.points(t, "backoff.give_ups"), map[string]float64{
+		"retry.cause=canceled,retry.name=fetch": 1,
+	})
+	events := h.ended("caller")[0].Events()
+	if len(events) != 1 {
+		t.Fatalf("caller's events %v, want one", events)
+	}
+	want := []string{"retry.attempt=0", "retry.cause=canceled", "retry.name=fetch"}
+	if got := attrs(events[0].Attributes); !slices.Equal(got, want) {
+		t.Errorf("event attributes %v, want %v", got, want)
+	}
+}
+
+func TestRefusedAttempt(t *testing.T) {
+	h := newHarness(t)
+	cb := breaker.New(breaker.WithConsecutiveFailures(1))
+	policy := backoff.NewPolicy(
+		backoff.WithRetry(backoff.WithName("pay"), backoff.WithMaxTries(3), backoff.WithInstrumenter(h.in)),
+		backoff.WithGuard(cb),
+	)
+	ctx := backoff.WithTestingBypass(context.Background())
+	_, err := backoff.Execute(ctx, policy, h.op(5, errTransient))
+	if !errors.Is(err, breaker.ErrCircuitOpen) {
+		t.Fatalf("Execute = %v, want ErrCircuitOpen", err)
+	}
+	equalPoints(t, "backoff.attempts", h.points(t, "backoff.attempts"), map[string]float64{
+		"retry.name=pay,retry.outcome=failure": 1,
+		"retry.name=pay,retry.outcome=refused": 1,
+	})
+	equalPoints(t, "backoff.give_ups", h.points(t, "backoff.give_ups"), map[string]float64{
+		"retry.cause=circuit_open,retry.name=pay": 1,
+	})
+	spans := h.ended("pay")
+	want := []string{"error.type=*breaker.OpenError", "retry.attempt=2", "retry.cause=circuit_open", "retry.giving_up=true", "retry.name=pay"}
+	if got := attrs(spans[1].Attributes()); !slices.Equal(got, want) {
+		t.Errorf("refused attempt: attributes %v, want %v", got, want)
+	}
+}
+
+func TestPermanentErrorIsNamedByWhatItMarks(t *testing.T) {
+	h := newHarness(t)
+	op := func(context.Context) (int, error) { return 0, backoff.Permanent(errUnavailable) }
+	if _, err := backoff.Do(context.Background(), op, every1s(h.in)...); !errors.Is(err, backoff.ErrPermanent) {
+		t.Fatalf("Do = %v, want ErrPermanent", err)
+	}
+	want := []string{"error.type=" + typeUnavailable, "retry.attempt=1", "retry.cause=permanent", "retry.giving_up=true", "retry.name=fetch"}
+	if got := attrs(h.ended("fetch")[0].Attributes()); !slices.Equal(got, want) {
+		t.Errorf("attributes %v, want %v", got, want)
+	}
+}
+
+// Two Instrumenters on one retry, and one Instrumenter on two nested
+// retry stages: each finds its own attempt, and each span ends once, under
+// the span in the context it was given.
+func TestSeveralInstrumentersAndNestedRetries(t *testing.T) {
+	h, h2 := newHarness(t), newHarness(t)
+	policy := backoff.NewPolicy(
+		backoff.WithRetry(backoff.WithName("outer"), backoff.WithMaxTries(2), backoff.WithInstrumenter(h.in), backoff.WithInstrumenter(h2.in)),
+		backoff.WithRetry(backoff.WithName("inner"), backoff.WithMaxTries(2), backoff.WithInstrumenter(h.in)),
+	)
+	ctx := backoff.WithTestingBypass(context.Background())
+	if _, err := backoff.Execute(ctx, policy, h.op(2, errTransient)); err != nil {
+		t.Fatal(err)
+	}
+	outer, outer2, inner := h.ended("outer"), h2.ended("outer"), h.ended("inner")
+	if len(outer) != 2 || len(outer2) != 2 || len(inner) != 3 {
+		t.Fatalf("%d+%d outer and %d inner spans, want 2+2 and 3", len(outer), len(outer2), len(inner))
+	}
+	for i := range outer {
+		if outer2[i].Parent().SpanID() != outer[i].SpanContext().SpanID() {
+			t.Errorf("outer attempt %d: the second Instrumenter's span is not a child of the first's", i+1)
+		}
+	}
+	for i, s := range inner {
+		parent := outer2[0]
+		if i == 2 {
+			parent = outer2[1]
+		}
+		if s.Parent().SpanID() != parent.SpanContext().SpanID() {
+			t.Errorf("inner attempt %d is not a child of its outer attempt", i+1)
+		}
+	}
+	if st := outer[0].Status(); st.Code != codes.Error {
+		t.Errorf("the outer attempt whose inner retries gave up has status %v, want Error", st)
+	}
+	outerCounts := map[string]float64{
+		"retry.name=outer,retry.outcome=failure": 1,
+		"retry.name=outer,retry.outcome=success": 1,
+	}
+	equalPoints(t, "second backoff.attempts", h2.points(t, "backoff.attempts"), outerCounts)
+	outerCounts["retry.name=inner,retry.outcome=failure"] = 2
+	outerCounts["retry.name=inner,retry.outcome=success"] = 1
+	equalPoints(t, "backoff.attempts", h.points(t, "backoff.attempts"), outerCounts)
+}
+
+func TestUnsampledSpansStillCount(t *testing.T) {
+	h := newHarness(t, otelbackoff.WithTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.NeverSample()))))
+	ctx := backoff.WithTestingBypass(context.Background())
+	if _, err := backoff.Do(ctx, h.op(1, errTransient), every1s(h.in)...); err != nil {
+		t.Fatal(err)
+	}
+	equalPoints(t, "backoff.attempts", h.points(t, "backoff.attempts"), map[string]float64{
+		"retry.name=fetch,retry.outcome=failure": 1,
+		"retry.name=fetch,retry.outcome=success": 1,
+	})
+}
+
+func TestNotMadeByNew(t *testing.T) {
+	for _, in := range []*otelbackoff.Instrumenter{nil, {}} {
+		func() {
+			defer func() {
+				if v := recover(); v == nil || !strings.Contains(v.(string), "not made by New") {
+					t.Errorf("recovered %v, want the package's message", v)
+				}
+			}()
+			in.BeforeAttempt(context.Background(), backoff.State{Attempt: 1})
+		}()
+	}
+}
+
+// A retry inside an attempt of another, both with the Instrumenter, whose
+// context is done before its first attempt: its give-up is an event on the
+// outer attempt's span, which still ends once, as a failure.
+func TestNestedRetryGivesUpBeforeItsFirstAttempt(t *testing.T) {
+	h := newHarness(t)
+	op := func(ctx context.Context) (int, error) {
+		ctx, cancel := context.WithCancel(ctx)
+		cancel()
+		return backoff.Do(ctx, h.op(0, nil), backoff.WithName("inner"), backoff.WithInstrumenter(h.in))
+	}
+	_, err := backoff.Do(backoff.WithTestingBypass(context.Background()), op,
+		backoff.WithName("outer"), backoff.WithMaxTries(1), backoff.WithInstrumenter(h.in))
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Do = %v, want the inner context.Canceled", err)
+	}
+	outer := h.ended("outer")
+	if len(outer) != 1 || len(h.ended("inner")) != 0 {
+		t.Fatalf("%d outer and %d inner spans, want 1 and 0", len(outer), len(h.ended("inner")))
+	}
+	events := outer[0].Events()
+	if len(events) != 1 || events[0].Name != "retry.give_up" {
+		t.Fatalf("outer attempt's events %v, want the inner give-up", events)
+	}
+	if got, want := attrs(events[0].Attributes), []string{"retry.attempt=0", "retry.cause=canceled", "retry.name=inner"}; !slices.Equal(got, want) {
+		t.Errorf("event attributes %v, want %v", got, want)
+	}
+	equalPoints(t, "backoff.attempts", h.points(t, "backoff.attempts"), map[string]float64{
+		"retry.name=outer,retry.outcome=failure": 1,
+	})
+}
+
+// With metrics off (a no-op meter), the spans are as before.
+func TestSpansWithoutMetrics(t *testing.T) {
+	h := newHarness(t, otelbackoff.WithMeterProvider(noop.NewMeterProvider()))
+	if _, err := backoff.Do(backoff.WithTestingBypass(context.Background()), h.op(1, errTransient), every1s(h.in)...); err != nil {
+		t.Fatal(err)
+	}
+	spans := h.ended("fetch")
+	if len(spans) != 2 || spans[0].Status().Code != codes.Error || spans[1].Status().Code != codes.Unset {
+		t.Errorf("%d spans, want a failed attempt and a successful one", len(spans))
+	}
+	if got := h.points(t, "backoff.attempts"); got != nil {
+		t.Errorf("the no-op meter recorded %v", got)
+	}
+}
+
+// selfNamed names itself, as the OpenTelemetry convention lets an error do.
+type selfNamed string
+
+func (n selfNamed) Error() string     { return "selfNamed " + string(n) }
+func (n selfNamed) ErrorType() string { return string(n) }
+
+// errs is an error type that cannot be compared with ==.
+type errs []error
+
+func (e errs) Error() string { return fmt.Sprint([]error(e)) }
+
+// Where no rule of ours applies, error.type is the semantic conventions'.
+func TestErrorTypeAgreesWithSemconv(t *testing.T) {
+	for _, err := range []error{
+		errors.New("x"),
+		errUnavailable,
+		syscall.ECONNREFUSED,
+		fmt.Errorf("dialing: %w", &net.OpError{}),
+		errors.Join(io.ErrClosedPipe),
+		selfNamed("db.timeout"),
+		errs{io.EOF},
+	} {
+		h := newHarness(t)
+		op := func(context.Context) (int, error) { return 0, err }
+		if _, got := backoff.Do(context.Background(), op, every1s(h.in, backoff.WithMaxTries(1))...); !errors.Is(got, backoff.ErrExhausted) {
+			t.Fatalf("Do = %v, want ErrExhausted", got)
+		}
+		var got string
+		for _, kv := range h.ended("fetch")[0].Attributes() {
+			if kv.Key == otelbackoff.ErrorTypeKey {
+				got = kv.Value.AsString()
+			}
+		}
+		if want := semconv.ErrorType(err).Value.AsString(); got != want {
+			t.Errorf("error.type of %v = %q; semconv.ErrorType says %q", err, got, want)
+		}
+	}
+}
+
+// detach is an Instrumenter that breaks the contract: its BeforeAttempt
+// returns a context not derived from the one it was given.
+type detach struct{}
+
+func (detach) BeforeAttempt(context.Context, backoff.State) context.Context {
+	return context.Background()
+}
+func (detach) AfterAttempt(context.Context, backoff.State) {}
+
+// An attempt is counted even when the context AfterAttempt is given holds
+// no attempt of ours.
+func TestAttemptCountedWithoutItsContext(t *testing.T) {
+	h := newHarness(t)
+	ctx := backoff.WithTestingBypass(context.Background())
+	if _, err := backoff.Do(ctx, h.op(1, errTransient), every1s(h.in, backoff.WithInstrumenter(detach{}))...); err != nil {
+		t.Fatal(err)
+	}
+	equalPoints(t, "backoff.attempts", h.points(t, "backoff.attempts"), map[string]float64{
+		"retry.name=fetch,retry.outcome=failure": 1,
+		"retry.name=fetch,retry.outcome=success": 1,
+	})
+	equalPoints(t, "backoff.retries", h.points(t, "backoff.retries"), map[string]float64{
+		"error.type=*errors.errorString,retry.name=fetch": 1,
+	})
+}

@@ -1,0 +1,77 @@
+package otelbackoff
+
+import "go.opentelemetry.io/otel/attribute"
+
+// ScopeName is the instrumentation scope of the tracer and the meter the
+// package takes from the providers.
+const ScopeName = "github.com/herdsafe/backoff/otel"
+
+// SpanName is the name of an attempt's span when the operation has no name
+// (backoff.WithName); a named operation's attempts are named after it.
+const SpanName = "retry.attempt"
+
+// Unnamed is the retry.name of an operation without a name.
+const Unnamed = "unnamed"
+
+// Attribute keys of the spans, span events and measurements. The package
+// documentation says which carries which.
+const (
+	// NameKey is the operation's name, from backoff.WithName, or Unnamed.
+	NameKey = attribute.Key("retry.name")
+	// AttemptKey is the attempt's number, from 1.
+	AttemptKey = attribute.Key("retry.attempt")
+	// DelayKey is the wait before the next attempt, in seconds.
+	DelayKey = attribute.Key("retry.delay")
+	// GivingUpKey says whether the driver makes no further attempt after
+	// a failed one.
+	GivingUpKey = attribute.Key("retry.giving_up")
+	// CauseKey is why the driver gave up, as a short name such as
+	// "exhausted" (see the package documentation).
+	CauseKey = attribute.Key("retry.cause")
+	// OutcomeKey is how an attempt ended: "success", "failure" or
+	// "refused".
+	OutcomeKey = attribute.Key("retry.outcome")
+	// ErrorTypeKey is the semantic conventions' error.type: the Go type of
+	// a failed attempt's error, never its message.
+	ErrorTypeKey = attribute.Key("error.type")
+	// GuardKey is the name under which a guard is observed.
+	GuardKey = attribute.Key("guard.name")
+	// BreakerStateKey is a breaker's state: "closed", "open" or
+	// "half-open".
+	BreakerStateKey = attribute.Key("breaker.state")
+	// BreakerOutcomeKey is how a breaker recorded a call: "success",
+	// "failure", "neutral" or "ignored" (see breaker.Counts).
+	BreakerOutcomeKey = attribute.Key("breaker.outcome")
+	// PriorityKey is the priority of the calls a priority bulkhead
+	// refused: "low", "standard" or "critical".
+	PriorityKey = attribute.Key("bulkhead.priority")
+)
+
+// The span event recorded on the caller's span when the driver gives up
+// outside an attempt.
+const giveUpEvent = "retry.give_up"
+
+// Names of the instruments.
+const (
+	attemptsName = "backoff.attempts"
+	retriesName  = "backoff.retries"
+	giveUpsName  = "backoff.give_ups"
+	waitName     = "backoff.wait.duration"
+
+	breakerStateName       = "backoff.breaker.state"
+	breakerTransitionsName = "backoff.breaker.transitions"
+	breakerRefusalsName    = "backoff.breaker.refusals"
+	breakerCallsName       = "backoff.breaker.calls"
+
+	bulkheadInFlightName      = "backoff.bulkhead.in_flight"
+	bulkheadQueuedName        = "backoff.bulkhead.queued"
+	bulkheadLimitName         = "backoff.bulkhead.limit"
+	bulkheadRefusalsName      = "backoff.bulkhead.refusals"
+	bulkheadCancellationsName = "backoff.bulkhead.cancellations"
+
+	budgetRetriesName  = "backoff.budget.retries"
+	budgetRefusalsName = "backoff.budget.refusals"
+
+	throttleRefusalsName    = "backoff.throttle.refusals"
+	throttleProbabilityName = "backoff.throttle.rejection_probability"
+)

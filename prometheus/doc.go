@@ -1,0 +1,107 @@
+// Package prombackoff counts the retries of package backoff, and reports
+// the state of its guards, in Prometheus metrics, as the Python library
+// stamina counts its retries in stamina_retries_total. It is a module of its
+// own, so that the core never downloads a metrics library.
+//
+// The package is named prombackoff, not prometheus, so that it does not
+// shadow github.com/prometheus/client_golang/prometheus in the files that
+// import both.
+//
+//	in, err := prombackoff.New(registry, prombackoff.WithNamespace("myapp"))
+//	...
+//	unregister, err := in.ObserveBreaker("users-db", cb)
+//	...
+//	user, err := backoff.Do(ctx, loadUser,
+//		backoff.WithName("load-user"),
+//		backoff.WithInstrumenter(in))
+//
+// New registers the retries' metrics on the prometheus.Registerer it is
+// given (prometheus.DefaultRegisterer, or a registry of your own); the
+// Observe methods register a collector per guard on the same one. An
+// [Instrumenter] is safe for concurrent use: make one, and give it to every
+// retry.
+//
+// # Metrics
+//
+// Every name starts with the namespace, [DefaultNamespace] ("backoff")
+// unless WithNamespace says otherwise: with WithNamespace("myapp"), the
+// retries are counted in myapp_retries_total. Units are in the names, in
+// base units (seconds); counters end in _total.
+//
+//	backoff_attempts_total   counter    name, outcome
+//	backoff_retries_total    counter    name, retry_num, error_type
+//	backoff_give_ups_total   counter    name, cause
+//	backoff_wait_seconds     histogram  name
+//
+// retries_total is stamina's counter, with stamina's labels (its callable
+// is our name): it is incremented when a retry is scheduled, after a
+// failed attempt and before its wait; not for the first attempt, not when
+// the driver gives up. A retry whose wait is then cut short by the context
+// is counted too, as in stamina, whose hooks run before the wait.
+// attempts_total counts each attempt once, when it ends, by outcome:
+// "success", "failure", or "refused" when a guard in the retry stage
+// refused it (backoff.IsRefusal), so that the dependency never saw it; once
+// a name has been seen, each of its outcomes has a series, if only at 0,
+// so that rates over them are defined. give_ups_total counts each call
+// that failed, once, wherever the driver gave up. wait_seconds records
+// each scheduled wait, with the buckets 0.005, 0.01, 0.025, 0.05, 0.1,
+// 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120 and 300 s: from 5 ms, below which a
+// wait is as good as none, to 5 minutes, past which a Retry-After rules.
+//
+// The guards' metrics, read from their Stats, State and Counts when the
+// registry is scraped, each with the label name, the guard's:
+//
+//	backoff_breaker_state                   gauge    state: 1 for the current one, 0 for the others
+//	backoff_breaker_transitions_total       counter
+//	backoff_breaker_refusals_total          counter
+//	backoff_breaker_calls_total             counter  outcome: success, failure, neutral, ignored
+//	backoff_bulkhead_in_flight              gauge
+//	backoff_bulkhead_queued                 gauge    (Bulkhead only)
+//	backoff_bulkhead_limit                  gauge
+//	backoff_bulkhead_refusals_total         counter  priority (PriorityBulkhead only)
+//	backoff_bulkhead_cancellations_total    counter
+//	backoff_budget_retries_total            counter
+//	backoff_budget_refusals_total           counter
+//	backoff_throttle_refusals_total         counter
+//	backoff_throttle_rejection_probability  gauge    from 0 to 1
+//
+// # Label values
+//
+// Every label has a bounded set of values:
+//
+//   - name is the operation's name (backoff.WithName), or [Unnamed]
+//     ("unnamed"). Names must be a bounded set: name operations, not
+//     requests. The series of up to 1024 names are kept at hand; past
+//     that, each measurement looks its series up in the vectors.
+//   - retry_num is the number of the retry, from 1 (the retry after the
+//     first attempt), capped by WithMaxRetryNum (DefaultMaxRetryNum, 10):
+//     "1" to "9", then "10+" for every later retry.
+//   - error_type is the type of the attempt's error, never its message (or
+//     what WithErrorType's function says). An error in the chain with an
+//     ErrorType() string method names itself; the wrappers of package
+//     backoff (Permanent's mark, a guard's refusal, a *RetryAfterError, the
+//     *backoff.Error of an inner retry stage) and of fmt.Errorf with a
+//     single %w are looked through; the sentinels context.Canceled,
+//     context.DeadlineExceeded, io.EOF, io.ErrUnexpectedEOF,
+//     breaker.ErrCircuitOpen, bulkhead.ErrBulkheadFull,
+//     budget.ErrBudgetExhausted and throttle.ErrThrottled are named after
+//     their variable ("context.DeadlineExceeded"); any other error is named
+//     after its Go type: "*net.OpError" for a pointer type,
+//     "syscall.Errno", with the full package path, for a named type. These
+//     are OpenTelemetry's rules for error.type, and the otel module's.
+//   - cause is why the driver gave up: "permanent", "exhausted",
+//     "max_elapsed_time", "retries_canceled", "invalid_configuration",
+//     "circuit_open", "bulkhead_full", "budget_exhausted", "throttled",
+//     "canceled" or "deadline_exceeded", matched with errors.Is in that
+//     order; any other cause is named by its type, as error_type is.
+//
+// # Panics
+//
+// An operation that panics without WithPanicRecovery (or a WithRecover
+// stage) gets no AfterAttempt from the core, so its attempt is not
+// counted. A panic in WithErrorType's function goes on to the caller of
+// the retry, as a panic in any Instrumenter does. A breaker's state-change
+// hook may run during a scrape (see ObserveBreaker), in a goroutine of the
+// registry's Gather, which recovers nothing: a hook that panics there ends
+// the program.
+package prombackoff

@@ -1,0 +1,82 @@
+package prombackoff_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"time"
+
+	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/breaker"
+	prombackoff "github.com/herdsafe/backoff/prometheus"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Retries counted as stamina counts them, and a breaker's state, on a
+// registry of the application's; the example prints what a scrape of
+// /metrics shows of them.
+func Example() {
+	reg := prometheus.NewRegistry()
+	in, err := prombackoff.New(reg, prombackoff.WithNamespace("myapp"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	cb := breaker.New()
+	if _, err := in.ObserveBreaker("users-db", cb); err != nil {
+		fmt.Println(err)
+		return
+	}
+	policy := backoff.NewPolicy(
+		backoff.WithRetry(
+			backoff.WithName("load-user"),
+			backoff.WithBackOff(backoff.NewConstantBackOff(100*time.Millisecond)),
+			backoff.WithInstrumenter(in)),
+		backoff.WithGuard(cb),
+	)
+
+	calls := 0
+	loadUser := func(context.Context) (string, error) {
+		if calls++; calls < 3 {
+			return "", errors.New("connection refused")
+		}
+		return "Ada", nil
+	}
+	// (WithTestingBypass skips the waits, to keep the example quick.)
+	user, err := backoff.Execute(backoff.WithTestingBypass(context.Background()), policy, loadUser)
+	fmt.Println(user, err)
+
+	// What a scrape of promhttp.HandlerFor(reg, ...) returns, less the
+	// histogram's buckets and the comments.
+	rec := httptest.NewRecorder()
+	promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	lines := bufio.NewScanner(rec.Body)
+	for lines.Scan() {
+		line := lines.Text()
+		if !strings.HasPrefix(line, "#") && !strings.Contains(line, "_bucket") {
+			fmt.Println(line)
+		}
+	}
+	// Output:
+	// Ada <nil>
+	// myapp_attempts_total{name="load-user",outcome="failure"} 2
+	// myapp_attempts_total{name="load-user",outcome="refused"} 0
+	// myapp_attempts_total{name="load-user",outcome="success"} 1
+	// myapp_breaker_calls_total{name="users-db",outcome="failure"} 2
+	// myapp_breaker_calls_total{name="users-db",outcome="ignored"} 0
+	// myapp_breaker_calls_total{name="users-db",outcome="neutral"} 0
+	// myapp_breaker_calls_total{name="users-db",outcome="success"} 1
+	// myapp_breaker_refusals_total{name="users-db"} 0
+	// myapp_breaker_state{name="users-db",state="closed"} 1
+	// myapp_breaker_state{name="users-db",state="half-open"} 0
+	// myapp_breaker_state{name="users-db",state="open"} 0
+	// myapp_breaker_transitions_total{name="users-db"} 0
+	// myapp_retries_total{error_type="*errors.errorString",name="load-user",retry_num="1"} 1
+	// myapp_retries_total{error_type="*errors.errorString",name="load-user",retry_num="2"} 1
+	// myapp_wait_seconds_sum{name="load-user"} 0.2
+	// myapp_wait_seconds_count{name="load-user"} 2
+}

@@ -1,0 +1,188 @@
+package prombackoff
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/telemetry"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Instrumenter is a backoff.Instrumenter that counts attempts, retries and
+// give-ups, and records the waits, in metrics registered on a
+// prometheus.Registerer; its Observe methods register collectors of the
+// guards' state. Make one with New and give it to any number of retries
+// with backoff.WithInstrumenter. It is safe for concurrent use.
+type Instrumenter struct {
+	reg       prometheus.Registerer
+	namespace string
+	names     telemetry.Namer // with the user's WithErrorType, if any
+	retryNums []string        // the retry_num of retry k at k-1, the last for all from len
+
+	attempts *prometheus.CounterVec
+	retries  *prometheus.CounterVec
+	giveUps  *prometheus.CounterVec
+	wait     *prometheus.HistogramVec
+
+	series telemetry.Names[*named] // by operation name
+}
+
+// named are the series of one operation name whose other labels are fixed.
+type named struct {
+	success, failure, refused prometheus.Counter
+	wait                      prometheus.Observer
+}
+
+// New returns an Instrumenter whose metrics are registered on reg, which
+// may be prometheus.DefaultRegisterer or a registry of your own. If reg
+// already holds the metrics of an Instrumenter with the same namespace,
+// New shares them, so that several Instrumenters can count into one
+// registry.
+//
+// A nil reg or an invalid option is reported as an error matching
+// backoff.ErrInvalidConfiguration; so is a metric that reg refuses (one of
+// the same name registered by other code with other labels, say), and New
+// then leaves nothing registered.
+func New(reg prometheus.Registerer, opts ...Option) (*Instrumenter, error) {
+	c := config{namespace: DefaultNamespace, maxRetryNum: DefaultMaxRetryNum}
+	if reg == nil {
+		c.fail("New was given a nil Registerer")
+	}
+	for _, opt := range opts {
+		if opt == nil {
+			c.fail("an Option is nil")
+			continue
+		}
+		opt(&c)
+	}
+	if c.err != nil {
+		return nil, c.err
+	}
+	in := &Instrumenter{reg: reg, namespace: c.namespace, names: telemetry.Namer{ErrorType: c.errorType}}
+	for k := 1; k < c.maxRetryNum; k++ {
+		in.retryNums = append(in.retryNums, strconv.Itoa(k))
+	}
+	in.retryNums = append(in.retryNums, strconv.Itoa(c.maxRetryNum)+"+")
+
+	in.attempts = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: c.namespace, Name: "attempts_total",
+		Help: "Attempts made by retries, by how they ended: success, failure, or refused by a guard.",
+	}, []string{labelName, labelOutcome})
+	in.retries = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: c.namespace, Name: "retries_total",
+		Help: "Retries scheduled after a failed attempt, before their wait, by retry number and error type.",
+	}, []string{labelName, labelRetryNum, labelErrorType})
+	in.giveUps = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: c.namespace, Name: "give_ups_total",
+		Help: "Retried calls that failed: the driver gave up, by why.",
+	}, []string{labelName, labelCause})
+	in.wait = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: c.namespace, Name: "wait_seconds",
+		Help:    "Waits scheduled before a retry, in seconds.",
+		Buckets: telemetry.WaitBuckets(),
+	}, []string{labelName})
+
+	var done []prometheus.Collector // what New registered, to undo
+	var errs [4]error
+	in.attempts, errs[0] = register(reg, in.attempts, &done)
+	in.retries, errs[1] = register(reg, in.retries, &done)
+	in.giveUps, errs[2] = register(reg, in.giveUps, &done)
+	in.wait, errs[3] = register(reg, in.wait, &done)
+	if err := errors.Join(errs[:]...); err != nil {
+		for _, c := range done {
+			reg.Unregister(c)
+		}
+		return nil, fmt.Errorf("prombackoff: New: %w: %w", err, backoff.ErrInvalidConfiguration)
+	}
+	return in, nil
+}
+
+// register registers c on reg and returns it; or, if reg holds a collector
+// of the same metric already, that one. It appends to done what it
+// registered.
+func register[C prometheus.Collector](reg prometheus.Registerer, c C, done *[]prometheus.Collector) (C, error) {
+	err := reg.Register(c)
+	if err == nil {
+		*done = append(*done, c)
+		return c, nil
+	}
+	var already prometheus.AlreadyRegisteredError
+	if errors.As(err, &already) {
+		if existing, ok := already.ExistingCollector.(C); ok {
+			return existing, nil
+		}
+	}
+	return c, err
+}
+
+// check panics with a clear message for an Instrumenter New did not make,
+// which could count nothing.
+func (in *Instrumenter) check() {
+	if in == nil || in.attempts == nil {
+		panic("prombackoff: the Instrumenter was not made by New")
+	}
+}
+
+// BeforeAttempt returns ctx: the counts need nothing of the attempt's
+// context.
+func (in *Instrumenter) BeforeAttempt(ctx context.Context, _ backoff.State) context.Context {
+	in.check()
+	return ctx
+}
+
+// AfterAttempt counts the attempt by its outcome, and the retry it leads
+// to or the give-up. A give-up outside an attempt (the context was done
+// before the first, or during a wait) is counted once, as a give-up.
+func (in *Instrumenter) AfterAttempt(_ context.Context, s backoff.State) {
+	in.check()
+	name := telemetry.Name(s)
+	outcome := telemetry.OutcomeOf(s)
+	if outcome == telemetry.NoAttempt {
+		if s.GivingUp {
+			in.giveUps.WithLabelValues(name, in.names.Cause(s.Cause)).Inc()
+		}
+		return
+	}
+	n := in.named(name)
+	switch outcome {
+	case telemetry.Success:
+		n.success.Inc()
+		return
+	case telemetry.Refused:
+		n.refused.Inc()
+	default:
+		n.failure.Inc()
+	}
+	if s.GivingUp {
+		in.giveUps.WithLabelValues(name, in.names.Cause(s.Cause)).Inc()
+		return
+	}
+	in.retries.WithLabelValues(name, in.retryNum(s.Attempt), in.names.Type(s.Err)).Inc()
+	n.wait.Observe(s.NextDelay.Seconds())
+}
+
+// named returns the series of the operation name.
+func (in *Instrumenter) named(name string) *named {
+	return in.series.Get(name, in.newNamed)
+}
+
+// newNamed makes the series of name.
+func (in *Instrumenter) newNamed(name string) *named {
+	return &named{
+		success: in.attempts.WithLabelValues(name, telemetry.Success.String()),
+		failure: in.attempts.WithLabelValues(name, telemetry.Failure.String()),
+		refused: in.attempts.WithLabelValues(name, telemetry.Refused.String()),
+		wait:    in.wait.WithLabelValues(name),
+	}
+}
+
+// retryNum is the retry_num label of the retry after attempt k.
+func (in *Instrumenter) retryNum(k int) string {
+	if k >= 1 && k <= len(in.retryNums) {
+		return in.retryNums[k-1]
+	}
+	return in.retryNums[len(in.retryNums)-1]
+}

@@ -1,0 +1,76 @@
+package prombackoff
+
+import (
+	"fmt"
+	"regexp"
+
+	"github.com/herdsafe/backoff"
+)
+
+// Option configures New.
+type Option func(*config)
+
+type config struct {
+	namespace   string
+	maxRetryNum int
+	errorType   func(error) string
+	err         error // the first invalid option
+}
+
+// fail records the first invalid option.
+func (c *config) fail(format string, args ...any) {
+	if c.err == nil {
+		c.err = fmt.Errorf("prombackoff: "+format+": %w", append(args, backoff.ErrInvalidConfiguration)...)
+	}
+}
+
+// validNamespace is what a metric name may start with.
+var validNamespace = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*$`)
+
+// WithNamespace names the metrics ns_retries_total, ns_breaker_state...
+// instead of backoff_retries_total, backoff_breaker_state... An empty ns
+// drops the prefix: retries_total. A namespace that cannot start a metric
+// name ([a-zA-Z_:][a-zA-Z0-9_:]*) is reported by New as
+// ErrInvalidConfiguration.
+func WithNamespace(ns string) Option {
+	return func(c *config) {
+		if ns != "" && !validNamespace.MatchString(ns) {
+			c.fail("WithNamespace was given %q, which cannot start a metric name", ns)
+			return
+		}
+		c.namespace = ns
+	}
+}
+
+// WithMaxRetryNum caps the retry_num label of retries_total at n: the
+// retries 1 to n−1 have a value each, and the later ones share "n+", so
+// that a call that retries for ever makes n series, not one a retry. An n
+// below 1 is reported by New as ErrInvalidConfiguration.
+func WithMaxRetryNum(n int) Option {
+	return func(c *config) {
+		if n < 1 {
+			c.fail("WithMaxRetryNum was given %d, below 1", n)
+			return
+		}
+		c.maxRetryNum = n
+	}
+}
+
+// WithErrorType names the type of an attempt's error, for the error_type
+// label, with fn instead of the package's rule (see the package
+// documentation): fn receives State.Err as the operation returned it, and
+// a result of "" falls back to the rule. fn must return values of a small,
+// bounded set, since each is a series: never an error's message.
+//
+// fn is called on the goroutine of the retry call, holding no lock; if it
+// panics, the panic goes on to the caller of the retry, as a panic in any
+// Instrumenter does. A nil fn is reported by New as ErrInvalidConfiguration.
+func WithErrorType(fn func(error) string) Option {
+	return func(c *config) {
+		if fn == nil {
+			c.fail("WithErrorType was given a nil function")
+			return
+		}
+		c.errorType = fn
+	}
+}
