@@ -41,7 +41,7 @@ type Budget struct {
 // failures in a row stop retries, and one success then resumes them.
 //
 // What counts: a call that returned nil gives tokens; an error takes one
-// if WithFailure's classifier says it is a failure (by default every
+// if WithIsFailure's classifier says it is a failure (by default every
 // error is); an abandoned call (Outcome.Abandoned), even one that returned
 // nil, and an inner guard's refusal count neither way. A refused retry is
 // not a call and counts nothing.
@@ -132,7 +132,7 @@ func (b *Budget) Allow(_ context.Context, c backoff.Call) (backoff.Permit, error
 }
 
 // Record reports how a call that Allow admitted ended. A token bucket
-// counts it as NewTokenBucket says, calling WithFailure's classifier for
+// counts it as NewTokenBucket says, calling WithIsFailure's classifier for
 // an error; a ratio budget counted the call at Allow and does nothing.
 func (b *Budget) Record(_ backoff.Permit, o backoff.Outcome) {
 	if b != nil && b.tokens != nil {

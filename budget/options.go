@@ -51,7 +51,7 @@ type config struct {
 
 	maxTokens  float64
 	tokenRatio float64
-	failure    func(error) bool
+	isFailure  func(error) bool
 
 	window     time.Duration
 	minPerSec  float64
@@ -118,26 +118,28 @@ func WithTokenRatio(r float64) Option {
 	}
 }
 
-// WithFailure sets which errors take a token from a token bucket: those
+// WithIsFailure sets which errors take a token from a token bucket: those
 // fn returns true for. The others count neither way, as gRPC counts only
 // the status codes its retry policy retries (an INVALID_ARGUMENT says
-// nothing about the server's health). By default every error counts.
+// nothing about the server's health). By default every error counts. It
+// takes the classifier breaker.WithIsFailure takes; an error fn returns
+// false for is not a success here, it is not counted.
 //
 // Whatever fn says, an abandoned call (Outcome.Abandoned) and an inner
 // guard's refusal (backoff.IsRefusal) count neither way: the dependency
 // did not answer. fn runs in Record, on the goroutine of the call, with no
 // lock held; if it panics, the call is counted neither way and the panic
 // goes on to the caller. A nil fn is reported as ErrInvalidConfiguration.
-func WithFailure(fn func(error) bool) Option {
+func WithIsFailure(fn func(error) bool) Option {
 	return func(c *config) {
-		if !c.tokensOnly("WithFailure") {
+		if !c.tokensOnly("WithIsFailure") {
 			return
 		}
 		if fn == nil {
-			c.fail("WithFailure was given a nil classifier")
+			c.fail("WithIsFailure was given a nil classifier")
 			return
 		}
-		c.failure = fn
+		c.isFailure = fn
 	}
 }
 

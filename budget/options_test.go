@@ -29,7 +29,7 @@ func TestInvalidConfiguration(t *testing.T) {
 		{"token_ratio_zero", NewTokenBucket(WithTokenRatio(0)), "WithTokenRatio"},
 		{"token_ratio_nan", NewTokenBucket(WithTokenRatio(math.NaN())), "WithTokenRatio"},
 		{"token_ratio_huge", NewTokenBucket(WithTokenRatio(2e9)), "WithTokenRatio"},
-		{"failure_nil", NewTokenBucket(WithFailure(nil)), "WithFailure"},
+		{"failure_nil", NewTokenBucket(WithIsFailure(nil)), "WithIsFailure"},
 		{"clock_nil", NewRatio(WithClock(nil)), "WithClock"},
 		{"clock_nil_tokens", NewTokenBucket(WithClock(nil)), "WithClock"},
 		{"option_nil", NewTokenBucket(nil), "nil"},
@@ -47,7 +47,7 @@ func TestInvalidConfiguration(t *testing.T) {
 		{"min_option_on_tokens", NewTokenBucket(WithMinRetriesPerSecond(1)), "WithMinRetriesPerSecond"},
 		{"tokens_option_on_ratio", NewRatio(WithMaxTokens(5)), "WithMaxTokens applies to a token bucket"},
 		{"token_ratio_on_ratio", NewRatio(WithTokenRatio(5)), "WithTokenRatio"},
-		{"failure_on_ratio", NewRatio(WithFailure(func(error) bool { return true })), "WithFailure"},
+		{"failure_on_ratio", NewRatio(WithIsFailure(func(error) bool { return true })), "WithIsFailure"},
 		{"zero_value", &Budget{}, "zero"},
 		{"nil", nil, "nil Budget"},
 	}

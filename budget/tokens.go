@@ -26,7 +26,7 @@ func newTokenBucket(c *config) *tokenBucket {
 	t := &tokenBucket{
 		max:     thousandths(c.maxTokens),
 		ratio:   thousandths(c.tokenRatio),
-		failure: c.failure,
+		failure: c.isFailure,
 	}
 	t.tokens.Store(t.max)
 	return t

@@ -138,7 +138,7 @@ func TestTokenBucketDecimals(t *testing.T) {
 // count.
 func TestTokenBucketOutcomes(t *testing.T) {
 	errBadRequest := errors.New("bad request")
-	onlyDown := WithFailure(func(err error) bool { return errors.Is(err, errDown) })
+	onlyDown := WithIsFailure(func(err error) bool { return errors.Is(err, errDown) })
 	refusal := refusalOutcome(t)
 	cases := []struct {
 		name string
@@ -154,7 +154,7 @@ func TestTokenBucketOutcomes(t *testing.T) {
 		{"inner_refusal", nil, refusal, 6},
 		{"classified_failure", []Option{onlyDown}, backoff.Outcome{Err: fmt.Errorf("wrapped: %w", errDown)}, 5},
 		{"classified_not_failure", []Option{onlyDown}, backoff.Outcome{Err: errBadRequest}, 6},
-		{"classifier_not_asked_for_refusal", []Option{WithFailure(func(error) bool { return true })}, refusal, 6},
+		{"classifier_not_asked_for_refusal", []Option{WithIsFailure(func(error) bool { return true })}, refusal, 6},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -187,7 +187,7 @@ func refusalOutcome(t *testing.T) backoff.Outcome {
 // TestTokenBucketClassifierPanics checks that a classifier that panics
 // leaves the count as it was and the panic goes on.
 func TestTokenBucketClassifierPanics(t *testing.T) {
-	b := NewTokenBucket(WithFailure(func(error) bool { panic("classifier") }))
+	b := NewTokenBucket(WithIsFailure(func(error) bool { panic("classifier") }))
 	func() {
 		defer func() {
 			if r := recover(); r != "classifier" {

@@ -52,7 +52,7 @@ const (
 // NewTokenBucket returns a Budget named name, shared through client by
 // every instance that makes one with the same name and key prefix: its
 // count lives in the key "backoff:{name}:tokens". It takes the options of
-// budget.NewTokenBucket (WithMaxTokens, WithTokenRatio, WithFailure, with
+// budget.NewTokenBucket (WithMaxTokens, WithTokenRatio, WithIsFailure, with
 // the same defaults and ranges) and those of every guard of this package
 // (WithTimeout, WithRetryInterval, WithStaleness, WithTTL, WithKeyPrefix,
 // WithOnFallback, WithOnRecover, WithClock). Every instance of one budget
@@ -82,7 +82,7 @@ func NewTokenBucket(client redis.Scripter, name string, opts ...Option) *Budget 
 	b.local = budget.NewTokenBucket(
 		budget.WithMaxTokens(c.maxTokens),
 		budget.WithTokenRatio(c.tokenRatio),
-		budget.WithFailure(isCounted),
+		budget.WithIsFailure(isCounted),
 	)
 	if b.err == nil {
 		b.err = b.local.Validate()
@@ -174,7 +174,7 @@ func (b *Budget) see(r []any) ([]int64, bool) {
 // Record reports how a call that Allow admitted ended, and counts it as
 // NewTokenBucket says. The record of a first attempt is the call's one
 // round trip: it sends a success's ratio or a failure's token (an
-// abandoned call, an inner guard's refusal and an error WithFailure does
+// abandoned call, an inner guard's refusal and an error WithIsFailure does
 // not count make none). The record of a retry makes none: its token was
 // taken at Allow, and what a success or a neutral outcome gives back is
 // sent with this instance's next round trip. When Redis fails, the local
@@ -190,14 +190,14 @@ func (b *Budget) Record(p backoff.Permit, o backoff.Outcome) {
 		b.record(p, success)
 	case backoff.IsRefusal(o.Err):
 		b.record(p, neutral)
-	case b.cfg.failure == nil:
+	case b.cfg.isFailure == nil:
 		b.record(p, failure)
 	default:
 		b.record(p, b.classify(p, o.Err))
 	}
 }
 
-// classify asks WithFailure's classifier about err. If it panics, the
+// classify asks WithIsFailure's classifier about err. If it panics, the
 // call is recorded as neutral, its charge refunded, before the panic goes
 // on.
 func (b *Budget) classify(p backoff.Permit, err error) verdict {
@@ -208,7 +208,7 @@ func (b *Budget) classify(p backoff.Permit, err error) verdict {
 		}
 	}()
 	v := neutral
-	if b.cfg.failure(err) {
+	if b.cfg.isFailure(err) {
 		v = failure
 	}
 	done = true

@@ -205,13 +205,13 @@ func TestBudgetKeyExpires(t *testing.T) {
 	}
 }
 
-// TestBudgetClassifier: WithFailure decides what takes a token; a panic
+// TestBudgetClassifier: WithIsFailure decides what takes a token; a panic
 // in it counts the call neither way, refunds a retry, and goes on.
 func TestBudgetClassifier(t *testing.T) {
 	addr := needRedis(t)
 	errBad := errors.New("bad request")
 	errPanic := errors.New("classify me and panic")
-	b := NewTokenBucket(newClient(t, addr), name(t), generous, WithFailure(func(err error) bool {
+	b := NewTokenBucket(newClient(t, addr), name(t), generous, WithIsFailure(func(err error) bool {
 		if err == errPanic {
 			panic("classifier")
 		}

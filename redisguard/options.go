@@ -62,13 +62,12 @@ type config struct {
 
 	maxTokens  float64
 	tokenRatio float64
-	failure    func(error) bool
+	isFailure  func(error) bool
 
 	threshold    int
 	open         time.Duration
 	probes       int
 	successes    int
-	isFailure    func(error) bool
 	onChange     func(from, to breaker.State)
 	probeTimeout time.Duration
 
@@ -282,22 +281,6 @@ func WithTokenRatio(r float64) Option {
 	}
 }
 
-// WithFailure is budget.WithFailure for a shared token bucket: which
-// errors take a token. fn runs in Record, once per call, with no lock
-// held; if it panics the call counts neither way and the panic goes on.
-func WithFailure(fn func(error) bool) Option {
-	return func(c *config) {
-		if !c.only(budgetKind, "WithFailure") {
-			return
-		}
-		if fn == nil {
-			c.fail("WithFailure was given a nil classifier")
-			return
-		}
-		c.failure = fn
-	}
-}
-
 // WithConsecutiveFailures is breaker.WithConsecutiveFailures for a shared
 // breaker: it trips when n calls in a row fail, across the fleet (default
 // breaker.DefaultConsecutiveFailures).
@@ -332,14 +315,15 @@ func WithHalfOpen(probes, successes int) Option {
 	}
 }
 
-// WithIsFailure is breaker.WithIsFailure for a shared breaker: which
-// errors are failures. fn runs in Record, once per call, with no lock
-// held; if it panics the call counts as a failure and the panic goes on.
+// WithIsFailure sets which errors are failures of the dependency, for
+// both kinds of guard: for a shared breaker as breaker.WithIsFailure says
+// (an error fn returns false for is a success), for a shared token bucket
+// as budget.WithIsFailure says (it takes no token, nor gives one back). fn
+// runs in Record, once per call, with no lock held; if it panics, the
+// breaker counts the call as a failure and the budget counts it neither
+// way, and the panic goes on. A nil fn is an invalid configuration.
 func WithIsFailure(fn func(error) bool) Option {
 	return func(c *config) {
-		if !c.only(breakerKind, "WithIsFailure") {
-			return
-		}
 		if fn == nil {
 			c.fail("WithIsFailure was given a nil classifier")
 			return

@@ -50,7 +50,7 @@ func TestBadConfiguration(t *testing.T) {
 		{"nil clock", good, "breaker", "x", []Option{WithClock(nil)}, "WithClock"},
 		{"zero tokens", good, "budget", "x", []Option{WithMaxTokens(0)}, "WithMaxTokens"},
 		{"NaN ratio", good, "budget", "x", []Option{WithTokenRatio(math.NaN())}, "WithTokenRatio"},
-		{"nil failure classifier", good, "budget", "x", []Option{WithFailure(nil)}, "WithFailure"},
+		{"nil failure classifier", good, "budget", "x", []Option{WithIsFailure(nil)}, "WithIsFailure"},
 		{"zero failures", good, "breaker", "x", []Option{WithConsecutiveFailures(0)}, "WithConsecutiveFailures"},
 		{"negative open duration", good, "breaker", "x", []Option{WithOpenDuration(-time.Second)}, "WithOpenDuration"},
 		{"probes fewer than successes", good, "breaker", "x", []Option{WithHalfOpen(1, 2)}, "WithHalfOpen"},
