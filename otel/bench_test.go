@@ -168,6 +168,9 @@ func BenchmarkDoBare(b *testing.B) {
 //	          backoff.Do: the core's cost of options and instrumentation
 //	own-ns    do-ns − attrs-ns − core-ns: what this package adds to the
 //	          span it asks the SDK for, and to the core
+//	hooks-ns  BeforeAttempt and AfterAttempt of a successful attempt,
+//	          called directly, less attrs-ns: what this package adds to
+//	          the SDK, without the core around it
 //
 // for each span pipeline. Its own ns/op is that of a round, and means
 // nothing. Run it with a fixed count of rounds, such as -benchtime=300x.
@@ -188,6 +191,7 @@ func overhead(b *testing.B, pipeline func() []sdktrace.TracerProviderOption) {
 	const chunk = 1000
 	kind := trace.WithSpanKind(trace.SpanKindInternal)
 	attrs := []attribute.KeyValue{otelbackoff.AttemptKey.Int(1), otelbackoff.NameKey.String("fetch")}
+	first := backoff.State{Name: "fetch", Attempt: 1}
 	paths := []func(){
 		func() {
 			_, span := tracer.Start(ctx, "fetch")
@@ -201,6 +205,10 @@ func overhead(b *testing.B, pipeline func() []sdktrace.TracerProviderOption) {
 		func() { _, _ = backoff.Do(ctx, succeed, backoff.WithName("fetch"), backoff.WithInstrumenter(in)) },
 		func() { _, _ = backoff.Do(ctx, succeed, backoff.WithName("fetch"), backoff.WithInstrumenter(nopIn)) },
 		func() { _, _ = backoff.Do(ctx, succeed) },
+		func() {
+			actx := in.BeforeAttempt(ctx, first)
+			in.AfterAttempt(actx, first)
+		},
 	}
 	best := make([]time.Duration, len(paths))
 	for i := range best {
@@ -216,11 +224,12 @@ func overhead(b *testing.B, pipeline func() []sdktrace.TracerProviderOption) {
 		}
 	}
 	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / chunk }
-	span, sdk, do, nop, bare := per(best[0]), per(best[1]), per(best[2]), per(best[3]), per(best[4])
+	span, sdk, do, nop, bare, hooks := per(best[0]), per(best[1]), per(best[2]), per(best[3]), per(best[4]), per(best[5])
 	b.ReportMetric(span, "span-ns")
 	b.ReportMetric(sdk, "attrs-ns")
 	b.ReportMetric(do, "do-ns")
 	b.ReportMetric(do-span, "ours-ns")
 	b.ReportMetric(nop-bare, "core-ns")
 	b.ReportMetric(do-sdk-(nop-bare), "own-ns")
+	b.ReportMetric(hooks-sdk, "hooks-ns")
 }
