@@ -22,9 +22,9 @@ func (d *driver) state(err error) State {
 }
 
 // beforeAttempt returns the attempt's context, as the instrumenters derive
-// it.
+// it. It keeps the driver's reading of the clock, if any: nothing has
+// happened since the run began or the last wait ended, which dropped it.
 func (d *driver) beforeAttempt(ctx context.Context) context.Context {
-	d.forget()
 	s := d.state(nil)
 	s.LastErr = d.lastErr
 	for _, in := range d.o.instrumenters {
