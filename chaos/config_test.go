@@ -79,3 +79,25 @@ func TestInvalidInjectorRefuses(t *testing.T) {
 		t.Errorf("Stats() = %+v, want 4 calls and nothing injected", got)
 	}
 }
+
+// A zero Injector, which New did not make, refuses as an invalid one does,
+// rather than admitting every call; and Allow refuses a nil context
+// instead of panicking on it.
+func TestZeroInjectorAndNilContextRefused(t *testing.T) {
+	var zero Injector
+	if err := zero.Validate(); !errors.Is(err, backoff.ErrInvalidConfiguration) {
+		t.Fatalf("zero Injector: Validate() = %v, want ErrInvalidConfiguration", err)
+	}
+	if _, err := zero.Allow(context.Background(), backoff.Call{Attempt: 1}); err != zero.Validate() {
+		t.Errorf("zero Injector: Allow: %v, want Validate's error", err)
+	}
+	called := false
+	if err := zero.Execute(context.Background(), func(context.Context) error { called = true; return nil }); err != zero.Validate() || called {
+		t.Errorf("zero Injector: Execute: %v (fn called: %v), want Validate's error and fn not called", err, called)
+	}
+	slow := New(Config{LatencyProbability: 1, LatencyDuration: time.Second})
+	//lint:ignore SA1012 a nil context is what is being tested
+	if _, err := slow.Allow(nil, backoff.Call{Attempt: 1}); !errors.Is(err, backoff.ErrInvalidConfiguration) {
+		t.Errorf("Allow(nil): %v, want ErrInvalidConfiguration", err)
+	}
+}

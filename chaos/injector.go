@@ -53,8 +53,21 @@ func New(cfg Config) *Injector {
 }
 
 // Validate reports why the Injector's Config cannot be used, as
-// [Config.Validate] does, or nil. [backoff.WithGuard] calls it.
-func (in *Injector) Validate() error { return in.err }
+// [Config.Validate] does, or that New did not make the Injector (a zero
+// Injector), or nil. [backoff.WithGuard] calls it.
+func (in *Injector) Validate() error {
+	if in.err == nil && in.cfg.Clock == nil {
+		return errNotMade
+	}
+	return in.err
+}
+
+// errNotMade is the error of an Injector that New did not make, such as a
+// zero Injector.
+var errNotMade = fmt.Errorf("%w: chaos: the Injector was not made by New", backoff.ErrInvalidConfiguration)
+
+// errNilContext is the error of Allow given a nil context.
+var errNilContext = fmt.Errorf("%w: chaos: a nil context", backoff.ErrInvalidConfiguration)
 
 // Stats returns the Injector's counts. Each is read atomically, but the
 // three are not read at one instant.
@@ -66,15 +79,19 @@ func (in *Injector) Stats() Stats {
 // describes: it may wait, and then admits the call or fails it with
 // [backoff.Failure] of the InjectedError. An injected wait that ctx cuts
 // short fails the call with [backoff.Failure] of context.Cause(ctx). An
-// Injector whose Config is invalid refuses every call with the error
-// [Injector.Validate] reports.
+// Injector whose Config is invalid, or that New did not make, refuses
+// every call with the error [Injector.Validate] reports; a nil ctx is
+// refused with an error matching [backoff.ErrInvalidConfiguration].
 //
 // Rand is called on the calling goroutine, with no lock held; if it
 // panics, the panic goes on to the caller, and the call was not admitted.
 func (in *Injector) Allow(ctx context.Context, _ backoff.Call) (backoff.Permit, error) {
-	if in.err != nil {
+	if ctx == nil {
+		return backoff.Permit{}, errNilContext
+	}
+	if err := in.Validate(); err != nil {
 		in.calls.Add(1)
-		return backoff.Permit{}, in.err
+		return backoff.Permit{}, err
 	}
 	if err := in.inject(ctx); err != nil {
 		return backoff.Permit{}, backoff.Failure(err)
@@ -95,9 +112,9 @@ func (in *Injector) Execute(ctx context.Context, fn func(context.Context) error)
 	if ctx == nil || fn == nil {
 		return fmt.Errorf("%w: chaos: Execute was given a nil context or function", backoff.ErrInvalidConfiguration)
 	}
-	if in.err != nil {
+	if err := in.Validate(); err != nil {
 		in.calls.Add(1)
-		return in.err
+		return err
 	}
 	if err := in.inject(ctx); err != nil {
 		return err

@@ -93,8 +93,8 @@ func check[T any](ctx context.Context, h *Hedger, op Op[T]) (func(T), error) {
 	switch {
 	case h == nil:
 		return nil, invalid("Execute was given a nil *Hedger")
-	case h.err != nil:
-		return nil, h.err
+	case h.Validate() != nil:
+		return nil, h.Validate()
 	case ctx == nil:
 		return nil, invalid("Execute was given a nil context")
 	case op.fn == nil:

@@ -60,8 +60,18 @@ func New(opts ...Option) *Hedger {
 }
 
 // Validate reports the first option the Hedger could not use, as an error
-// matching [backoff.ErrInvalidConfiguration] that names it, or nil.
-func (h *Hedger) Validate() error { return h.err }
+// matching [backoff.ErrInvalidConfiguration] that names it, or that New
+// did not make the Hedger (a zero Hedger), or nil.
+func (h *Hedger) Validate() error {
+	if h.err == nil && h.clock == nil {
+		return errNotMade
+	}
+	return h.err
+}
+
+// errNotMade is the error of a Hedger that New did not make, such as a
+// zero Hedger: it has no delay to hedge after.
+var errNotMade = invalid("the Hedger was not made by New")
 
 // WithDelay sets how long an attempt may run before the next one starts:
 // attempt k starts d after attempt k-1 did (or was suppressed by the

@@ -33,6 +33,7 @@ func TestInvalidConfiguration(t *testing.T) {
 		{"discard_type", New(WithDelay(delay), WithDiscard(func(int) {})), Idempotent(okFn), "func(int)"},
 		{"nil_option", New(WithDelay(delay), nil), Idempotent(okFn), "nil Option"},
 		{"nil_hedger", nil, Idempotent(okFn), "nil *Hedger"},
+		{"zero_hedger", &Hedger{}, Idempotent(okFn), "not made by New"},
 		{"zero_op", New(WithDelay(delay)), Op[string]{}, "Idempotent"},
 		{"nil_fn", New(WithDelay(delay)), Idempotent[string](nil), "Idempotent"},
 	}
