@@ -8,7 +8,8 @@ import (
 // ObserveBulkhead registers a collector of b under the name label name,
 // read from b.Stats at each scrape: bulkhead_in_flight,
 // bulkhead_queued, bulkhead_limit (its capacity),
-// bulkhead_refusals_total and bulkhead_cancellations_total.
+// bulkhead_refusals_total (with an empty priority label: a Bulkhead has no
+// priorities) and bulkhead_cancellations_total.
 //
 // A nil b, an empty name, or a name another bulkhead is registered under
 // in the same namespace is reported as ErrInvalidConfiguration. Call the
@@ -17,14 +18,13 @@ func (in *Instrumenter) ObserveBulkhead(name string, b *bulkhead.Bulkhead) (unre
 	return in.observe("ObserveBulkhead", name, b == nil, func(d *descs) func(chan<- prometheus.Metric) {
 		inFlight, limit := bulkheadLevels(d)
 		queued := d.desc("bulkhead_queued", "Callers waiting in the bulkhead's queue for a slot.")
-		refusals := d.desc("bulkhead_refusals_total", "Calls the bulkhead refused as full.")
-		cancellations := bulkheadCancellations(d)
+		refusals, cancellations := bulkheadRefusals(d), bulkheadCancellations(d)
 		return func(ch chan<- prometheus.Metric) {
 			s := b.Stats()
 			ch <- gauge(inFlight, float64(s.InFlight))
 			ch <- gauge(queued, float64(s.Queued))
 			ch <- gauge(limit, float64(s.Capacity))
-			ch <- counter(refusals, s.Refused)
+			ch <- counter(refusals, s.Refused, "")
 			ch <- counter(cancellations, s.Canceled)
 		}
 	})
@@ -42,8 +42,7 @@ func (in *Instrumenter) ObserveBulkhead(name string, b *bulkhead.Bulkhead) (unre
 func (in *Instrumenter) ObservePriorityBulkhead(name string, b *bulkhead.PriorityBulkhead) (unregister func() bool, err error) {
 	return in.observe("ObservePriorityBulkhead", name, b == nil, func(d *descs) func(chan<- prometheus.Metric) {
 		inFlight, limit := bulkheadLevels(d)
-		refusals := d.desc("bulkhead_refusals_total", "Calls the bulkhead refused as full, by priority.", labelPriority)
-		cancellations := bulkheadCancellations(d)
+		refusals, cancellations := bulkheadRefusals(d), bulkheadCancellations(d)
 		return func(ch chan<- prometheus.Metric) {
 			s := b.Stats()
 			ch <- gauge(inFlight, float64(s.InFlight))
@@ -61,6 +60,12 @@ func bulkheadLevels(d *descs) (inFlight, limit *prometheus.Desc) {
 	inFlight = d.desc("bulkhead_in_flight", "Calls the bulkhead admitted that have not ended.")
 	limit = d.desc("bulkhead_limit", "The most calls the bulkhead admits at once.")
 	return inFlight, limit
+}
+
+// bulkheadRefusals describes the refusals of both kinds of bulkhead, with
+// one set of labels, so that both kinds can be observed on one registry.
+func bulkheadRefusals(d *descs) *prometheus.Desc {
+	return d.desc("bulkhead_refusals_total", "Calls the bulkhead refused as full, by priority (empty for a bulkhead without priorities).", labelPriority)
 }
 
 func bulkheadCancellations(d *descs) *prometheus.Desc {

@@ -44,9 +44,9 @@ backoff_bulkhead_queued{name="db"} ` + queued + `
 backoff_bulkhead_limit{name="db"} 1
 `
 		}
-		expect(t, reg, levels("1", "1")+`# HELP backoff_bulkhead_refusals_total Calls the bulkhead refused as full.
+		expect(t, reg, levels("1", "1")+`# HELP backoff_bulkhead_refusals_total Calls the bulkhead refused as full, by priority (empty for a bulkhead without priorities).
 # TYPE backoff_bulkhead_refusals_total counter
-backoff_bulkhead_refusals_total{name="db"} 1
+backoff_bulkhead_refusals_total{name="db",priority=""} 1
 `, "backoff_bulkhead_in_flight", "backoff_bulkhead_queued", "backoff_bulkhead_limit", "backoff_bulkhead_refusals_total")
 		cancel()
 		if err := <-done; !errors.Is(err, context.Canceled) {
@@ -79,10 +79,42 @@ backoff_bulkhead_in_flight{name="db"} 2
 # HELP backoff_bulkhead_limit The most calls the bulkhead admits at once.
 # TYPE backoff_bulkhead_limit gauge
 backoff_bulkhead_limit{name="db"} 4
-# HELP backoff_bulkhead_refusals_total Calls the bulkhead refused as full, by priority.
+# HELP backoff_bulkhead_refusals_total Calls the bulkhead refused as full, by priority (empty for a bulkhead without priorities).
 # TYPE backoff_bulkhead_refusals_total counter
 backoff_bulkhead_refusals_total{name="db",priority="critical"} 0
 backoff_bulkhead_refusals_total{name="db",priority="low"} 1
 backoff_bulkhead_refusals_total{name="db",priority="standard"} 0
 `, "backoff_bulkhead_in_flight", "backoff_bulkhead_limit", "backoff_bulkhead_refusals_total", "backoff_bulkhead_queued")
 }
+
+// A Bulkhead and a PriorityBulkhead can be observed on one registry: their
+// common metrics have one set of labels and one help text.
+func TestObserveBothKindsOfBulkhead(t *testing.T) {
+	in, reg := newInstrumenter(t)
+	plain, prio := bulkhead.New(1), bulkhead.NewPriority(4)
+	if _, err := in.ObserveBulkhead("plain", plain); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.ObservePriorityBulkhead("prio", prio); err != nil {
+		t.Fatalf("a priority bulkhead beside a bulkhead: %v", err)
+	}
+	if _, err := plain.Allow(context.Background(), backoff.Call{Attempt: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := plain.Allow(context.Background(), backoff.Call{Attempt: 1}); !errors.Is(err, bulkhead.ErrBulkheadFull) {
+		t.Fatalf("a second call: %v, want ErrBulkheadFull", err)
+	}
+	expect(t, reg, `# HELP backoff_bulkhead_in_flight Calls the bulkhead admitted that have not ended.
+# TYPE backoff_bulkhead_in_flight gauge
+backoff_bulkhead_in_flight{name="plain"} 1
+backoff_bulkhead_in_flight{name="prio"} 0
+`+refusalsHelp+`
+# TYPE backoff_bulkhead_refusals_total counter
+backoff_bulkhead_refusals_total{name="plain",priority=""} 1
+backoff_bulkhead_refusals_total{name="prio",priority="critical"} 0
+backoff_bulkhead_refusals_total{name="prio",priority="low"} 0
+backoff_bulkhead_refusals_total{name="prio",priority="standard"} 0
+`, "backoff_bulkhead_in_flight", "backoff_bulkhead_refusals_total")
+}
+
+const refusalsHelp = "# HELP backoff_bulkhead_refusals_total Calls the bulkhead refused as full, by priority (empty for a bulkhead without priorities)."
