@@ -58,7 +58,7 @@
 //	backoff_bulkhead_in_flight              gauge
 //	backoff_bulkhead_queued                 gauge    (Bulkhead only)
 //	backoff_bulkhead_limit                  gauge
-//	backoff_bulkhead_refusals_total         counter  priority (PriorityBulkhead only)
+//	backoff_bulkhead_refusals_total         counter  priority ("" for a Bulkhead)
 //	backoff_bulkhead_cancellations_total    counter
 //	backoff_budget_retries_total            counter
 //	backoff_budget_refusals_total           counter
