@@ -111,6 +111,9 @@
 //	backoff.budget.refusals                 counter        {retry}
 //	backoff.throttle.refusals               counter        {call}
 //	backoff.throttle.rejection_probability  gauge          1
+//	backoff.shared_guard.local              gauge          1
+//	backoff.shared_guard.fallbacks          counter        {fallback}
+//	backoff.shared_guard.recoveries         counter        {recovery}
 //
 // Each has the attribute guard.name, and those listed.
 // backoff.breaker.state is 1 for the breaker's current state and 0 for the
@@ -135,8 +138,8 @@
 //     implementation gives it: "*net.OpError" for a pointer type,
 //     "syscall.Errno", with the full package path, for a named type.
 //
-// retry.cause is one of "permanent", "exhausted", "max_elapsed_time",
-// "retries_canceled", "invalid_configuration", "circuit_open",
+// retry.cause is one of "invalid_configuration", "permanent",
+// "exhausted", "max_elapsed_time", "retries_canceled", "circuit_open",
 // "bulkhead_full", "budget_exhausted", "throttled", "canceled" and
 // "deadline_exceeded", matched with errors.Is in that order; any other
 // cause (a guard of your own, a context's custom cause) is named by its

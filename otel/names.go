@@ -74,4 +74,8 @@ const (
 
 	throttleRefusalsName    = "backoff.throttle.refusals"
 	throttleProbabilityName = "backoff.throttle.rejection_probability"
+
+	sharedLocalName      = "backoff.shared_guard.local"
+	sharedFallbacksName  = "backoff.shared_guard.fallbacks"
+	sharedRecoveriesName = "backoff.shared_guard.recoveries"
 )

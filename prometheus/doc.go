@@ -64,6 +64,9 @@
 //	backoff_budget_refusals_total           counter
 //	backoff_throttle_refusals_total         counter
 //	backoff_throttle_rejection_probability  gauge    from 0 to 1
+//	backoff_shared_guard_local              gauge    1 while on the local fallback, else 0
+//	backoff_shared_guard_fallbacks_total    counter
+//	backoff_shared_guard_recoveries_total   counter
 //
 // # Label values
 //
@@ -89,8 +92,8 @@
 //     after its Go type: "*net.OpError" for a pointer type,
 //     "syscall.Errno", with the full package path, for a named type. These
 //     are OpenTelemetry's rules for error.type, and the otel module's.
-//   - cause is why the driver gave up: "permanent", "exhausted",
-//     "max_elapsed_time", "retries_canceled", "invalid_configuration",
+//   - cause is why the driver gave up: "invalid_configuration",
+//     "permanent", "exhausted", "max_elapsed_time", "retries_canceled",
 //     "circuit_open", "bulkhead_full", "budget_exhausted", "throttled",
 //     "canceled" or "deadline_exceeded", matched with errors.Is in that
 //     order; any other cause is named by its type, as error_type is.

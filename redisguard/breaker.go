@@ -452,3 +452,17 @@ func (b *Breaker) Stats() BreakerStats {
 	}
 	return s
 }
+
+// Fallback reports whether the breaker decides on its local fallback
+// now, Redis having failed it, and how many times it has turned to the
+// fallback and back since it was made: Link.Shared, Link.Fallbacks and
+// Link.Recoveries of Stats, read without the rest. It is what the
+// ObserveShared methods of the telemetry modules read (otelbackoff's and
+// prombackoff's). A Breaker that cannot be used reports local and no
+// counts.
+func (b *Breaker) Fallback() (local bool, fallbacks, recoveries uint64) {
+	if b.Validate() != nil {
+		return true, 0, 0
+	}
+	return b.link.fallback()
+}

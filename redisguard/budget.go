@@ -303,3 +303,17 @@ func (b *Budget) Stats() BudgetStats {
 	}
 	return s
 }
+
+// Fallback reports whether the budget decides on its local fallback
+// now, Redis having failed it, and how many times it has turned to the
+// fallback and back since it was made: Link.Shared, Link.Fallbacks and
+// Link.Recoveries of Stats, read without the rest. It is what the
+// ObserveShared methods of the telemetry modules read (otelbackoff's and
+// prombackoff's). A Budget that cannot be used reports local and no
+// counts.
+func (b *Budget) Fallback() (local bool, fallbacks, recoveries uint64) {
+	if b.Validate() != nil {
+		return true, 0, 0
+	}
+	return b.link.fallback()
+}

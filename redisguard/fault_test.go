@@ -85,6 +85,9 @@ func TestRedisStopped(t *testing.T) {
 		if l.Shared || l.Fallbacks != 1 || l.LocalDecisions == 0 {
 			t.Errorf("%T, Redis down: %+v; want local, one fallback", g, l)
 		}
+		if local, f, r := g.(fallbacker).Fallback(); !local || f != 1 || r != 0 {
+			t.Errorf("%T, Redis down: Fallback() = %v, %d, %d; want true, 1, 0", g, local, f, r)
+		}
 	}
 	before := roundTrips(b) + roundTrips(k)
 	for range 10 {
@@ -110,6 +113,9 @@ func TestRedisStopped(t *testing.T) {
 	for _, g := range []any{b, k} {
 		if l := statsLink(g); !l.Shared || l.Recoveries != 1 {
 			t.Errorf("%T, Redis back: %+v; want shared, one recovery", g, l)
+		}
+		if local, f, r := g.(fallbacker).Fallback(); local || f != 1 || r != 1 {
+			t.Errorf("%T, Redis back: Fallback() = %v, %d, %d; want false, 1, 1", g, local, f, r)
 		}
 	}
 	if _, r := hb.counts(); r != 1 {
@@ -257,6 +263,11 @@ func isTimeout(err error) bool {
 }
 
 // statsLink returns a guard's Link.
+// fallbacker is what the telemetry modules' ObserveShared reads.
+type fallbacker interface {
+	Fallback() (local bool, fallbacks, recoveries uint64)
+}
+
 func statsLink(g any) Link {
 	switch g := g.(type) {
 	case *Budget:

@@ -159,6 +159,11 @@ type Link struct {
 	LocalDecisions uint64
 }
 
+// fallback returns what Fallback methods report.
+func (l *link) fallback() (local bool, fallbacks, recoveries uint64) {
+	return l.local.Load(), l.fallbacks.Load(), l.recoveries.Load()
+}
+
 // stats returns the link's figures.
 func (l *link) stats() Link {
 	return Link{
