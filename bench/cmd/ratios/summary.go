@@ -53,6 +53,8 @@ func summaryScenarios(r *results) []scenario {
 	one("ComposedSuccess")
 	one("BreakerSuccess")
 	one("BulkheadSuccess")
+	one("ThrottleSuccess")
+	one("RetryBudgetSuccess")
 	return out
 }
 

@@ -1,0 +1,71 @@
+package bench
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/failsafe-go/failsafe-go"
+	fsbudget "github.com/failsafe-go/failsafe-go/budget"
+	"github.com/failsafe-go/failsafe-go/retrypolicy"
+	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/budget"
+	"go.uber.org/goleak"
+)
+
+// newRetryBudgetLibs returns each library's retry behind a retry budget,
+// built once and reused: herdsafe's Policy of a retry stage with a token
+// bucket inside it (which every attempt passes, so that retries draw on
+// it), run with backoff.Execute; and failsafe-go's retry policy with a
+// budget (WithBudget), run with Get. failsafe-go's budget can only be used
+// through a retry or hedge policy, so the rows compare the pair.
+func newRetryBudgetLibs() []lib {
+	ours := backoff.NewPolicy(
+		backoff.WithRetry(backoff.WithMaxTries(maxAttempts)),
+		backoff.WithGuard(budget.NewTokenBucket()),
+	)
+	fs := failsafe.With[int](retrypolicy.NewBuilder[int]().
+		WithMaxAttempts(maxAttempts).
+		WithBackoff(500*time.Millisecond, 60*time.Second).
+		WithJitterFactor(0.5).
+		WithBudget(fsbudget.New()).
+		Build())
+	return []lib{
+		{name: "herdsafe", ours: true, call: func(ctx context.Context, op operation) (int, error) {
+			return backoff.Execute(ctx, ours, func(context.Context) (int, error) { return op() })
+		}},
+		{name: "failsafe", call: func(_ context.Context, op operation) (int, error) {
+			return fs.Get(op)
+		}},
+	}
+}
+
+// BenchmarkRetryBudgetSuccess is the cost of a retry behind a retry budget
+// around a call that succeeds at once: what every call of a healthy
+// dependency pays for the budget and the retry together.
+func BenchmarkRetryBudgetSuccess(b *testing.B) {
+	ctx := context.Background()
+	for _, l := range newRetryBudgetLibs() {
+		b.Run(l.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := l.call(ctx, succeed); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// Each retry-budget row calls a succeeding operation once and returns its
+// result.
+func TestRetryBudgetSuccessCallsOnce(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	ctx := context.Background()
+	for _, l := range newRetryBudgetLibs() {
+		op, n := counting(succeed)
+		if v, err := l.call(ctx, op); err != nil || v != 1 || n.Load() != 1 {
+			t.Errorf("%s: gave (%d, %v) in %d calls, want (1, nil) in 1", l.name, v, err, n.Load())
+		}
+	}
+}

@@ -1,0 +1,68 @@
+package bench
+
+import (
+	"context"
+	"testing"
+
+	"github.com/failsafe-go/failsafe-go"
+	"github.com/failsafe-go/failsafe-go/adaptivethrottler"
+	"github.com/herdsafe/backoff/throttle"
+	"go.uber.org/goleak"
+)
+
+// newThrottleLibs returns a fresh adaptive throttle of each library (the
+// client-side throttling of Google's SRE book), built once with its
+// defaults and called in the per-call form each documents:
+// Throttle.Execute, and failsafe-go's executor around its
+// adaptivethrottler with Get.
+func newThrottleLibs() []lib {
+	ours := throttle.New()
+	fs := failsafe.With[int](adaptivethrottler.NewWithDefaults[int]())
+	return []lib{
+		{name: "herdsafe", ours: true, call: func(ctx context.Context, op operation) (int, error) {
+			var v int
+			err := ours.Execute(ctx, func(context.Context) (err error) {
+				v, err = op()
+				return err
+			})
+			return v, err
+		}},
+		{name: "failsafe", call: func(_ context.Context, op operation) (int, error) {
+			return fs.Get(op)
+		}},
+	}
+}
+
+// BenchmarkThrottleSuccess is the cost of an adaptive throttle around a
+// call that succeeds, on a healthy dependency: what every call pays.
+func BenchmarkThrottleSuccess(b *testing.B) {
+	ctx := context.Background()
+	for _, l := range newThrottleLibs() {
+		b.Run(l.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := l.call(ctx, succeed); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// Each throttle row calls the operation once and returns its result, and
+// still admits every call of a dependency that answers them all.
+func TestThrottleSuccessCallsOnce(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	ctx := context.Background()
+	for _, l := range newThrottleLibs() {
+		op, n := counting(succeed)
+		for i := range 100 {
+			if v, err := l.call(ctx, op); err != nil || v != 1 {
+				t.Fatalf("%s: call %d gave (%d, %v)", l.name, i+1, v, err)
+			}
+		}
+		if n.Load() != 100 {
+			t.Errorf("%s: 100 calls ran the operation %d times", l.name, n.Load())
+		}
+	}
+}
