@@ -26,6 +26,7 @@ package backoff
 
 import (
 	"fmt"
+	"reflect"
 	"time"
 )
 
@@ -78,9 +79,23 @@ func validateBackOff(b BackOff) error {
 		return invalidf("the BackOff is nil")
 	}
 	if v, ok := b.(validator); ok {
-		return v.Validate()
+		return v.Validate() // this package's BackOffs: a typed nil included
+	}
+	if isNil(b) {
+		return invalidf("the BackOff is a nil %T", b)
 	}
 	return nil
+}
+
+// isNil reports whether v, an interface value that is not nil, holds a nil
+// pointer, map, slice, func or channel: a typed nil, whose methods would
+// most likely dereference nil.
+func isNil(v any) bool {
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		return rv.IsNil()
+	}
+	return false
 }
 
 // configError is an invalid setting: it prints the setting and matches

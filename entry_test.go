@@ -3,6 +3,7 @@ package backoff
 import (
 	"context"
 	"errors"
+	"github.com/benbjohnson/clock"
 	"math"
 	"strings"
 	"testing"
@@ -97,6 +98,9 @@ func TestDriverRejectsMisconfiguration(t *testing.T) {
 		{"Multiplier below 1", []RetryOption{exp(func(b *ExponentialBackOff) { b.Multiplier = 0.5 })}, "Multiplier"},
 		{"typed nil ExponentialBackOff", []RetryOption{WithBackOff((*ExponentialBackOff)(nil))}, "nil"},
 		{"typed nil ConstantBackOff", []RetryOption{WithBackOff((*ConstantBackOff)(nil))}, "nil"},
+		{"typed nil BackOff of the caller's", []RetryOption{WithBackOff((*specBackOff)(nil))}, "nil *backoff.specBackOff"},
+		{"typed nil clock", []RetryOption{WithClock((*clock.Mock)(nil))}, "clock"},
+		{"typed nil Instrumenter", []RetryOption{WithInstrumenter((*specInstrumenter)(nil))}, "Instrumenter"},
 		{"negative MaxRetryTime", []RetryOption{WithMaxRetryTime(-time.Second)}, "MaxRetryTime"},
 		{"nil result check", []RetryOption{CheckResult[int](nil, nil)}, "CheckResult"},
 		{"result check of another type", []RetryOption{CheckResult(func(string) error { return nil }, nil)}, "CheckResult"},

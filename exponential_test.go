@@ -303,15 +303,19 @@ func TestExponentialStructLiteral(t *testing.T) {
 	}
 }
 
-// A nil *ExponentialBackOff or *ConstantBackOff is reported, not
-// dereferenced: by Validate, by the driver, the Loop and NewTicker.
+// A nil *ExponentialBackOff or *ConstantBackOff, or a typed nil of the
+// caller's own BackOff type, is reported, not dereferenced: by Validate, by
+// the driver, the Loop and NewTicker.
 func TestTypedNilBackOff(t *testing.T) {
 	var exp *ExponentialBackOff
 	var con *ConstantBackOff
-	for _, b := range []BackOff{exp, con} {
+	var own *specBackOff // a BackOff of the caller's, with no Validate
+	for _, b := range []BackOff{exp, con, own} {
 		name := fmt.Sprintf("%T", b)
-		if err := b.(interface{ Validate() error }).Validate(); !errors.Is(err, ErrInvalidConfiguration) || !strings.Contains(err.Error(), "nil") {
-			t.Errorf("%s: Validate() = %v, want an ErrInvalidConfiguration naming nil", name, err)
+		if v, ok := b.(interface{ Validate() error }); ok {
+			if err := v.Validate(); !errors.Is(err, ErrInvalidConfiguration) || !strings.Contains(err.Error(), "nil") {
+				t.Errorf("%s: Validate() = %v, want an ErrInvalidConfiguration naming nil", name, err)
+			}
 		}
 		calls := 0
 		_, err := Retry(func() (int, error) { calls++; return 0, nil }, WithBackOff(b))

@@ -71,7 +71,7 @@ var ErrPanicked = errors.New("backoff: the call panicked")
 // and tells g how the call ended. A refusal ends the call at once with the
 // guard's error: a retry stage around the guard stops (its Cause is the
 // guard's error and its LastErr the last error of an attempt that ran), and
-// a fallback around it is called. A nil g is reported as
+// a fallback around it is called. A nil g, typed or not, is reported as
 // ErrInvalidConfiguration, and so is a g with a Validate method that
 // reports an error: the Policy then fails every call before running
 // anything.
@@ -81,7 +81,7 @@ var ErrPanicked = errors.New("backoff: the call panicked")
 // so a guard holds nothing for a call that is gone; a panic in Allow or
 // Record itself goes on unchanged.
 func WithGuard(g Guard) Stage {
-	if g == nil {
+	if g == nil || isNil(g) {
 		return Stage{err: invalidf("WithGuard was given a nil Guard")}
 	}
 	if v, ok := g.(validator); ok {

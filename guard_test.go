@@ -174,7 +174,7 @@ func (*invalidGuard) Validate() error { return invalidf("invalidGuard is invalid
 
 func TestGuardValidatedByThePolicy(t *testing.T) {
 	calls := 0
-	for _, s := range []Stage{WithGuard(nil), WithGuard(&invalidGuard{})} {
+	for _, s := range []Stage{WithGuard(nil), WithGuard((*specGuardLog)(nil)), WithGuard(&invalidGuard{})} {
 		err := NewPolicy(s).Execute(context.Background(), func(context.Context) error { calls++; return nil })
 		if re := specAsError(t, err); !errors.Is(re.Cause, ErrInvalidConfiguration) {
 			t.Errorf("Cause %v, want ErrInvalidConfiguration", re.Cause)

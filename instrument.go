@@ -77,10 +77,11 @@ type State struct {
 
 // WithInstrumenter adds an Instrumenter. Several may be added; they are
 // called in the order given, each BeforeAttempt receiving the context the
-// previous one returned. A nil i is reported as ErrInvalidConfiguration.
+// previous one returned. A nil i, typed or not, is reported as
+// ErrInvalidConfiguration.
 func WithInstrumenter(i Instrumenter) RetryOption {
 	return func(o *retryOptions) {
-		if i == nil {
+		if i == nil || isNil(i) {
 			o.fail("WithInstrumenter was given a nil Instrumenter")
 			return
 		}

@@ -244,7 +244,8 @@ func WithNotify(n Notify) RetryOption {
 
 // WithClock makes the driver's waits and its elapsed-time accounting use c
 // instead of the time package. Pass a *clock.Mock in a test and advance it
-// to release each wait. A nil c is reported as ErrInvalidConfiguration.
+// to release each wait. A nil c, typed or not, is reported as
+// ErrInvalidConfiguration.
 //
 // The driver reads the context's deadline on c as well, to decide whether a
 // wait would overrun it; give a test on a mock clock its deadline with
@@ -252,7 +253,7 @@ func WithNotify(n Notify) RetryOption {
 // WithMaxTries or a cancellation.
 func WithClock(c clock.Clock) RetryOption {
 	return func(o *retryOptions) {
-		if c == nil {
+		if c == nil || isNil(c) {
 			o.fail("WithClock was given a nil clock")
 		}
 		o.clock = c

@@ -79,7 +79,7 @@ var errZero = invalid("a zero Breaker; make one with New")
 // could not apply, or that it is a zero Breaker. The error matches
 // backoff.ErrInvalidConfiguration. backoff.WithGuard calls it.
 func (b *Breaker) Validate() error {
-	if b.cur.Load() == nil {
+	if b == nil || b.cur.Load() == nil {
 		return errZero
 	}
 	return b.cfg.err

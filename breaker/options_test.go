@@ -87,6 +87,15 @@ func TestZeroBreaker(t *testing.T) {
 		t.Fatalf("Validate() = %v", err)
 	}
 	wantUnusable(t, &b, err)
+	var nilBreaker *breaker.Breaker
+	if err := nilBreaker.Validate(); !errors.Is(err, backoff.ErrInvalidConfiguration) {
+		t.Errorf("a nil *Breaker: Validate() = %v, want ErrInvalidConfiguration", err)
+	}
+	ran := false
+	perr := backoff.NewPolicy(backoff.WithGuard(nilBreaker)).Execute(context.Background(), func(context.Context) error { ran = true; return nil })
+	if ran || !errors.Is(perr, backoff.ErrInvalidConfiguration) {
+		t.Errorf("a Policy with a nil *Breaker: %v (ran %v), want ErrInvalidConfiguration before running", perr, ran)
+	}
 }
 
 func TestValidBreakerValidates(t *testing.T) {

@@ -105,6 +105,8 @@ var errZeroValue = invalidf("a zero Bulkhead or PriorityBulkhead; make one with 
 // every call before running anything.
 func (b *Bulkhead) Validate() error {
 	switch {
+	case b == nil:
+		return errZeroValue
 	case b.err != nil:
 		return b.err
 	case b.limit == 0:

@@ -155,6 +155,8 @@ func slots(t float64, capacity int) int64 {
 // nil. [backoff.WithGuard] calls it.
 func (b *PriorityBulkhead) Validate() error {
 	switch {
+	case b == nil:
+		return errZeroValue
 	case b.err != nil:
 		return b.err
 	case b.limits[Critical.index()] == 0:

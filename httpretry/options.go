@@ -3,6 +3,7 @@ package httpretry
 import (
 	"log/slog"
 	"net/http"
+	"reflect"
 	"strings"
 	"time"
 
@@ -68,22 +69,37 @@ var defaultBackOff = DefaultBackOff()
 // whose Validate fails. The default is DefaultBackOff.
 func WithBackOff(b backoff.BackOff) Option {
 	return func(c *config) {
-		switch {
-		case b == nil:
+		if b == nil {
 			c.fail("httpretry.WithBackOff was given a nil BackOff")
+			return
+		}
+		if v, ok := b.(interface{ Validate() error }); ok {
+			if err := v.Validate(); err != nil { // a typed nil of the core's included
+				c.fail("httpretry.WithBackOff: %s", strings.TrimPrefix(err.Error(), "backoff: invalid configuration: "))
+				return
+			}
+		}
+		switch {
+		case isNil(b):
+			c.fail("httpretry.WithBackOff was given a nil %T", b)
 			return
 		case !canClone(b):
 			c.fail("httpretry.WithBackOff was given a %T, which has no Clone method: a Transport's requests each need a copy of their own", b)
 			return
 		}
-		if v, ok := b.(interface{ Validate() error }); ok {
-			if err := v.Validate(); err != nil {
-				c.fail("httpretry.WithBackOff: %s", strings.TrimPrefix(err.Error(), "backoff: invalid configuration: "))
-				return
-			}
-		}
 		c.backOff = b
 	}
+}
+
+// isNil reports whether v, an interface value that is not nil, holds a
+// nil pointer, map, slice, func or channel: a typed nil, whose methods
+// would most likely dereference nil.
+func isNil(v any) bool {
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		return rv.IsNil()
+	}
+	return false
 }
 
 func canClone(b backoff.BackOff) bool {
@@ -229,7 +245,7 @@ func WithMaxRetryAfter(d time.Duration) Option {
 // response body with it. A nil i is invalid.
 func WithInstrumenter(i backoff.Instrumenter) Option {
 	return func(c *config) {
-		if i == nil {
+		if i == nil || isNil(i) {
 			c.fail("httpretry.WithInstrumenter was given a nil Instrumenter")
 			return
 		}
@@ -262,7 +278,7 @@ func WithName(name string) Option {
 // the mock's time is far from. A nil c is invalid.
 func WithClock(c clock.Clock) Option {
 	return func(cfg *config) {
-		if c == nil {
+		if c == nil || isNil(c) {
 			cfg.fail("httpretry.WithClock was given a nil clock")
 		}
 		cfg.clock = c

@@ -3,6 +3,7 @@ package httpretry
 import (
 	"context"
 	"errors"
+	"github.com/benbjohnson/clock"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -27,6 +28,7 @@ func TestInvalidConfiguration(t *testing.T) {
 		{"nil_backoff", []Option{WithBackOff(nil)}, "httpretry.WithBackOff was given a nil BackOff"},
 		{"typed_nil_backoff", []Option{WithBackOff((*backoff.ExponentialBackOff)(nil))}, "nil *ExponentialBackOff"},
 		{"typed_nil_constant", []Option{WithBackOff((*backoff.ConstantBackOff)(nil))}, "nil *ConstantBackOff"},
+		{"typed_nil_own_backoff", []Option{WithBackOff((*cloningBackOff)(nil))}, "httpretry.WithBackOff was given a nil *httpretry.cloningBackOff"},
 		{"backoff_without_clone", []Option{WithBackOff(plainBackOff{})}, "has no Clone method"},
 		{"invalid_backoff", []Option{WithBackOff(backoff.NewConstantBackOff(-1))}, "Interval is negative"},
 		{"lowercase_method", []Option{WithRetryableMethods("GET", "post")}, `httpretry.WithRetryableMethods("post"): methods are case-sensitive; did you mean "POST"?`},
@@ -35,6 +37,8 @@ func TestInvalidConfiguration(t *testing.T) {
 		{"bad_header", []Option{WithIdempotencyKeyHeader("Idempotency Key")}, "not a valid header name"},
 		{"nil_instrumenter", []Option{WithInstrumenter(nil)}, "httpretry.WithInstrumenter was given a nil Instrumenter"},
 		{"nil_clock", []Option{WithClock(nil)}, "httpretry.WithClock was given a nil clock"},
+		{"typed_nil_clock", []Option{WithClock((*clock.Mock)(nil))}, "httpretry.WithClock was given a nil clock"},
+		{"typed_nil_instrumenter", []Option{WithInstrumenter((*recordingInstrumenter)(nil))}, "httpretry.WithInstrumenter was given a nil Instrumenter"},
 		{"nil_option", []Option{nil}, "an httpretry.Option is nil"},
 		{"first_reported", []Option{WithMaxElapsedTime(-1), WithRetryable(nil)}, "WithMaxElapsedTime"},
 	}
@@ -165,6 +169,23 @@ func TestBackOffStop(t *testing.T) {
 
 // plainBackOff is a BackOff without a Clone method.
 type plainBackOff struct{}
+
+// cloningBackOff is a BackOff of a caller's own, with a Clone method that
+// reads its receiver.
+type cloningBackOff struct{ wait time.Duration }
+
+func (b *cloningBackOff) NextBackOff() time.Duration { return b.wait }
+func (b *cloningBackOff) Reset()                     {}
+func (b *cloningBackOff) Clone() backoff.BackOff     { c := *b; return &c }
+
+// recordingInstrumenter is an Instrumenter of a caller's own.
+type recordingInstrumenter struct{ n int }
+
+func (r *recordingInstrumenter) BeforeAttempt(ctx context.Context, _ backoff.State) context.Context {
+	r.n++
+	return ctx
+}
+func (r *recordingInstrumenter) AfterAttempt(context.Context, backoff.State) {}
 
 func (plainBackOff) NextBackOff() time.Duration { return 0 }
 func (plainBackOff) Reset()                     {}
