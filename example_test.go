@@ -42,7 +42,7 @@ func ExampleRetry() {
 		defer resp.Body.Close()
 
 		// If we are being rate limited, return a RetryAfter to say how long
-		// to wait. This also resets the backoff policy.
+		// to wait. This also starts the BackOff's waits over.
 		if resp.StatusCode == http.StatusTooManyRequests {
 			seconds, err := strconv.ParseInt(resp.Header.Get("Retry-After"), 10, 64)
 			if err == nil {
@@ -62,10 +62,10 @@ func ExampleRetry() {
 		return "hello", nil
 	}
 
-	// Waits of about 10 ms, so that the example runs fast; the default
-	// starts at 500 ms.
+	// No waits, so that the example runs at once: a real caller keeps the
+	// default (jittered waits from 500 ms, growing 1.5× a time).
 	result, err := backoff.Retry(operation,
-		backoff.WithBackOff(backoff.NewExponentialBackOff(backoff.WithInitialInterval(10*time.Millisecond))),
+		backoff.WithBackOff(&backoff.ZeroBackOff{}),
 		backoff.WithNotify(func(err error, d time.Duration) { fmt.Println("retrying after:", err) }))
 	if err != nil {
 		fmt.Println("Error:", err)
@@ -242,8 +242,10 @@ func ExampleTicker() {
 		return "hello", nil
 	}
 
-	// Ticks 10 ms apart and more, so that the example runs fast.
-	ticker := backoff.NewTicker(backoff.NewExponentialBackOff(backoff.WithInitialInterval(10 * time.Millisecond)))
+	// Ticks with no wait between them, so that the example runs at once: a
+	// real ticker keeps the default BackOff (see NewTickerWithClock for the
+	// waits on a test's clock).
+	ticker := backoff.NewTicker(&backoff.ZeroBackOff{})
 	defer ticker.Stop()
 
 	var result string
