@@ -44,18 +44,3 @@ func TestNegativeWaitFromACustomBackOff(t *testing.T) {
 	}
 	ticker.Stop()
 }
-
-func TestSmallContracts(t *testing.T) {
-	if got := (&ConstantBackOff{Interval: -time.Second}).NextBackOff(); got != Stop {
-		t.Errorf("a negative ConstantBackOff returned %v, want Stop", got)
-	}
-	if got := (&PanicError{Value: "boom"}).Error(); got != "backoff: operation panicked: boom" {
-		t.Errorf("PanicError.Error() = %q", got)
-	}
-	if err := (&PanicError{Value: io.EOF}); !errors.Is(err, io.EOF) {
-		t.Error("a PanicError does not unwrap to an error value")
-	}
-	if (&StopBackOff{}).NextBackOff() != Stop || (&ZeroBackOff{}).NextBackOff() != 0 {
-		t.Error("StopBackOff or ZeroBackOff broke their one promise")
-	}
-}

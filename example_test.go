@@ -14,7 +14,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
 )
 
@@ -232,64 +231,6 @@ func ExampleRetryAfter() {
 	// done <nil>
 }
 
-func ExampleTicker() {
-	// An operation that fails twice, then succeeds.
-	calls := 0
-	operation := func() (string, error) {
-		if calls++; calls < 3 {
-			return "", fmt.Errorf("attempt %d failed", calls)
-		}
-		return "hello", nil
-	}
-
-	// Ticks with no wait between them, so that the example runs at once: a
-	// real ticker keeps the default BackOff (see NewTickerWithClock for the
-	// waits on a test's clock).
-	ticker := backoff.NewTicker(&backoff.ZeroBackOff{})
-	defer ticker.Stop()
-
-	var result string
-	var err error
-
-	// Ticks will continue to arrive when the previous operation is still
-	// running, so operations that take a while to fail could run in quick
-	// succession.
-	for range ticker.C {
-		if result, err = operation(); err != nil {
-			fmt.Println(err, "- will retry at the next tick")
-			continue
-		}
-		break
-	}
-	if err != nil {
-		fmt.Println("Error:", err)
-		return
-	}
-	fmt.Println(result)
-	// Output:
-	// attempt 1 failed - will retry at the next tick
-	// attempt 2 failed - will retry at the next tick
-	// hello
-}
-
-// A Ticker has no context of its own: wrap its policy with WithContext to
-// end it with one.
-func ExampleWithContext() {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ticker := backoff.NewTicker(backoff.WithContext(ctx, backoff.NewConstantBackOff(time.Hour)))
-	defer ticker.Stop()
-
-	ticks := 0
-	for range ticker.C {
-		ticks++
-		cancel() // the hour-long wait ends at once
-	}
-	fmt.Println("ticks:", ticks)
-	// Output:
-	// ticks: 1
-}
-
 func ExampleDo() {
 	attempts := 0
 	n, err := backoff.Do(context.Background(), func(ctx context.Context) (int, error) {
@@ -334,30 +275,6 @@ func ExampleRetryIf() {
 	fmt.Println(err, errors.Is(err, backoff.ErrExhausted))
 	// Output:
 	// reading the reply: unexpected EOF true
-}
-
-// A reconnect loop: the first Wait returns at once, each later one waits the
-// next backoff, and Reset after a success starts the waiting over.
-func ExampleLoop() {
-	ctx := backoff.WithTestingBypass(context.Background()) // skip the waits in this example
-	loop := backoff.NewLoop(backoff.WithMaxTries(4))
-	sessions := []bool{false, true, false, false, false, false} // did each connection get through?
-	for i := 0; loop.Wait(ctx); i++ {
-		connected := sessions[i]
-		fmt.Println("attempt", loop.Attempt(), "connected:", connected)
-		if connected {
-			loop.Reset()
-		}
-	}
-	fmt.Println(loop.Err(), errors.Is(loop.Err(), backoff.ErrExhausted))
-	// Output:
-	// attempt 1 connected: false
-	// attempt 2 connected: true
-	// attempt 1 connected: false
-	// attempt 2 connected: false
-	// attempt 3 connected: false
-	// attempt 4 connected: false
-	// backoff: retries exhausted true
 }
 
 func ExampleWithJitter() {
@@ -485,69 +402,4 @@ func ExampleRetryIfType() {
 	fmt.Println(attempts, err, errors.Is(err, backoff.ErrPermanent))
 	// Output:
 	// 3 401 Unauthorized true
-}
-
-// timerClock is a mock clock that reports each timer started on it, so a
-// test advances it exactly when something waits.
-type timerClock struct {
-	*clock.Mock
-	started chan time.Duration
-}
-
-func (c timerClock) Timer(d time.Duration) *clock.Timer {
-	t := c.Mock.Timer(d)
-	c.started <- d
-	return t
-}
-
-// A test drives the driver's waits with a mock clock instead of spending
-// them.
-func ExampleWithClock() {
-	clk := timerClock{clock.NewMock(), make(chan time.Duration)}
-	done := make(chan error)
-	attempts := 0
-	go func() {
-		done <- backoff.RetryError(func() error {
-			if attempts++; attempts < 3 {
-				return errConnRefused
-			}
-			return nil
-		}, backoff.WithClock(clk), backoff.WithBackOff(backoff.NewConstantBackOff(time.Minute)))
-	}()
-	for {
-		select {
-		case wait := <-clk.started:
-			fmt.Println("waiting", wait)
-			clk.Add(wait)
-		case err := <-done:
-			fmt.Println(attempts, err)
-			return
-		}
-	}
-	// Output:
-	// waiting 1m0s
-	// waiting 1m0s
-	// 3 <nil>
-}
-
-func ExampleNewTickerWithClock() {
-	clk := timerClock{clock.NewMock(), make(chan time.Duration, 1)}
-	b := backoff.NewExponentialBackOff(backoff.WithInitialInterval(time.Second),
-		backoff.WithMultiplier(2), backoff.WithRandomizationFactor(0))
-	ticker := backoff.NewTickerWithClock(b, clk)
-	defer ticker.Stop()
-
-	start := clk.Now()
-	for i := range 4 {
-		tick := <-ticker.C
-		fmt.Println("tick at", tick.Sub(start))
-		if i < 3 {
-			clk.Add(<-clk.started) // release the wait the Ticker has just started
-		}
-	}
-	// Output:
-	// tick at 0s
-	// tick at 1s
-	// tick at 3s
-	// tick at 7s
 }

@@ -125,3 +125,12 @@ func TestPanicPropagatesWithoutRecovery(t *testing.T) {
 		}
 	})
 }
+
+func TestPanicErrorTextAndUnwrap(t *testing.T) {
+	if got := (&PanicError{Value: "boom"}).Error(); got != "backoff: operation panicked: boom" {
+		t.Errorf("PanicError.Error() = %q", got)
+	}
+	if err := (&PanicError{Value: io.EOF}); !errors.Is(err, io.EOF) {
+		t.Error("a PanicError does not unwrap to an error value")
+	}
+}
