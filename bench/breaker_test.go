@@ -55,17 +55,7 @@ func newBreakerLibs() []lib {
 // BenchmarkBreakerSuccess is the cost of a closed breaker around a call
 // that succeeds: what every call of a healthy dependency pays.
 func BenchmarkBreakerSuccess(b *testing.B) {
-	ctx := context.Background()
-	for _, l := range newBreakerLibs() {
-		b.Run(l.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := l.call(ctx, succeed); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchSuccess(b, newBreakerLibs())
 }
 
 // Each breaker row calls a succeeding operation once, still runs the

@@ -44,17 +44,7 @@ func newRetryBudgetLibs() []lib {
 // around a call that succeeds at once: what every call of a healthy
 // dependency pays for the budget and the retry together.
 func BenchmarkRetryBudgetSuccess(b *testing.B) {
-	ctx := context.Background()
-	for _, l := range newRetryBudgetLibs() {
-		b.Run(l.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := l.call(ctx, succeed); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchSuccess(b, newRetryBudgetLibs())
 }
 
 // Each retry-budget row calls a succeeding operation once and returns its

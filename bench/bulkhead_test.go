@@ -41,17 +41,7 @@ var bulkheadLibs = []lib{
 // succeeds, a slot free: what every call through a bulkhead that is not
 // full pays.
 func BenchmarkBulkheadSuccess(b *testing.B) {
-	ctx := context.Background()
-	for _, l := range bulkheadLibs {
-		b.Run(l.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := l.call(ctx, succeed); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchSuccess(b, bulkheadLibs)
 }
 
 // Each bulkhead row calls the operation once, returns its result, and

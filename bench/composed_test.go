@@ -64,17 +64,7 @@ func newComposedLibs() []lib {
 // circuit breaker, retry, per-attempt timeout) around a call that
 // succeeds: what every call of a healthy service pays for the four.
 func BenchmarkComposedSuccess(b *testing.B) {
-	ctx := context.Background()
-	for _, l := range newComposedLibs() {
-		b.Run(l.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := l.call(ctx, succeed); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchSuccess(b, newComposedLibs())
 }
 
 // Each composed row calls a succeeding operation once, and gives a

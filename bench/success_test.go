@@ -8,8 +8,14 @@ import (
 // BenchmarkSuccessFirstTry is the cost of the retry machinery when the
 // operation succeeds at once: what every call of a healthy service pays.
 func BenchmarkSuccessFirstTry(b *testing.B) {
+	benchSuccess(b, expoLibs)
+}
+
+// benchSuccess times each of libs calling an operation that succeeds at
+// once, a sub-benchmark per library.
+func benchSuccess(b *testing.B, libs []lib) {
 	ctx := context.Background()
-	for _, l := range expoLibs {
+	for _, l := range libs {
 		b.Run(l.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

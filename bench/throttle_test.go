@@ -36,17 +36,7 @@ func newThrottleLibs() []lib {
 // BenchmarkThrottleSuccess is the cost of an adaptive throttle around a
 // call that succeeds, on a healthy dependency: what every call pays.
 func BenchmarkThrottleSuccess(b *testing.B) {
-	ctx := context.Background()
-	for _, l := range newThrottleLibs() {
-		b.Run(l.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := l.call(ctx, succeed); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchSuccess(b, newThrottleLibs())
 }
 
 // Each throttle row calls the operation once and returns its result, and
