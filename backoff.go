@@ -26,8 +26,9 @@ package backoff
 
 import (
 	"fmt"
-	"reflect"
 	"time"
+
+	"github.com/herdsafe/backoff/internal/typednil"
 )
 
 // Stop is what NextBackOff returns to say that no more retries should be
@@ -81,21 +82,10 @@ func validateBackOff(b BackOff) error {
 	if v, ok := b.(validator); ok {
 		return v.Validate() // this package's BackOffs: a typed nil included
 	}
-	if isNil(b) {
+	if typednil.Is(b) {
 		return invalidf("the BackOff is a nil %T", b)
 	}
 	return nil
-}
-
-// isNil reports whether v, an interface value that is not nil, holds a nil
-// pointer, map, slice, func or channel: a typed nil, whose methods would
-// most likely dereference nil.
-func isNil(v any) bool {
-	switch rv := reflect.ValueOf(v); rv.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.UnsafePointer:
-		return rv.IsNil()
-	}
-	return false
 }
 
 // configError is an invalid setting: it prints the setting and matches

@@ -3,6 +3,8 @@ package backoff
 import (
 	"context"
 	"errors"
+
+	"github.com/herdsafe/backoff/internal/typednil"
 )
 
 // Guard admits or refuses the calls that pass through it, and learns how
@@ -81,7 +83,7 @@ var ErrPanicked = errors.New("backoff: the call panicked")
 // so a guard holds nothing for a call that is gone; a panic in Allow or
 // Record itself goes on unchanged.
 func WithGuard(g Guard) Stage {
-	if g == nil || isNil(g) {
+	if g == nil || typednil.Is(g) {
 		return Stage{err: invalidf("WithGuard was given a nil Guard")}
 	}
 	if v, ok := g.(validator); ok {

@@ -3,6 +3,8 @@ package backoff
 import (
 	"context"
 	"time"
+
+	"github.com/herdsafe/backoff/internal/typednil"
 )
 
 // Instrumenter observes every attempt the driver makes: one mechanism for
@@ -81,7 +83,7 @@ type State struct {
 // ErrInvalidConfiguration.
 func WithInstrumenter(i Instrumenter) RetryOption {
 	return func(o *retryOptions) {
-		if i == nil || isNil(i) {
+		if i == nil || typednil.Is(i) {
 			o.fail("WithInstrumenter was given a nil Instrumenter")
 			return
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/benbjohnson/clock"
+	"github.com/herdsafe/backoff/internal/typednil"
 )
 
 // DefaultMaxElapsedTime sets a default limit for the total retry duration.
@@ -253,7 +254,7 @@ func WithNotify(n Notify) RetryOption {
 // WithMaxTries or a cancellation.
 func WithClock(c clock.Clock) RetryOption {
 	return func(o *retryOptions) {
-		if c == nil || isNil(c) {
+		if c == nil || typednil.Is(c) {
 			o.fail("WithClock was given a nil clock")
 		}
 		o.clock = c

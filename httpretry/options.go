@@ -3,12 +3,12 @@ package httpretry
 import (
 	"log/slog"
 	"net/http"
-	"reflect"
 	"strings"
 	"time"
 
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/typednil"
 )
 
 // Defaults of a Transport.
@@ -80,7 +80,7 @@ func WithBackOff(b backoff.BackOff) Option {
 			}
 		}
 		switch {
-		case isNil(b):
+		case typednil.Is(b):
 			c.fail("httpretry.WithBackOff was given a nil %T", b)
 			return
 		case !canClone(b):
@@ -89,17 +89,6 @@ func WithBackOff(b backoff.BackOff) Option {
 		}
 		c.backOff = b
 	}
-}
-
-// isNil reports whether v, an interface value that is not nil, holds a
-// nil pointer, map, slice, func or channel: a typed nil, whose methods
-// would most likely dereference nil.
-func isNil(v any) bool {
-	switch rv := reflect.ValueOf(v); rv.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.UnsafePointer:
-		return rv.IsNil()
-	}
-	return false
 }
 
 func canClone(b backoff.BackOff) bool {
@@ -245,7 +234,7 @@ func WithMaxRetryAfter(d time.Duration) Option {
 // response body with it. A nil i is invalid.
 func WithInstrumenter(i backoff.Instrumenter) Option {
 	return func(c *config) {
-		if i == nil || isNil(i) {
+		if i == nil || typednil.Is(i) {
 			c.fail("httpretry.WithInstrumenter was given a nil Instrumenter")
 			return
 		}
@@ -278,7 +267,7 @@ func WithName(name string) Option {
 // the mock's time is far from. A nil c is invalid.
 func WithClock(c clock.Clock) Option {
 	return func(cfg *config) {
-		if c == nil || isNil(c) {
+		if c == nil || typednil.Is(c) {
 			cfg.fail("httpretry.WithClock was given a nil clock")
 		}
 		cfg.clock = c
