@@ -8,8 +8,9 @@ import (
 
 // attempt is what AfterAttempt must know of an attempt that BeforeAttempt
 // began: the caller's context, the attempt's span and the series of its
-// name. It is the parent of the context the tracer returns with the span,
-// so that the operation's context holds both for one allocation of ours.
+// name. It wraps the context the tracer returned with the span, and is
+// the context the operation receives: one allocation of ours, and the
+// tracer's own lookups in the caller's context do not pass through it.
 //
 // The span in AfterAttempt's context is not enough, for two reasons. A
 // give-up that comes after the attempt's wait (State.Reported) is recorded
@@ -18,7 +19,8 @@ import (
 // retry: when another one after this (of this package, or anyone's) starts
 // a span of its own, the span in the context is that one.
 type attempt struct {
-	context.Context // the caller's
+	context.Context // the tracer's: the caller's, with the span
+	caller          context.Context
 	span            trace.Span
 	named           *named
 	in              *Instrumenter

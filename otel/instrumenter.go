@@ -98,13 +98,12 @@ func (in *Instrumenter) BeforeAttempt(ctx context.Context, s backoff.State) cont
 	if spanName == "" {
 		spanName = SpanName
 	}
-	a := &attempt{Context: ctx, in: in, n: s.Attempt, named: in.series.named(telemetry.Name(s))}
-	actx, span := in.tracer.Start(a, spanName, startOptions...)
-	a.span = span
+	actx, span := in.tracer.Start(ctx, spanName, startOptions...)
+	a := &attempt{Context: actx, caller: ctx, span: span, in: in, n: s.Attempt, named: in.series.named(telemetry.Name(s))}
 	// The attributes of the first attempts are made once for the name. (A
 	// span that does not record ignores them.)
 	span.SetAttributes(a.named.spanAttributes(s.Attempt)...)
-	return actx
+	return a
 }
 
 // AfterAttempt ends the attempt's span with its outcome, and counts it.
@@ -170,7 +169,7 @@ func (in *Instrumenter) gaveUpBetween(ctx context.Context, a *attempt, s backoff
 	in.giveUps.Add(ctx, 1, in.series.get(seriesKey{CauseKey, name, cause})...)
 	parent := ctx
 	if a != nil {
-		parent = a.Context
+		parent = a.caller
 	}
 	span := trace.SpanFromContext(parent)
 	if !span.IsRecording() {
