@@ -275,35 +275,9 @@ func (b *Breaker) Record(p backoff.Permit, o backoff.Outcome) {
 	if b.Validate() != nil {
 		return
 	}
-	switch {
-	case o.Abandoned:
-		b.record(p, neutral)
-	case o.Err == nil:
-		b.record(p, success)
-	case backoff.IsRefusal(o.Err):
-		b.record(p, neutral)
-	case b.cfg.isFailure == nil:
-		b.record(p, failure)
-	default:
-		b.record(p, b.classify(p, o.Err))
-	}
-}
-
-// classify asks WithIsFailure's classifier about err. If it panics, the
-// call is recorded as a failure before the panic goes on.
-func (b *Breaker) classify(p backoff.Permit, err error) verdict {
-	done := false
-	defer func() {
-		if !done {
-			b.record(p, failure)
-		}
-	}()
-	v := success
-	if b.cfg.isFailure(err) {
-		v = failure
-	}
-	done = true
-	return v
+	// An error WithIsFailure does not count is a success, as for
+	// breaker.New; a call whose classifier panics is a failure.
+	b.record(p, judge(o, b.cfg.isFailure, success, failure, func(v verdict) { b.record(p, v) }))
 }
 
 // record records a call judged v.

@@ -183,36 +183,9 @@ func (b *Budget) Record(p backoff.Permit, o backoff.Outcome) {
 	if b.Validate() != nil {
 		return
 	}
-	switch {
-	case o.Abandoned:
-		b.record(p, neutral)
-	case o.Err == nil:
-		b.record(p, success)
-	case backoff.IsRefusal(o.Err):
-		b.record(p, neutral)
-	case b.cfg.isFailure == nil:
-		b.record(p, failure)
-	default:
-		b.record(p, b.classify(p, o.Err))
-	}
-}
-
-// classify asks WithIsFailure's classifier about err. If it panics, the
-// call is recorded as neutral, its charge refunded, before the panic goes
-// on.
-func (b *Budget) classify(p backoff.Permit, err error) verdict {
-	done := false
-	defer func() {
-		if !done {
-			b.record(p, neutral)
-		}
-	}()
-	v := neutral
-	if b.cfg.isFailure(err) {
-		v = failure
-	}
-	done = true
-	return v
+	// An error WithIsFailure does not count is neutral, and so is the
+	// call when the classifier panics: its charge is refunded.
+	b.record(p, judge(o, b.cfg.isFailure, neutral, neutral, func(v verdict) { b.record(p, v) }))
 }
 
 // record counts a call judged v.
