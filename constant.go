@@ -1,6 +1,9 @@
 package backoff
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // ConstantBackOff is a BackOff that always returns the same backoff
 // delay. This is in contrast to an exponential BackOff, which returns
@@ -24,10 +27,10 @@ func NewConstantBackOff(d time.Duration) *ConstantBackOff {
 // ErrInvalidConfiguration.
 func (b *ConstantBackOff) Validate() error {
 	if b == nil {
-		return invalidf("the BackOff is a nil *ConstantBackOff")
+		return fmt.Errorf("%w: the BackOff is a nil *ConstantBackOff", ErrInvalidConfiguration)
 	}
 	if b.Interval < 0 {
-		return invalidf("ConstantBackOff.Interval is negative (%v)", b.Interval)
+		return fmt.Errorf("%w: ConstantBackOff.Interval is negative (%v)", ErrInvalidConfiguration, b.Interval)
 	}
 	return nil
 }

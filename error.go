@@ -16,9 +16,8 @@ var (
 	// reached or the BackOff returned Stop.
 	ErrExhausted = errors.New("backoff: retries exhausted")
 
-	// ErrMaxElapsedTime is the cause when retrying stops because a time
-	// budget, WithMaxElapsedTime or WithMaxRetryTime, was reached, or the
-	// next wait would overrun it.
+	// ErrMaxElapsedTime is the cause when retrying stops because
+	// WithMaxElapsedTime was reached, or the next wait would overrun it.
 	ErrMaxElapsedTime = errors.New("backoff: maximum elapsed time exceeded")
 
 	// ErrRetriesCanceled is the cause when retrying stops because the
@@ -29,16 +28,25 @@ var (
 	// the error's nature or a classifier.
 	ErrRetriesCanceled = errors.New("backoff: retries canceled by the error")
 
+	// ErrRefused is matched by the error of an attempt that was refused
+	// before it reached the dependency: by a circuit breaker, a bulkhead, a
+	// retry budget (the guards of this module mark their refusals so), or
+	// by Do, which refuses to start its function once the context is done.
+	// An operation that returns such an error (one that matches ErrRefused
+	// with errors.Is and wraps the reason) stops the driver at once: the
+	// error is the Cause, so errors.Is finds the reason in it; the attempt
+	// is not counted in Attempts; and LastErr stays the last error of an
+	// attempt that ran, the real fault.
+	ErrRefused = errors.New("backoff: refused")
+
 	// ErrInvalidConfiguration is the cause when the driver was given
-	// something it cannot use: a nil operation, a nil BackOff (typed or
-	// not), a nil clock or classifier, a negative duration, an option the
-	// entry point cannot apply, a BackOff whose Validate method fails, or a
-	// Policy stage that cannot be used; the driver reports it before calling
-	// the operation. A BackOff of your own that returns a
-	// negative wait other than Stop is reported the same way when the first
-	// retry asks for one. The error in Error.Cause wraps
-	// ErrInvalidConfiguration and names the offending setting; match it
-	// with errors.Is.
+	// something it cannot use: a nil operation or context, a nil BackOff
+	// (typed or not), a nil clock or classifier, a negative duration, or a
+	// BackOff whose fields make no sense; the driver reports it before
+	// calling the operation. A BackOff of your own that returns a negative
+	// wait other than Stop is reported the same way when the first retry
+	// asks for one. The error in Error.Cause wraps ErrInvalidConfiguration
+	// and names the offending setting; match it with errors.Is.
 	ErrInvalidConfiguration = errors.New("backoff: invalid configuration")
 )
 
@@ -62,7 +70,7 @@ var (
 //		case errors.Is(re.Cause, backoff.ErrExhausted):
 //			// hit WithMaxTries or the BackOff stopped
 //		}
-//		log.Printf("gave up after %d attempts in %v: %v", re.Attempts, re.Elapsed, re.LastErr)
+//		log.Printf("%+v", re) // gave up after 4 attempts in 7.3s (backoff: retries exhausted): connection refused
 //	}
 //
 // errors.Is on the whole error also works for the package's causes, but it
@@ -81,8 +89,8 @@ type Error struct {
 	LastErr error
 	// Cause reports why retrying stopped: ErrPermanent, ErrExhausted,
 	// ErrMaxElapsedTime, ErrRetriesCanceled, a context cancellation cause
-	// (see context.Cause), a guard's refusal (such as ErrCircuitOpen), or an
-	// error matching ErrInvalidConfiguration.
+	// (see context.Cause), a refused attempt's error (see ErrRefused), or
+	// an error matching ErrInvalidConfiguration.
 	Cause error
 	// Attempts is how many times the operation was called.
 	Attempts int
@@ -92,8 +100,6 @@ type Error struct {
 	// end of the first failed attempt, because a run without that budget
 	// reads no clock before an attempt fails.
 	Elapsed time.Duration
-
-	refused bool // Cause is a guard's refusal
 }
 
 // Error returns the last operation error's message, undecorated by the
@@ -129,7 +135,11 @@ func (e *Error) Unwrap() []error {
 func (e *Error) Format(f fmt.State, verb rune) {
 	switch {
 	case verb == 'v' && f.Flag('+'):
-		fmt.Fprintf(f, "gave up after %d attempts in %v", e.Attempts, e.Elapsed.Round(time.Millisecond))
+		noun := "attempts"
+		if e.Attempts == 1 {
+			noun = "attempt"
+		}
+		fmt.Fprintf(f, "gave up after %d %s in %v", e.Attempts, noun, e.Elapsed.Round(time.Millisecond))
 		if e.Cause != nil {
 			fmt.Fprintf(f, " (%v)", e.Cause)
 		}

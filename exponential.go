@@ -1,16 +1,9 @@
 package backoff
 
 import (
+	"fmt"
 	"math"
 	"time"
-)
-
-// Default values for ExponentialBackOff.
-const (
-	DefaultInitialInterval     = 500 * time.Millisecond
-	DefaultRandomizationFactor = 0.5
-	DefaultMultiplier          = 1.5
-	DefaultMaxInterval         = 60 * time.Second
 )
 
 // ExponentialBackOff is a backoff implementation that increases the backoff
@@ -52,18 +45,24 @@ const (
 //	 8          8.538                   [4.269, 12.807]
 //	 9         12.807                   [6.403, 19.210]
 //
-// A struct literal works as well as NewExponentialBackOff: a zero
-// InitialInterval, Multiplier or MaxInterval means its Default value, and
-// an InitialInterval above MaxInterval is capped to it. A zero
-// RandomizationFactor means no randomization, as WithRandomizationFactor(0)
-// does.
+// A struct literal works as well as NewExponentialBackOff, and the fields
+// may be changed after either, before the first NextBackOff or a Reset: the
+// sequence starts from the fields as they are then. The rule for zero
+// fields, stated once: InitialInterval 0 means no wait, every time, as
+// WithInitialInterval(0) does; a zero Multiplier or MaxInterval means its
+// Default value; a zero RandomizationFactor means no randomization. Only the
+// zero value, every one of those four fields zero, means all four defaults,
+// so ExponentialBackOff{} waits as NewExponentialBackOff() does and is never
+// a hot loop. An InitialInterval above MaxInterval is capped to it.
 //
 // The arithmetic saturates: however many times NextBackOff is called, the
-// interval never overflows and the result is never negative. An ExponentialBackOff whose
-// fields make no sense (see Validate) returns Stop rather than guess.
+// interval never overflows and the result is never negative. An
+// ExponentialBackOff whose fields make no sense (see Validate) returns Stop
+// rather than guess, and the driver, a Loop and a Ticker report it before
+// they start.
 //
 // Note: Implementation is not thread-safe. The driver, a Loop and a Ticker
-// work on a copy of their own (see BackOff), so one value may configure any
+// work on a clone of their own (see Cloner), so one value may configure any
 // number of them, as long as nothing changes its fields meanwhile.
 type ExponentialBackOff struct {
 	InitialInterval     time.Duration
@@ -73,12 +72,20 @@ type ExponentialBackOff struct {
 	// Jitter chooses how each wait is randomized; the zero value is
 	// RandomizationJitter, the formula above.
 	Jitter Jitter
+	// Random is the random source: it returns values in [0, 1], and values
+	// outside are clamped. nil means math/rand/v2, which is safe for
+	// concurrent use and takes no global lock. With a source that returns
+	// 1, FullJitter waits are exactly the nominal interval, which lets a
+	// test assert an exact sequence. Random is called from whichever
+	// goroutine calls NextBackOff, and clones share it, so a source of your
+	// own must be safe for concurrent use if the ExponentialBackOff is
+	// shared.
+	Random func() float64
 
 	currentInterval time.Duration
 	previous        time.Duration // the last wait, for DecorrelatedJitter
-	started         bool          // Reset has run at least once
-	random          func() float64
-	nilRandom       bool // WithRandom(nil) was given
+	started         bool          // the sequence has started: currentInterval is set
+	nilOption       bool          // NewExponentialBackOff was given a nil option
 }
 
 // ExponentialBackOffOption changes a setting of an ExponentialBackOff
@@ -86,7 +93,8 @@ type ExponentialBackOff struct {
 // default.
 type ExponentialBackOffOption func(*ExponentialBackOff)
 
-// WithInitialInterval sets the interval of the first retry.
+// WithInitialInterval sets the interval of the first retry. 0 means no
+// wait, for the first retry and every later one.
 func WithInitialInterval(d time.Duration) ExponentialBackOffOption {
 	return func(b *ExponentialBackOff) { b.InitialInterval = d }
 }
@@ -107,24 +115,9 @@ func WithRandomizationFactor(f float64) ExponentialBackOffOption {
 	return func(b *ExponentialBackOff) { b.RandomizationFactor = f }
 }
 
-// WithJitter chooses how each wait is randomized. See [Jitter].
-func WithJitter(j Jitter) ExponentialBackOffOption {
-	return func(b *ExponentialBackOff) { b.Jitter = j }
-}
-
-// WithRandom replaces the random source. fn must return values in [0, 1];
-// values outside are clamped. With a source that returns 1, FullJitter waits
-// are exactly the nominal interval, which lets a test assert an exact
-// sequence. fn is called from whichever goroutine calls NextBackOff, so it
-// must be safe for concurrent use if the ExponentialBackOff is shared through
-// WithBackOff. The default source is math/rand/v2, which is safe and takes no
-// global lock. A nil fn is reported by Validate.
-func WithRandom(fn func() float64) ExponentialBackOffOption {
-	return func(b *ExponentialBackOff) { b.random, b.nilRandom = fn, fn == nil }
-}
-
 // NewExponentialBackOff creates an instance of ExponentialBackOff using
-// default values, changed by opts.
+// default values, changed by opts. A nil option is reported by Validate,
+// and so where the result is used.
 func NewExponentialBackOff(opts ...ExponentialBackOffOption) *ExponentialBackOff {
 	b := &ExponentialBackOff{
 		InitialInterval:     DefaultInitialInterval,
@@ -133,9 +126,12 @@ func NewExponentialBackOff(opts ...ExponentialBackOffOption) *ExponentialBackOff
 		MaxInterval:         DefaultMaxInterval,
 	}
 	for _, opt := range opts {
+		if opt == nil {
+			b.nilOption = true
+			continue
+		}
 		opt(b)
 	}
-	b.Reset()
 	return b
 }
 
@@ -143,26 +139,29 @@ func NewExponentialBackOff(opts ...ExponentialBackOffOption) *ExponentialBackOff
 // matching ErrInvalidConfiguration that names the field: a nil receiver, a
 // negative interval, a Multiplier that is not finite or is below 1 (0 means
 // the default), a RandomizationFactor outside [0, 1], an unknown Jitter, or
-// a nil random source. The driver, the Loop and the Ticker call it before
-// they start.
+// a nil option given to NewExponentialBackOff. The driver, the Loop and the
+// Ticker call it before they start.
 func (b *ExponentialBackOff) Validate() error {
+	var msg string
 	switch {
 	case b == nil:
-		return invalidf("the BackOff is a nil *ExponentialBackOff")
+		msg = "the BackOff is a nil *ExponentialBackOff"
+	case b.nilOption:
+		msg = "NewExponentialBackOff was given a nil option"
 	case b.InitialInterval < 0:
-		return invalidf("ExponentialBackOff.InitialInterval is negative (%v)", b.InitialInterval)
+		msg = fmt.Sprintf("ExponentialBackOff.InitialInterval is negative (%v)", b.InitialInterval)
 	case b.MaxInterval < 0:
-		return invalidf("ExponentialBackOff.MaxInterval is negative (%v)", b.MaxInterval)
+		msg = fmt.Sprintf("ExponentialBackOff.MaxInterval is negative (%v)", b.MaxInterval)
 	case math.IsNaN(b.Multiplier) || math.IsInf(b.Multiplier, 0) || b.Multiplier < 1 && b.Multiplier != 0:
-		return invalidf("ExponentialBackOff.Multiplier is %v; it must be a finite number of at least 1, or 0 for the default", b.Multiplier)
+		msg = fmt.Sprintf("ExponentialBackOff.Multiplier is %v; it must be a finite number of at least 1, or 0 for the default", b.Multiplier)
 	case math.IsNaN(b.RandomizationFactor) || b.RandomizationFactor < 0 || b.RandomizationFactor > 1:
-		return invalidf("ExponentialBackOff.RandomizationFactor is %v; it must lie in [0, 1]", b.RandomizationFactor)
+		msg = fmt.Sprintf("ExponentialBackOff.RandomizationFactor is %v; it must lie in [0, 1]", b.RandomizationFactor)
 	case !b.Jitter.valid():
-		return invalidf("ExponentialBackOff.Jitter is %v, which is not a known kind", b.Jitter)
-	case b.nilRandom:
-		return invalidf("ExponentialBackOff was given WithRandom(nil)")
+		msg = fmt.Sprintf("ExponentialBackOff.Jitter is %v, which is not a known kind", b.Jitter)
+	default:
+		return nil
 	}
-	return nil
+	return fmt.Errorf("%w: %s", ErrInvalidConfiguration, msg)
 }
 
 // valid is Validate() == nil for a non-nil b, cheap enough for every
@@ -172,21 +171,27 @@ func (b *ExponentialBackOff) valid() bool {
 	return b.InitialInterval >= 0 && b.MaxInterval >= 0 &&
 		(b.Multiplier >= 1 && b.Multiplier <= math.MaxFloat64 || b.Multiplier == 0) &&
 		b.RandomizationFactor >= 0 && b.RandomizationFactor <= 1 &&
-		b.Jitter.valid() && !b.nilRandom
+		b.Jitter.valid() && !b.nilOption
 }
 
 // Clone returns a copy of b, with its sequence where b's is. The driver, a
-// Loop and a Ticker call it, so that an ExponentialBackOff can be shared; see BackOff.
+// Loop and a Ticker call it, so that an ExponentialBackOff can be shared;
+// see Cloner.
 func (b *ExponentialBackOff) Clone() BackOff {
 	c := *b
 	return &c
 }
 
-// initial and maxInterval are the intervals in use: the fields, or their
-// defaults where they are zero.
+// zero reports whether b is the zero value, which means the defaults.
+func (b *ExponentialBackOff) zero() bool {
+	return b.InitialInterval == 0 && b.RandomizationFactor == 0 && b.Multiplier == 0 && b.MaxInterval == 0
+}
+
+// initial, maxInterval, multiplier and factor are the settings in use:
+// the fields, with the rule for zero fields applied.
 func (b *ExponentialBackOff) initial() time.Duration {
-	if b.InitialInterval == 0 {
-		return min(DefaultInitialInterval, b.maxInterval())
+	if b.zero() {
+		return DefaultInitialInterval
 	}
 	return min(b.InitialInterval, b.maxInterval())
 }
@@ -205,13 +210,17 @@ func (b *ExponentialBackOff) multiplier() float64 {
 	return b.Multiplier
 }
 
-// Reset the interval back to the initial retry interval. NewExponentialBackOff
-// calls it, and so does the first NextBackOff of one built as a struct
-// literal.
+func (b *ExponentialBackOff) factor() float64 {
+	if b.zero() {
+		return DefaultRandomizationFactor
+	}
+	return b.RandomizationFactor
+}
+
+// Reset starts the sequence over: the next NextBackOff returns a wait drawn
+// from the initial interval, as the fields are then.
 func (b *ExponentialBackOff) Reset() {
-	b.currentInterval = b.initial()
-	b.previous = b.currentInterval
-	b.started = true
+	b.started = false
 }
 
 // NextBackOff calculates the next backoff interval using the formula:
@@ -224,18 +233,19 @@ func (b *ExponentialBackOff) NextBackOff() time.Duration {
 		return Stop
 	}
 	if !b.started {
-		b.Reset()
+		b.currentInterval, b.started = b.initial(), true
+		b.previous = b.currentInterval
 	}
 	var u float64
-	if b.random == nil {
+	if b.Random == nil {
 		u = defaultRandom()
 	} else {
-		u = unitInterval(b.random())
+		u = unitInterval(b.Random())
 	}
 	d := b.currentInterval
 	b.currentInterval = grow(d, b.multiplier(), b.maxInterval())
 	if b.Jitter == RandomizationJitter {
-		f := b.RandomizationFactor
+		f := b.factor()
 		return scale(d, 1-f+2*f*u)
 	}
 	return b.jitter(d, u)

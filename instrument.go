@@ -3,12 +3,12 @@ package backoff
 import (
 	"context"
 	"time"
-
-	"github.com/herdsafe/backoff/internal/typednil"
 )
 
 // Instrumenter observes every attempt the driver makes: one mechanism for
-// tracing, metrics and logs. Register one with WithInstrumenter.
+// tracing, metrics and logs. Register one with WithInstrumenter; the
+// modules otel and prometheus and the package slog of this repository
+// provide them.
 //
 // For each attempt the driver calls BeforeAttempt, runs the operation with
 // the context BeforeAttempt returned (so a tracer can open a span per
@@ -17,18 +17,19 @@ import (
 // either State.NextDelay is the wait before the next attempt, or
 // State.GivingUp is true and State.Cause says why.
 //
-// A run that fails after it has started ends with exactly one State whose
-// GivingUp is true. (A run rejected as misconfigured never starts: it
-// reports to no instrumenter and returns its ErrInvalidConfiguration at
-// once.) When
-// the stop comes after the AfterAttempt of the last attempt (the context is
-// cancelled during the wait, or in Notify), AfterAttempt is called a second
-// time for that attempt, with GivingUp and Reported set; when it comes before any attempt
-// (the context was already done), it is called once with Attempt 0.
+// A run that fails ends with exactly one State whose GivingUp is true. (A
+// run rejected as misconfigured never starts: it reports to no
+// instrumenter and returns its ErrInvalidConfiguration at once.) When the
+// stop comes after the AfterAttempt of the last attempt (the context is
+// cancelled during the wait, or in Notify), AfterAttempt is called a
+// second time for that attempt, with GivingUp and Reported set. An attempt
+// that was refused (see ErrRefused) is reported like any other, its Err the
+// refusal.
 //
 // The driver calls the methods on the goroutine that called it, never
-// concurrently for one run; an Instrumenter shared by concurrent runs must be
-// safe for concurrent use.
+// concurrently for one run, and holds no lock while it does; an
+// Instrumenter shared by concurrent runs must be safe for concurrent use.
+// A panic in either method goes on to the caller.
 type Instrumenter interface {
 	// BeforeAttempt is called before each attempt and returns the context
 	// for it: ctx itself, or one derived from it. A nil result means ctx.
@@ -39,8 +40,6 @@ type Instrumenter interface {
 
 // State describes one attempt, for an Instrumenter.
 type State struct {
-	// Name is the operation's name, from WithName.
-	Name string
 	// Attempt is the attempt's number, from 1.
 	Attempt int
 	// MaxTries is the attempt budget from WithMaxTries; 0 means no limit.
@@ -67,26 +66,12 @@ type State struct {
 	// failure; Cause then says why, as Error.Cause does.
 	GivingUp bool
 	// Cause is why the driver gave up: ErrPermanent, ErrExhausted,
-	// ErrMaxElapsedTime, ErrRetriesCanceled, the context's cause, a guard's
-	// refusal, or an ErrInvalidConfiguration.
+	// ErrMaxElapsedTime, ErrRetriesCanceled, the context's cause, a
+	// refused attempt's error, or an ErrInvalidConfiguration.
 	Cause error
 	// Reported is true in the second AfterAttempt of an attempt: its
 	// outcome was reported already, with the wait that followed, and this
 	// call only says that the driver gives up (the context ended during that
 	// wait). An instrumenter that counts attempts counts the first call only.
 	Reported bool
-}
-
-// WithInstrumenter adds an Instrumenter. Several may be added; they are
-// called in the order given, each BeforeAttempt receiving the context the
-// previous one returned. A nil i, typed or not, is reported as
-// ErrInvalidConfiguration.
-func WithInstrumenter(i Instrumenter) RetryOption {
-	return func(o *retryOptions) {
-		if i == nil || typednil.Is(i) {
-			o.fail("WithInstrumenter was given a nil Instrumenter")
-			return
-		}
-		o.instrumenters = append(o.instrumenters, i)
-	}
 }

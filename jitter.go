@@ -7,7 +7,7 @@ import (
 
 // Jitter selects how ExponentialBackOff randomizes each wait around its
 // nominal interval d, the exponentially growing interval capped by
-// MaxInterval. Choose one with [WithJitter] or the Jitter field.
+// MaxInterval. Choose one with the ExponentialBackOff's Jitter field.
 //
 // Randomizing waits is what keeps a fleet of clients that failed together
 // from retrying together. The kinds trade the spread of the herd against the
@@ -56,14 +56,14 @@ func (j Jitter) String() string {
 
 func (j Jitter) valid() bool { return j >= RandomizationJitter && j <= DecorrelatedJitter }
 
-// defaultRandom is the random source of every ExponentialBackOff that was
-// not given one with WithRandom. math/rand/v2's top-level functions draw
+// defaultRandom is the random source of every ExponentialBackOff whose
+// Random field is nil. math/rand/v2's top-level functions draw
 // from a per-thread ChaCha8 state: safe for concurrent use, with no lock
 // shared between goroutines.
 func defaultRandom() float64 { return rand.Float64() }
 
 // unitInterval clamps a random draw into [0, 1], treating NaN as 0, so a
-// misbehaving WithRandom source cannot push a wait out of its range.
+// misbehaving Random source cannot push a wait out of its range.
 func unitInterval(r float64) float64 {
 	if !(r > 0) { // also catches NaN
 		return 0

@@ -2,13 +2,14 @@ package backoff
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
 // Loop paces code that runs for the life of a process and starts its
 // waiting over after each success, such as a reconnect loop:
 //
-//	loop := backoff.NewLoop(backoff.WithMaxElapsedTime(0))
+//	loop := backoff.NewRetrier(backoff.WithMaxElapsedTime(0)).Loop()
 //	for loop.Wait(ctx) {
 //		connected, err := conn.runOnce(ctx)
 //		if connected {
@@ -20,87 +21,67 @@ import (
 //	}
 //	return loop.Err()
 //
-// A Loop takes the options WithBackOff, WithMaxTries, WithMaxElapsedTime,
-// WithMaxRetryTime and WithClock, with the driver's defaults. It sees no
-// operation and no error, so the options about those (WithNotify,
-// WithRetryable, RetryIf, RetryIfType, WithInstrumenter, WithLogger,
-// WithName, WithPanicRecovery, WithAttemptTimeout, WithAttemptState,
-// CheckResult) would do nothing: they are reported as
-// ErrInvalidConfiguration rather than ignored. Its decisions are the
-// driver's: the same order of checks, the same limits.
+// A Retrier makes Loops on its options (see Retrier.Loop): WithBackOff,
+// WithMaxTries, WithMaxElapsedTime and WithClock, with the driver's
+// defaults. Its decisions are the driver's, made by the same code: the same
+// limits, in the same order, and the same wait.
 //
-// The zero value is a Loop with the driver's defaults, as NewLoop() makes.
+// The zero value is a Loop with the driver's defaults, as
+// NewRetrier().Loop() makes.
 // A Loop is not safe for concurrent use: call its methods from the
 // goroutine that runs the loop.
 type Loop struct {
-	d        driver
+	p        progress
 	override time.Duration
-	pending  bool // Override was called since the last wait
-	reset    bool // Reset was called after the first Wait
+	pending  bool  // Override was called since the last wait
+	reset    bool  // Reset was called after the first Wait
+	invalid  error // what its Retrier was given that a Loop cannot use
 	err      *Error
-}
-
-// NewLoop returns a Loop configured by opts. An invalid option makes the
-// first Wait return false, and Err report it.
-func NewLoop(opts ...RetryOption) *Loop {
-	o := new(retryOptions).build(&defaultOptions, opts)
-	if name := o.callOnly(); name != "" {
-		o.fail("%s has no effect on a Loop, which runs no operation", name)
-	}
-	return &Loop{d: driver{o: o}}
 }
 
 // Wait reports whether another attempt should be made, after waiting for
 // it. The first call returns true at once; each later call waits the next
 // backoff, then returns true. It returns false, without waiting, when a
-// budget is spent (WithMaxTries, the time budgets, the BackOff's Stop), when
-// ctx is done or is cancelled during the wait, or when the next wait would
-// end after ctx's deadline; Err then says why, and Wait keeps returning false
-// until Reset.
+// budget is spent (WithMaxTries, WithMaxElapsedTime, the BackOff's Stop),
+// when ctx is done or is cancelled during the wait, or when the next wait
+// would end after ctx's deadline; Err then says why, and Wait keeps
+// returning false until Reset.
 func (l *Loop) Wait(ctx context.Context) bool {
 	if l.err != nil {
 		return false
 	}
-	d := &l.d
-	if d.o == nil {
-		d.o = &defaultOptions
+	p := &l.p
+	if p.o == nil {
+		p.o = &defaults
 	}
-	if ctx == nil {
-		return l.stop(invalidf("Loop.Wait was given a nil context"))
-	}
-	if err := d.o.validate(); err != nil {
-		return l.stop(err)
-	}
-	if ctx.Err() != nil {
+	switch {
+	case ctx == nil:
+		return l.stop(fmt.Errorf("%w: Loop.Wait was given a nil context", ErrInvalidConfiguration))
+	case l.invalid != nil:
+		return l.stop(l.invalid)
+	case ctx.Err() != nil:
 		return l.stop(context.Cause(ctx))
 	}
-	d.bypass = 0 // a new context each call
-	if d.attempt == 0 {
-		d.begin()
-		if !l.reset {
-			if d.o.direct != nil {
-				d.o.direct.Reset()
-			}
-			d.attempt = 1
-			return true
-		}
-		d.schedule.reset(d.o.backOff)
+	if p.attempt == 0 && !l.reset {
+		p.begin()
+		p.start, p.started = p.now(), true
+		p.attempt = 1
+		return true
+	}
+	if l.reset {
+		p.begin()
+		p.start, p.started = p.now(), true
 		l.reset = false
 	}
-	d.markFailure()
-	var m marks
-	if l.pending {
-		m.hasAfter, m.after, l.pending = true, l.override, false
-	}
-	delay, cause := d.decide(ctx, nil, m)
+	delay, cause := p.next(ctx, l.override, l.pending)
+	l.pending = false
 	if cause == nil {
-		cause = d.wait(ctx, delay)
-		d.forget()
+		cause = p.wait(ctx, delay)
 	}
 	if cause != nil {
 		return l.stop(cause)
 	}
-	d.attempt++
+	p.attempt++
 	return true
 }
 
@@ -111,14 +92,11 @@ func (l *Loop) Wait(ctx context.Context) bool {
 // drops every connection at once is not retried without a wait, and a
 // fleet that reconnects after a drop does not come back in one instant.
 func (l *Loop) Reset() {
-	if l.d.attempt == 0 && !l.reset && l.err == nil {
+	if l.p.attempt == 0 && !l.reset && l.err == nil {
 		return // no Wait yet: the first returns at once, as before
 	}
-	l.d.attempt = 0
-	l.d.started, l.d.failed = false, false
-	l.pending = false
-	l.reset = true
-	l.err = nil
+	l.p = progress{o: l.p.o}
+	l.pending, l.reset, l.err = false, true, nil
 }
 
 // Override makes the next wait exactly d, such as a server's Retry-After,
@@ -127,21 +105,20 @@ func (l *Loop) Reset() {
 // budgets still apply: a d that would overrun a time budget or ctx's
 // deadline makes Wait return false at once. A negative d means no wait.
 func (l *Loop) Override(d time.Duration) {
-	l.override, l.pending = max(d, 0), true
+	l.override, l.pending = d, true
 }
 
 // Attempt returns the number of the attempt the last Wait admitted, from 1;
 // 0 before the first Wait, and after Reset until the next one.
-func (l *Loop) Attempt() int { return l.d.attempt }
+func (l *Loop) Attempt() int { return l.p.attempt }
 
 // Elapsed returns the time since the first Wait (or the first Wait after
 // Reset), on the Loop's clock; 0 before it.
 func (l *Loop) Elapsed() time.Duration {
-	if l.d.o == nil {
+	if l.p.o == nil {
 		return 0
 	}
-	l.d.forget()
-	return l.d.elapsed()
+	return l.p.elapsed()
 }
 
 // Err returns nil while Wait returns true, and once Wait has returned false,
@@ -156,6 +133,6 @@ func (l *Loop) Err() error {
 }
 
 func (l *Loop) stop(cause error) bool {
-	l.err = &Error{Cause: cause, Attempts: l.d.attempt, Elapsed: l.Elapsed()}
+	l.err = &Error{Cause: cause, Attempts: l.p.attempt, Elapsed: l.Elapsed()}
 	return false
 }

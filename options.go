@@ -1,7 +1,7 @@
 package backoff
 
 import (
-	"log/slog"
+	"fmt"
 	"sync"
 	"time"
 
@@ -9,72 +9,59 @@ import (
 	"github.com/herdsafe/backoff/internal/typednil"
 )
 
-// DefaultMaxElapsedTime sets a default limit for the total retry duration.
-const DefaultMaxElapsedTime = 15 * time.Minute
+// RetryOption configures Retry, RetryCtx, RetryError, RetryErrorCtx, Do,
+// DoErr and NewRetrier (and so a retry stage of package policy, which takes
+// the same options). Options are applied in order; a later option replaces an
+// earlier one of the same kind, except WithRetryable and WithInstrumenter,
+// which add to each other. An option given a value it cannot use makes the
+// call fail before the operation runs, with an *Error whose Cause matches
+// ErrInvalidConfiguration and names the option.
+type RetryOption func(*options)
 
-// RetryOption configures the behavior of Retry, RetryCtx, RetryError,
-// RetryErrorCtx, Do, DoErr, a retry stage (WithRetry) and NewLoop. Options
-// are applied in order; a later option replaces an earlier one of the same
-// kind, except WithRetryable, RetryIf, RetryIfType and WithInstrumenter,
-// which add to each other.
-type RetryOption func(*retryOptions)
-
-// retryOptions is what the options set. The driver reads it and never
-// writes it once the options are applied.
-type retryOptions struct {
-	backOff        BackOff
-	direct         BackOff // backOff, if runs use it as it is (see BackOff)
-	maxTries       uint
-	maxElapsed     time.Duration
-	maxRetryTime   time.Duration
-	notify         Notify
-	clock          clock.Clock // nil: the time package
-	classifiers    []func(error) bool
-	retryIf        []error
-	instrumenters  []Instrumenter
-	name           string
-	logger         *slog.Logger
-	recoverPanics  bool
-	attemptTimeout time.Duration
-	attemptState   bool
-	result         any   // a *resultCheck[T], from CheckResult
-	err            error // the first invalid setting
+// options is what the options set. The driver reads it and never writes it
+// once the options are applied.
+type options struct {
+	backOff       BackOff // nil: a fresh NewExponentialBackOff per run
+	direct        BackOff // backOff, if it does not implement Cloner: runs use it as it is
+	maxTries      uint
+	maxElapsed    time.Duration
+	notify        Notify
+	clock         clock.Clock
+	classifiers   []func(error) bool
+	instrumenters []Instrumenter
+	err           error // the first invalid setting
 }
 
-// defaultOptions is shared, read-only, by every call of Retry, RetryCtx,
-// RetryError, RetryErrorCtx, Do and DoErr that passes no option: seed 003's
-// defaults.
-var defaultOptions = retryOptions{maxElapsed: DefaultMaxElapsedTime}
+// realClock is the clock of every driver that is not given one: the time
+// package, which is virtual inside a testing/synctest bubble.
+var realClock = clock.New()
+
+// defaults are seed 003's: the default ExponentialBackOff, no attempt
+// limit, DefaultMaxElapsedTime. Every call that passes no option shares
+// them, read-only.
+var defaults = options{maxElapsed: DefaultMaxElapsedTime, clock: realClock}
 
 // optionsPool recycles option sets, so that applying options does not
 // allocate on every call.
-var optionsPool sync.Pool
+var optionsPool = sync.Pool{New: func() any { return new(options) }}
 
-// getOptions returns the option set of a call given opts: the shared
-// defaults when there is none, else a recycled set with opts applied over
-// them, which release returns to the pool.
-func getOptions(opts []RetryOption) *retryOptions {
+// build returns the options opts make over the defaults, and the first
+// invalid setting among them, from a pool: release the result when the run
+// is over.
+func build(opts []RetryOption) (*options, error) {
 	if len(opts) == 0 {
-		return &defaultOptions
+		return &defaults, nil
 	}
-	o, _ := optionsPool.Get().(*retryOptions)
-	if o == nil {
-		o = new(retryOptions)
-	}
-	return o.build(&defaultOptions, opts)
+	o := optionsPool.Get().(*options)
+	return o, o.apply(opts)
 }
 
-// build applies opts over base to o and returns o. The slices o already
-// holds are reused.
-func (o *retryOptions) build(base *retryOptions, opts []RetryOption) *retryOptions {
-	classifiers, retryIf, instrumenters := o.classifiers[:0], o.retryIf[:0], o.instrumenters[:0]
-	*o = *base
-	o.classifiers, o.retryIf, o.instrumenters = classifiers, retryIf, instrumenters
-	if len(base.classifiers)+len(base.retryIf)+len(base.instrumenters) > 0 {
-		o.classifiers = append(o.classifiers, base.classifiers...)
-		o.retryIf = append(o.retryIf, base.retryIf...)
-		o.instrumenters = append(o.instrumenters, base.instrumenters...)
-	}
+// apply applies opts over the defaults to o, reusing the slices o holds,
+// and returns the first invalid setting.
+func (o *options) apply(opts []RetryOption) error {
+	classifiers, instrumenters := o.classifiers[:0], o.instrumenters[:0]
+	*o = defaults
+	o.classifiers, o.instrumenters = classifiers, instrumenters
 	for _, opt := range opts {
 		if opt == nil {
 			o.fail("a RetryOption is nil")
@@ -83,86 +70,74 @@ func (o *retryOptions) build(base *retryOptions, opts []RetryOption) *retryOptio
 		opt(o)
 	}
 	o.direct = direct(o.backOff)
-	return o
+	return o.err
 }
 
-// release returns a set from getOptions to the pool; it ignores nil and
-// the shared defaults. What it still
-// references is dropped when it is next built, or when the pool is emptied
-// by the garbage collector.
-func (o *retryOptions) release() {
-	if o != nil && o != &defaultOptions {
+// release gives an option set from build back for another call.
+func (o *options) release() {
+	if o != &defaults {
+		clear(o.classifiers[:cap(o.classifiers)])
+		clear(o.instrumenters[:cap(o.instrumenters)])
 		optionsPool.Put(o)
 	}
 }
 
 // fail records the first invalid setting.
-func (o *retryOptions) fail(format string, args ...any) {
+func (o *options) fail(format string, args ...any) {
 	if o.err == nil {
-		o.err = invalidf(format, args...)
+		o.err = fmt.Errorf("%w: "+format, append([]any{ErrInvalidConfiguration}, args...)...)
 	}
 }
 
-// callOnly names an option that was set and that only a call of an
-// operation uses, or returns "".
-func (o *retryOptions) callOnly() string {
-	switch {
-	case o.notify != nil:
-		return "WithNotify"
-	case len(o.classifiers) > 0 || len(o.retryIf) > 0:
-		return "A classifier (WithRetryable, RetryIf, RetryIfType)"
-	case o.attemptState:
-		return "WithAttemptState"
-	case len(o.instrumenters) > 0:
-		return "WithInstrumenter"
-	case o.logger != nil:
-		return "WithLogger"
-	case o.name != "":
-		return "WithName"
-	case o.recoverPanics:
-		return "WithPanicRecovery"
-	case o.attemptTimeout > 0:
-		return "WithAttemptTimeout"
-	case o.result != nil:
-		return "CheckResult"
+// direct returns b if runs use it as it is, because it does not implement
+// Cloner, else nil. This package's BackOffs are looked up by their type
+// first, which costs less than the interface's.
+func direct(b BackOff) BackOff {
+	switch b.(type) {
+	case nil, *ExponentialBackOff, *ConstantBackOff, *ZeroBackOff, *StopBackOff, *contextBackOff:
+		return nil
+	case Cloner:
+		return nil
 	}
-	return ""
+	return b
 }
 
-// contextOnly names an option that was set and that only an operation
-// receiving the attempt's context can use, or returns "".
-func (o *retryOptions) contextOnly() string {
-	switch {
-	case o.attemptTimeout > 0:
-		return "WithAttemptTimeout"
-	case o.attemptState:
-		return "WithAttemptState"
+// validate reports why b cannot be used, or nil. nil is the default
+// BackOff. A BackOff of this package checks its own fields; one of another
+// package is checked for a typed nil, the one mistake the driver can see.
+func validate(b BackOff) error {
+	switch b := b.(type) {
+	case nil:
+		return nil
+	case *ExponentialBackOff:
+		return b.Validate()
+	case *ConstantBackOff:
+		return b.Validate()
+	case *contextBackOff:
+		if b.b == nil {
+			return fmt.Errorf("%w: WithContext was given a nil BackOff", ErrInvalidConfiguration)
+		}
+		return validate(b.b)
 	}
-	return ""
-}
-
-// validate reports the first invalid setting, including the BackOff's own.
-func (o *retryOptions) validate() error {
-	if o.err != nil {
-		return o.err
-	}
-	if o.backOff != nil {
-		return validateBackOff(o.backOff)
+	if typednil.Is(b) {
+		return fmt.Errorf("%w: the BackOff is a nil %T", ErrInvalidConfiguration, b)
 	}
 	return nil
 }
 
 // WithBackOff sets the BackOff that schedules the waits between attempts.
-// The default is NewExponentialBackOff; a retry stage's default is
-// described at WithRetry. Whether b may be shared by concurrent calls is
-// the one rule stated at BackOff: it may if it has a Clone method, as every
-// BackOff of this package has. A BackOff without Clone is Reset before the
-// first attempt and called by this run only. A nil b, typed or not, is
-// reported as ErrInvalidConfiguration.
+// The default is NewExponentialBackOff. A BackOff that implements Cloner,
+// as every BackOff of this package does, may be shared by any number of
+// calls: each run works on a clone of its own, made at its first retry. A
+// BackOff without Clone is Reset before the first attempt and used by this
+// run only. A nil b, typed or not, is reported as ErrInvalidConfiguration.
 func WithBackOff(b BackOff) RetryOption {
-	return func(o *retryOptions) {
-		if b == nil {
+	return func(o *options) {
+		switch err := validate(b); {
+		case b == nil:
 			o.fail("WithBackOff was given a nil BackOff")
+		case err != nil && o.err == nil:
+			o.err = err
 		}
 		o.backOff = b
 	}
@@ -173,7 +148,7 @@ func WithBackOff(b BackOff) RetryOption {
 // is reached, Retry returns an *Error with Cause ErrExhausted. The default,
 // 0, means no limit.
 func WithMaxTries(n uint) RetryOption {
-	return func(o *retryOptions) { o.maxTries = n }
+	return func(o *options) { o.maxTries = n }
 }
 
 // WithMaxElapsedTime limits the total wall-clock time spent retrying,
@@ -194,16 +169,12 @@ func WithMaxTries(n uint) RetryOption {
 // context.DeadlineExceeded.
 //
 // The default is DefaultMaxElapsedTime (15 minutes), so both limits are
-// active at once unless overridden; a retry stage (WithRetry) sets none and
-// bounds its time with WithMaxRetryTime instead. Pass 0 to disable the
-// elapsed-time limit and rely on the context (or WithMaxTries) instead. A
-// negative d is reported as ErrInvalidConfiguration.
-//
-// Because the limit counts from the call, the driver reads its clock when
-// the call starts only if this limit is set: a run without it takes no
-// clock reading until an attempt fails.
+// active at once unless overridden. Pass 0 to disable the elapsed-time
+// limit and rely on the context (or WithMaxTries) instead; a call without
+// it reads no clock until an attempt fails. A negative d is reported as
+// ErrInvalidConfiguration.
 func WithMaxElapsedTime(d time.Duration) RetryOption {
-	return func(o *retryOptions) {
+	return func(o *options) {
 		if d < 0 {
 			o.fail("WithMaxElapsedTime was given a negative duration (%v)", d)
 		}
@@ -217,72 +188,64 @@ func WithMaxElapsedTime(d time.Duration) RetryOption {
 // permanent error, an exhausted limit, or a cancelled context).
 type Notify func(error, time.Duration)
 
-// WithMaxRetryTime limits the time spent on retries, counted from the end
-// of the first failed attempt: like WithMaxElapsedTime it gates whether
-// another attempt is started (a wait that would end after the limit is not
-// started, and the run stops with Cause ErrMaxElapsedTime), but the first
-// attempt's own duration does not count, so a slow first attempt that
-// fails still gets its retries. It needs no clock reading before the first
-// attempt fails. 0, the default of Retry and its kin, sets no such limit;
-// a retry stage's default is DefaultMaxRetryTime. A negative d is reported
-// as ErrInvalidConfiguration.
-func WithMaxRetryTime(d time.Duration) RetryOption {
-	return func(o *retryOptions) {
-		if d < 0 {
-			o.fail("WithMaxRetryTime was given a negative duration (%v)", d)
-		}
-		o.maxRetryTime = d
-	}
-}
-
 // WithNotify sets a function called after each failed attempt that will be
 // retried. See Notify for exactly when it fires. It runs on the goroutine
 // that called Retry, before the wait; if it cancels the context, no further
-// attempt is made. A nil n sets no function.
+// attempt is made, and the time it takes counts against the limits. A nil n
+// sets no function.
 func WithNotify(n Notify) RetryOption {
-	return func(o *retryOptions) { o.notify = n }
+	return func(o *options) { o.notify = n }
+}
+
+// WithRetryable sets a classifier: an error it rejects (returns false for)
+// stops the driver at once, with Cause ErrPermanent and LastErr the error.
+// With no classifier every error is retried. A Permanent error is stopped
+// before the classifier is asked, and a cancelled context is reported as
+// such whatever the classifier says.
+//
+// Several classifiers add up: an error is retried if any of them accepts
+// it. A classifier runs on the goroutine that called the driver. A nil fn
+// is reported as ErrInvalidConfiguration.
+func WithRetryable(fn func(error) bool) RetryOption {
+	return func(o *options) {
+		if fn == nil {
+			o.fail("WithRetryable was given a nil classifier")
+			return
+		}
+		o.classifiers = append(o.classifiers, fn)
+	}
 }
 
 // WithClock makes the driver's waits and its elapsed-time accounting use c
 // instead of the time package. Pass a *clock.Mock in a test and advance it
-// to release each wait. A nil c, typed or not, is reported as
-// ErrInvalidConfiguration.
+// to release each wait; or run the test inside a testing/synctest bubble
+// with the default clock, where every wait is virtual. A nil c, typed or
+// not, is reported as ErrInvalidConfiguration.
 //
 // The driver reads the context's deadline on c as well, to decide whether a
 // wait would overrun it; give a test on a mock clock its deadline with
 // c.WithTimeout or c.WithDeadline, or bound it with WithMaxElapsedTime,
 // WithMaxTries or a cancellation.
 func WithClock(c clock.Clock) RetryOption {
-	return func(o *retryOptions) {
+	return func(o *options) {
 		if c == nil || typednil.Is(c) {
 			o.fail("WithClock was given a nil clock")
+			return
 		}
 		o.clock = c
 	}
 }
 
-// WithName names the operation, for logs and instrumentation; see State.Name
-// and WithLogger.
-func WithName(name string) RetryOption {
-	return func(o *retryOptions) { o.name = name }
-}
-
-// WithAttemptTimeout gives each attempt its own deadline, d after the
-// attempt starts, through the context the operation receives: it is the
-// shortcut for a WithTimeout stage just inside the retry. Only the entry
-// points whose operation takes a context (Do, DoErr, a retry stage) can
-// apply it; Retry, RetryCtx, RetryError and RetryErrorCtx report it as
-// ErrInvalidConfiguration. An attempt that runs out of time is an ordinary
-// failure, retried like any other, because the caller's context is still
-// alive. 0, the default, sets no per-attempt deadline; a negative d is
-// reported as ErrInvalidConfiguration. The attempt's context is cancelled
-// when the operation returns, so a result that keeps using it (an HTTP
-// response body, say) must be consumed inside the operation.
-func WithAttemptTimeout(d time.Duration) RetryOption {
-	return func(o *retryOptions) {
-		if d < 0 {
-			o.fail("WithAttemptTimeout was given a negative duration (%v)", d)
+// WithInstrumenter adds an Instrumenter. Several may be added; they are
+// called in the order given, each BeforeAttempt receiving the context the
+// previous one returned. A nil i, typed or not, is reported as
+// ErrInvalidConfiguration.
+func WithInstrumenter(i Instrumenter) RetryOption {
+	return func(o *options) {
+		if i == nil || typednil.Is(i) {
+			o.fail("WithInstrumenter was given a nil Instrumenter")
+			return
 		}
-		o.attemptTimeout = d
+		o.instrumenters = append(o.instrumenters, i)
 	}
 }

@@ -1,6 +1,14 @@
 package backoff
 
-import "context"
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// This file is the driver: the entry points, then the loop (attempt,
+// decide, wait) and the steps it is made of, top to bottom. Copy it, with
+// options.go and permanent.go, to make a driver of your own.
 
 // Operation is the function Retry calls. It is invoked at least once and may
 // be retried on error. Return a Permanent error to stop retrying
@@ -25,9 +33,9 @@ func Retry[T any](operation Operation[T], opts ...RetryOption) (T, error) {
 // On success it returns the operation result and a nil error. On any failure
 // it returns the last result and an *Error whose Cause reports why it
 // stopped — ErrPermanent, ErrExhausted, ErrMaxElapsedTime,
-// ErrRetriesCanceled, the context cancellation cause, or
-// ErrInvalidConfiguration — and whose LastErr holds the last operation
-// error. See Error.
+// ErrRetriesCanceled, the context cancellation cause, the error of an
+// attempt that was refused (see ErrRefused), or ErrInvalidConfiguration —
+// and whose LastErr holds the last operation error. See Error.
 //
 // ctx bounds the retry loop: its cancellation or deadline stops further
 // attempts and interrupts the wait between them, and a wait that would end
@@ -44,11 +52,16 @@ func Retry[T any](operation Operation[T], opts ...RetryOption) (T, error) {
 // The driver runs on the calling goroutine and starts none of its own. When
 // the operation succeeds at the first call, it allocates nothing.
 func RetryCtx[T any](ctx context.Context, operation Operation[T], opts ...RetryOption) (T, error) {
-	var fn func(context.Context) (T, error)
-	if operation != nil {
-		fn = func(context.Context) (T, error) { return operation() }
+	var res T
+	if operation == nil {
+		return res, invalid("RetryCtx was given a nil operation")
 	}
-	return retryCall(ctx, &retryEntry, fn, opts)
+	err := run(ctx, opts, func(context.Context) error {
+		var err error
+		res, err = operation()
+		return err
+	})
+	return res, err
 }
 
 // RetryError is RetryErrorCtx with context.Background(), as Retry is to
@@ -61,10 +74,462 @@ func RetryError(operation func() error, opts ...RetryOption) error {
 // error. It behaves identically to RetryCtx in every other respect,
 // including the options it accepts and the *Error it returns on failure.
 func RetryErrorCtx(ctx context.Context, operation func() error, opts ...RetryOption) error {
-	var fn func(context.Context) (struct{}, error)
-	if operation != nil {
-		fn = func(context.Context) (struct{}, error) { return struct{}{}, operation() }
+	if operation == nil {
+		return invalid("RetryErrorCtx was given a nil operation")
 	}
-	_, err := retryCall(ctx, &retryErrorEntry, fn, opts)
+	return run(ctx, opts, func(context.Context) error { return operation() })
+}
+
+// Do is the driver for a function that takes a context: the same options,
+// the same defaults and the same *Error as RetryCtx. fn receives the
+// attempt's context: ctx, as derived by any Instrumenter. fn is never
+// started once ctx is done: then the attempt counts as refused (see
+// ErrRefused), so the Cause is the context's, LastErr the last error of an
+// attempt that ran, and Attempts counts only those; RetryCtx would run its
+// operation once.
+//
+// Do cannot preempt fn: cancelling ctx ends the wait between attempts at
+// once, but an attempt in progress ends only when fn returns, which a
+// well-behaved fn does promptly when its context is done. To bound each
+// attempt, derive a context with a timeout inside fn, or use a Timeout
+// stage of package policy.
+func Do[T any](ctx context.Context, fn func(context.Context) (T, error), opts ...RetryOption) (T, error) {
+	var res T
+	if fn == nil {
+		return res, invalid("Do was given a nil function")
+	}
+	err := run(ctx, opts, func(ctx context.Context) error {
+		if ctx.Err() != nil {
+			return refusedByContext{ctx}
+		}
+		var err error
+		res, err = fn(ctx)
+		return err
+	})
+	return res, err
+}
+
+// DoErr is Do for a function that returns only an error.
+func DoErr(ctx context.Context, fn func(context.Context) error, opts ...RetryOption) error {
+	if fn == nil {
+		return invalid("DoErr was given a nil function")
+	}
+	return run(ctx, opts, func(ctx context.Context) error {
+		if ctx.Err() != nil {
+			return refusedByContext{ctx}
+		}
+		return fn(ctx)
+	})
+}
+
+// refusedByContext is the refusal of an attempt that Do did not start
+// because its context was done.
+type refusedByContext struct{ ctx context.Context }
+
+func (r refusedByContext) Error() string        { return context.Cause(r.ctx).Error() }
+func (r refusedByContext) Is(target error) bool { return target == ErrRefused }
+
+// invalid returns the *Error of a call the driver cannot make.
+func invalid(format string, args ...any) error {
+	return &Error{Cause: fmt.Errorf("%w: "+format, append([]any{ErrInvalidConfiguration}, args...)...)}
+}
+
+// run builds the options opts make and runs op under them.
+func run(ctx context.Context, opts []RetryOption, op func(context.Context) error) error {
+	o, err := build(opts)
+	switch {
+	case ctx == nil:
+		err = invalid("the driver was given a nil context")
+	case err != nil:
+		err = &Error{Cause: err}
+	default:
+		err = retry(ctx, o, op)
+	}
+	o.release()
+	return err
+}
+
+// retry is the loop: it runs op until it succeeds or the options say stop,
+// and returns nil or the *Error that says why it stopped. Each turn is an
+// attempt, a decision and a wait.
+func retry(ctx context.Context, o *options, op func(context.Context) error) error {
+	p := progress{o: o}
+	if o.maxElapsed > 0 || o.direct != nil {
+		p.begin()
+	}
+	for {
+		p.attempt++
+		actx := ctx
+		if len(o.instrumenters) > 0 {
+			actx = p.before(ctx)
+		}
+		err := op(actx)
+		if err == nil {
+			if len(o.instrumenters) > 0 {
+				p.succeeded(actx)
+			}
+			return nil
+		}
+		delay, cause := p.decide(ctx, err)
+		if cause == nil {
+			p.retrying(actx, err, delay)
+			cause = p.wait(ctx, delay)
+		}
+		if cause != nil {
+			return p.stop(actx, cause, err)
+		}
+	}
+}
+
+// progress is where a run stands: the attempt it is on, what the attempts
+// returned, the clock's readings and the BackOff it draws its waits from.
+// It lives on the caller's stack, and so it is kept small: a goroutine
+// parked in a wait holds it.
+type progress struct {
+	o         *options
+	b         BackOff       // the run's BackOff, once a retry needs one
+	attempt   int           // the attempt made, from 1
+	lastErr   error         // the last error of an attempt that ran, as Error.LastErr gives it
+	prevErr   error         // lastErr before the current attempt
+	lastDelay time.Duration // the wait before the current attempt
+	start     time.Duration // the clock's reading (see now) when the run's clock started: at the call, or at the first failure
+	started   bool          // start is set
+	refused   bool          // the current attempt was refused
+	reported  bool          // the current attempt's failure was reported
+}
+
+// begin starts the run: its clock, if WithMaxElapsedTime counts from the
+// call, and the BackOff contract, which Resets a BackOff used as it is
+// before the first attempt. A BackOff that implements Cloner is cloned, and
+// the clone Reset, when the first retry needs a wait.
+func (p *progress) begin() {
+	if p.o.maxElapsed > 0 {
+		p.start, p.started = p.now(), true
+	}
+	if b := p.o.direct; b != nil {
+		b.Reset()
+	}
+}
+
+// decide is the decision step, after an attempt that returned err: it
+// returns the wait before the next attempt, or the cause of stopping. The
+// context comes first, then what the error says (a refusal, a Permanent
+// mark, a cancellation of retries), the classifier, and only then the
+// limits: the attempt budget, the next wait (a RetryAfterError's, or the
+// BackOff's) and the time it must fit in.
+func (p *progress) decide(ctx context.Context, err error) (time.Duration, error) {
+	if !p.started { // the run's clock starts at its first failure
+		p.start, p.started = p.now(), true
+	}
+	m := marksOf(err)
+	p.prevErr, p.refused, p.reported = p.lastErr, m.refused, false
+	if !m.refused { // a refused attempt did not run
+		p.lastErr = m.lastErr(err)
+	}
+	switch {
+	case ctx.Err() != nil: // the context decides, whatever the error says
+		return 0, context.Cause(ctx)
+	case m.refused:
+		return 0, err
+	case m.permanent:
+		return 0, ErrPermanent
+	case m.cancel:
+		return 0, ErrRetriesCanceled
+	case !p.retryable(err):
+		return 0, ErrPermanent
+	}
+	var delay time.Duration
+	if m.named {
+		delay = m.after
+		p.backOff().Reset() // the sequence starts over after a named wait
+	}
+	return p.next(ctx, delay, m.named)
+}
+
+// retryable reports whether the classifiers accept err; with none, every
+// error is.
+func (p *progress) retryable(err error) bool {
+	if len(p.o.classifiers) == 0 {
+		return true
+	}
+	for _, fn := range p.o.classifiers {
+		if fn(err) {
+			return true
+		}
+	}
+	return false
+}
+
+// next checks the limits for the next attempt, whose wait is named, or
+// else the BackOff's next: it returns the wait, or the limit it would
+// overrun. The Loop shares it.
+func (p *progress) next(ctx context.Context, named time.Duration, isNamed bool) (time.Duration, error) {
+	if max := p.o.maxTries; max > 0 && uint(p.attempt) >= max {
+		return 0, ErrExhausted
+	}
+	delay := max(named, 0)
+	if !isNamed {
+		delay = p.backOff().NextBackOff()
+		switch {
+		case delay == Stop:
+			if c, ok := p.b.(*contextBackOff); ok && c.ctx.Err() != nil {
+				return 0, context.Cause(c.ctx)
+			}
+			return 0, ErrExhausted
+		case delay < 0:
+			return 0, fmt.Errorf("%w: the BackOff returned a negative wait (%v)", ErrInvalidConfiguration, delay)
+		}
+	}
+	return delay, p.limit(ctx, delay)
+}
+
+// backOff returns the BackOff the run draws its waits from, made on first
+// use: a clone of the one given if it implements Cloner, the one given if
+// not, or a fresh NewExponentialBackOff.
+func (p *progress) backOff() BackOff {
+	if p.b == nil {
+		switch b := p.o.backOff.(type) {
+		case nil:
+			p.b = NewExponentialBackOff()
+		case Cloner:
+			p.b = b.Clone()
+			p.b.Reset()
+		default:
+			p.b = b
+		}
+	}
+	return p.b
+}
+
+// limit reports which limit a wait of delay, starting now, would overrun:
+// WithMaxElapsedTime, or ctx's deadline; or nil if it may start.
+func (p *progress) limit(ctx context.Context, delay time.Duration) error {
+	if max := p.o.maxElapsed; max > 0 {
+		if spent := p.now() - p.start; spent > max || delay > max-spent {
+			return ErrMaxElapsedTime
+		}
+	}
+	if deadline, ok := ctx.Deadline(); ok && delay > 0 && delay > p.o.clock.Until(deadline) {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+// wait is the one place that waits: for delay, or until ctx is done, on
+// the run's clock. It returns the context's cause if ctx is done. A zero
+// wait creates no timer and does not park. Time spent in Notify and the
+// instrumenters before it counts against the limits: they are checked
+// again when there were any.
+func (p *progress) wait(ctx context.Context, delay time.Duration) error {
+	if p.o.notify != nil || len(p.o.instrumenters) > 0 {
+		if err := p.limit(ctx, delay); err != nil {
+			return err
+		}
+	}
+	if delay > 0 && ctx.Err() == nil {
+		sleep(ctx, p.o, delay)
+	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	p.lastDelay = delay
+	return nil
+}
+
+// sleep waits for d or until ctx is done. It is kept small: a goroutine
+// parked here holds its frame.
+func sleep(ctx context.Context, o *options, d time.Duration) {
+	t := o.clock.Timer(d)
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		t.Stop()
+	}
+}
+
+// stop returns the *Error of a run that stops after an attempt that
+// returned err, and reports it.
+func (p *progress) stop(ctx context.Context, cause, err error) error {
+	e := &Error{LastErr: p.lastErr, Cause: cause, Attempts: p.attempt, Elapsed: p.elapsed()}
+	if p.refused {
+		e.Attempts-- // the refused attempt did not run
+	}
+	if len(p.o.instrumenters) > 0 {
+		s := p.state(err)
+		s.Elapsed, s.GivingUp, s.Cause, s.Reported = e.Elapsed, true, cause, p.reported
+		p.report(ctx, &s)
+	}
+	return e
+}
+
+// elapsed returns the time on the run's clock since it started, or 0
+// before.
+func (p *progress) elapsed() time.Duration {
+	if !p.started {
+		return 0
+	}
+	return p.now() - p.start
+}
+
+// epoch is the origin of the run's readings of its clock: the readings are
+// durations since it, which the time package measures on its monotonic
+// clock alone, at half the cost of a time.Now. On a mock clock they may be
+// negative; only their differences matter.
+var epoch = time.Now()
+
+// now reads the run's clock.
+func (p *progress) now() time.Duration { return p.o.clock.Since(epoch) }
+
+// What the driver tells Notify and the instrumenters.
+
+// state describes the current attempt.
+func (p *progress) state(err error) State {
+	return State{
+		Attempt:        p.attempt,
+		MaxTries:       p.o.maxTries,
+		MaxElapsedTime: p.o.maxElapsed,
+		Err:            err,
+		LastErr:        p.prevErr,
+		LastDelay:      p.lastDelay,
+		Elapsed:        p.elapsed(),
+	}
+}
+
+// before returns the attempt's context, as the instrumenters derive it.
+func (p *progress) before(ctx context.Context) context.Context {
+	s := p.state(nil)
+	s.LastErr = p.lastErr
+	for _, in := range p.o.instrumenters {
+		if next := in.BeforeAttempt(ctx, s); next != nil {
+			ctx = next
+		}
+	}
+	return ctx
+}
+
+// succeeded tells the instrumenters that the attempt succeeded.
+func (p *progress) succeeded(ctx context.Context) {
+	s := p.state(nil)
+	s.LastErr = p.lastErr
+	p.report(ctx, &s)
+}
+
+// retrying tells Notify and the instrumenters that the attempt failed
+// with err and will be retried after delay.
+func (p *progress) retrying(ctx context.Context, err error, delay time.Duration) {
+	if p.o.notify != nil {
+		p.o.notify(err, delay)
+	}
+	if len(p.o.instrumenters) > 0 {
+		s := p.state(err)
+		s.NextDelay = delay
+		p.report(ctx, &s)
+	}
+	p.reported = true
+}
+
+// report hands s to the instrumenters. It is not inlined: a State is
+// large, and the frames of the driver stay small for the goroutines that
+// park in its waits.
+//
+//go:noinline
+func (p *progress) report(ctx context.Context, s *State) {
+	for _, in := range p.o.instrumenters {
+		in.AfterAttempt(ctx, *s)
+	}
+}
+
+// What the driver reads from an error.
+
+// marks are what the decision step reads from an attempt's error: a
+// refusal, a Permanent mark, a cancellation of retries, and the first
+// RetryAfterError.
+type marks struct {
+	refused   bool // the error matches ErrRefused
+	permanent bool // the error matches ErrPermanent
+	mark      bool // the error itself says so: it is a Permanent mark
+	cancel    bool // the error matches ErrRetriesCanceled
+	named     bool // a RetryAfterError named the next wait
+	after     time.Duration
+	cause     error // the cause given to RetryAfter
+}
+
+// marksOf walks err's chain once, depth first as errors.Is and errors.As
+// do, and returns its marks.
+func marksOf(err error) marks {
+	var m marks
+	m.walk(err)
+	return m
+}
+
+// walk adds what err's chain holds to m. It reports true once nothing
+// further can change the verdict: a refusal, a Permanent mark or a
+// cancellation.
+func (m *marks) walk(err error) bool {
+	for top := true; err != nil; top = false {
+		switch e := err.(type) {
+		case *Error: // its Unwrap would allocate
+			return m.walk(e.Cause) || m.walk(e.LastErr)
+		case *RetryAfterError:
+			m.retryAfter(e)
+		}
+		if m.match(err) {
+			m.mark = top && m.permanent && err != ErrPermanent
+			return true
+		}
+		if x, ok := err.(interface{ As(any) bool }); ok {
+			var ra *RetryAfterError
+			if x.As(&ra) {
+				m.retryAfter(ra)
+			}
+		}
+		switch x := err.(type) {
+		case interface{ Unwrap() error }:
+			err = x.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, inner := range x.Unwrap() {
+				if m.walk(inner) {
+					return true
+				}
+			}
+			return false
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// match records whether err itself is, or says it is (by its Is method),
+// one of the sentinels that stop the driver, and reports whether it is.
+func (m *marks) match(err error) bool {
+	x, ok := err.(interface{ Is(error) bool })
+	m.refused = err == ErrRefused || ok && x.Is(ErrRefused)
+	m.permanent = err == ErrPermanent || ok && x.Is(ErrPermanent)
+	m.cancel = err == ErrRetriesCanceled || ok && x.Is(ErrRetriesCanceled)
+	return m.refused || m.permanent || m.cancel
+}
+
+// retryAfter records the first RetryAfterError of the chain.
+func (m *marks) retryAfter(e *RetryAfterError) {
+	if !m.named && e != nil {
+		m.named, m.after, m.cause = true, e.Duration, e.Unwrap()
+	}
+}
+
+// lastErr is the error to report as Error.LastErr for err, whose marks m
+// are: for a Permanent mark (an error whose own Is method matches
+// ErrPermanent), the error it wraps; after a RetryAfter, the cause given to
+// it; else err, whole.
+func (m marks) lastErr(err error) error {
+	if m.mark {
+		if x, ok := err.(interface{ Unwrap() error }); ok && x.Unwrap() != nil {
+			return x.Unwrap()
+		}
+		return err
+	}
+	if m.cause != nil && !m.permanent && !m.cancel {
+		return m.cause
+	}
 	return err
 }

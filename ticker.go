@@ -2,11 +2,10 @@ package backoff
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/benbjohnson/clock"
 )
 
 // Ticker holds a channel that delivers `ticks' of a clock at times reported
@@ -16,17 +15,16 @@ import (
 // running, so operations that take a while to fail could run in quick
 // succession: the wait before the next tick starts when a tick is received.
 //
-// A Ticker works on its own copy of a BackOff that has a Clone method, as
-// every BackOff of this package has (see BackOff); it calls Reset on it
+// A Ticker works on its own clone of a BackOff that implements Cloner, as
+// every BackOff of this package does (see BackOff); it calls Reset on it
 // before the first tick and NextBackOff from its own goroutine. A BackOff
-// without Clone is used as it is, so nothing else may call its methods
+// that does not is used as it is, so nothing else may call its methods
 // while the Ticker runs. The Ticker's methods are safe for concurrent use.
 type Ticker struct {
 	C <-chan time.Time
 
 	c     chan time.Time
 	b     BackOff
-	clock clock.Clock // nil: the time package
 	ctx   context.Context
 	reset chan struct{}
 	stop  chan struct{}
@@ -37,45 +35,40 @@ type Ticker struct {
 // NewTicker returns a new Ticker containing a channel that will send the
 // time at times specified by the BackOff argument. Ticker is guaranteed to
 // tick at least once. The channel is closed when Stop method is called or
-// BackOff stops. A BackOff without a Clone method must not be manipulated
-// (notably by calling NextBackOff or Reset) while the ticker is running.
+// BackOff stops. A BackOff that does not implement Cloner must not be
+// manipulated (notably by calling NextBackOff or Reset) while the ticker is
+// running.
 //
-// Like time.NewTicker, it panics if its argument cannot be used: a nil
-// BackOff, typed or not, or one whose Validate method fails. A BackOff of
-// your own that returns a negative wait other than Stop ends the Ticker as
-// Stop does. Wrap the BackOff with WithContext to stop the Ticker with a
-// context.
+// The Ticker waits on the time package, so a test runs it in virtual time
+// inside a testing/synctest bubble. Like time.NewTicker, NewTicker panics if
+// its argument cannot be used: a nil BackOff, typed or not, or one of this
+// package whose fields make no sense (see ExponentialBackOff.Validate). A
+// BackOff of your own that returns a negative wait other than Stop ends the
+// Ticker as Stop does. Wrap the BackOff with WithContext to stop the Ticker
+// with a context.
 func NewTicker(b BackOff) *Ticker {
-	return newTicker(b, nil)
-}
-
-// NewTickerWithClock is NewTicker with the waits measured by c, such as a
-// *clock.Mock in a test. It panics if c is nil.
-func NewTickerWithClock(b BackOff, c clock.Clock) *Ticker {
-	if c == nil {
-		panic("backoff: NewTickerWithClock called with a nil clock")
+	err := validate(b)
+	if err == nil && b == nil {
+		err = fmt.Errorf("%w: the BackOff is nil", ErrInvalidConfiguration)
 	}
-	return newTicker(b, c)
-}
-
-func newTicker(b BackOff, c clock.Clock) *Ticker {
-	if err := validateBackOff(b); err != nil {
+	if err != nil {
 		panic("backoff: NewTicker: " + strings.TrimPrefix(err.Error(), "backoff: "))
 	}
-	b = ownCopy(b)
+	if c, ok := b.(Cloner); ok {
+		b = c.Clone()
+	}
 	ch := make(chan time.Time)
 	t := &Ticker{
 		C:     ch,
 		c:     ch,
 		b:     b,
-		clock: c,
-		ctx:   backOffContext(b),
+		ctx:   context.Background(),
 		reset: make(chan struct{}),
 		stop:  make(chan struct{}),
 		done:  make(chan struct{}),
 	}
-	if t.ctx == nil {
-		t.ctx = context.Background()
+	if c, ok := b.(*contextBackOff); ok {
+		t.ctx = c.ctx
 	}
 	b.Reset()
 	go t.run()
@@ -103,7 +96,7 @@ func (t *Ticker) Reset() {
 func (t *Ticker) run() {
 	defer close(t.done)
 	defer close(t.c)
-	tick := t.now()
+	tick := time.Now()
 	first := true
 	for {
 		if !t.send(tick, first) {
@@ -162,19 +155,8 @@ func (t *Ticker) sleep() (time.Time, bool) {
 	}
 }
 
-// timer starts a timer of d on the Ticker's clock.
+// timer starts a timer of d.
 func (t *Ticker) timer(d time.Duration) (<-chan time.Time, func() bool) {
-	if t.clock == nil {
-		tm := time.NewTimer(d)
-		return tm.C, tm.Stop
-	}
-	tm := t.clock.Timer(d)
+	tm := time.NewTimer(d)
 	return tm.C, tm.Stop
-}
-
-func (t *Ticker) now() time.Time {
-	if t.clock == nil {
-		return time.Now()
-	}
-	return t.clock.Now()
 }

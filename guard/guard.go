@@ -1,0 +1,221 @@
+// Package guard is the contract between a guard (a circuit breaker, a
+// bulkhead, a retry budget, an adaptive throttle, or any type of your own
+// with two methods) and what runs calls through it: a guard stage of
+// package policy, or your own code, with Run.
+//
+// A guard is asked to admit each call (Allow) and told how each call it
+// admitted ended (Record). Its refusal ends the call before it reaches the
+// dependency: Run returns an error that matches backoff.ErrRefused and
+// wraps the guard's reason, so a retry driver around it stops at once,
+// with that reason as its Cause and the last real error as its LastErr.
+package guard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/typednil"
+)
+
+// Guard admits or refuses the calls that pass through it, and learns how
+// each call it admitted ended. A guard that also implements Validator is
+// checked when a policy stage is made of it.
+//
+// A Guard must be safe for concurrent use: a Policy is shared, and its
+// guards are called from every goroutine that calls through it.
+type Guard interface {
+	// Allow is asked before the call. A nil error admits it: the caller
+	// then makes the call and calls Record exactly once with the Permit,
+	// whatever happens, a panic included. A non-nil error refuses it: the
+	// call is not made, Record is not called, and the error says why
+	// (breaker.ErrCircuitOpen, bulkhead.ErrBulkheadFull...). An error
+	// marked with Failure is not a refusal but the call's own failure, as
+	// if the function had returned it: what a chaos guard injects. A nil
+	// ctx is refused with an error matching backoff.ErrInvalidConfiguration.
+	//
+	// Allow may block, as a bulkhead's queue does; it must then return
+	// once ctx is done.
+	Allow(ctx context.Context, c Call) (Permit, error)
+	// Record reports how a call that Allow admitted ended.
+	Record(p Permit, o Outcome)
+}
+
+// Validator is implemented by a guard that can check its own settings. A
+// guard stage of package policy calls it when the stage is made, so that
+// a Policy with a misconfigured guard fails every call before running
+// anything.
+type Validator interface {
+	Validate() error
+}
+
+// Call describes a call a Guard is asked to admit.
+type Call struct {
+	// Attempt is the number of the attempt, from 1, that the innermost
+	// retry stage around the guard is making. It is 1 when no retry stage
+	// is around the guard: a guard that limits retries, such as a retry
+	// budget, belongs inside the retry stage.
+	Attempt int
+}
+
+// Permit is what Allow hands back for Record: a token of the guard's own,
+// such as a breaker's generation, so that a record can be matched to its
+// admission. Its zero value serves a guard that needs none.
+type Permit struct {
+	Token uint64
+}
+
+// Outcome is how a call that a Guard admitted ended.
+type Outcome struct {
+	// Err is the error the call returned; nil on success. It is a
+	// guard's refusal when a guard inside this one refused the call (see
+	// IsRefusal), so the dependency was not called at all.
+	Err error
+	// Abandoned is true when the context the call was admitted with was
+	// done by the time the call returned: the caller stopped waiting (it
+	// cancelled, or its own deadline passed), so Err says nothing certain
+	// about the dependency. A guard that judges the dependency, such as a
+	// breaker, should count the call neither as a success nor as a
+	// failure. The deadline of a timeout stage inside the guard is another
+	// matter: the dependency did not answer in time, and the call is not
+	// abandoned.
+	Abandoned bool
+}
+
+// ErrPanicked is the Outcome.Err of a call that panicked: Run (and so a
+// guard stage) calls Record with it before the panic goes on, so that a
+// guard's classifier can tell it from the call's own errors.
+var ErrPanicked = errors.New("backoff: the call panicked")
+
+// Run runs fn under the guard g, for a call described by c: it asks
+// g.Allow, and if the call is admitted, calls fn and tells g.Record how it
+// ended (Outcome.Err is fn's error, Abandoned whether ctx was done when fn
+// returned). A guard stage of package policy runs its stages so, and every
+// guard's Run method is Run with Call{Attempt: 1}.
+//
+// A refusal returns, without calling fn, an error that matches
+// backoff.ErrRefused and wraps Allow's error (errors.Is finds
+// breaker.ErrCircuitOpen in it); an error Allow marked with Failure is
+// returned unmarked, as fn's own failure would be. A ctx already done is
+// the guard's to judge: a bulkhead refuses it, a breaker admits it, and fn,
+// which receives ctx, should then return at once.
+//
+// If fn panics, Record is called with ErrPanicked before the panic goes
+// on, so a guard holds nothing for a call that is gone; a panic in Allow or
+// Record itself goes on unchanged. No lock is held while fn runs. A nil
+// ctx, g or fn is reported as an error matching
+// backoff.ErrInvalidConfiguration.
+func Run(ctx context.Context, g Guard, c Call, fn func(context.Context) error) error {
+	switch {
+	case ctx == nil:
+		return invalid("guard.Run was given a nil context")
+	case g == nil || typednil.Is(g):
+		return invalid("guard.Run was given a nil Guard")
+	case fn == nil:
+		return invalid("guard.Run was given a nil function")
+	}
+	p, err := g.Allow(ctx, c)
+	if err != nil {
+		return refused(err)
+	}
+	recorded := false
+	defer func() {
+		if !recorded {
+			g.Record(p, Outcome{Err: ErrPanicked})
+		}
+	}()
+	err = fn(ctx)
+	recorded = true
+	g.Record(p, Outcome{Err: err, Abandoned: ctx.Err() != nil})
+	return err
+}
+
+// refused returns the error of a call that Allow refused with err: err
+// unmarked if Allow marked it with Failure, err itself if it matches
+// backoff.ErrRefused already, else err marked as a refusal.
+func refused(err error) error {
+	if f, ok := err.(*failure); ok {
+		return f.err
+	}
+	if errors.Is(err, backoff.ErrRefused) {
+		return err
+	}
+	return &refusal{err: err}
+}
+
+// refusal marks the error of a guard that refused a call.
+type refusal struct{ err error }
+
+func (r *refusal) Error() string { return r.err.Error() }
+
+func (r *refusal) Unwrap() error { return r.err }
+
+// Is reports that a refusal matches backoff.ErrRefused.
+func (r *refusal) Is(target error) bool { return target == backoff.ErrRefused }
+
+// Failure marks err, returned by a Guard's Allow, as the call's own
+// failure rather than a refusal: the call is not made, and whatever runs it
+// handles err as if the function had returned it (a retry stage retries
+// it, a breaker outside counts it, a fallback sees it as the last error).
+// A chaos guard injects its errors so. Failure(nil) returns nil.
+func Failure(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &failure{err: err}
+}
+
+// failure is the mark of Failure.
+type failure struct{ err error }
+
+func (f *failure) Error() string { return f.err.Error() }
+
+func (f *failure) Unwrap() error { return f.err }
+
+// IsRefusal reports whether err says that a guard refused a call before
+// anything reached the dependency: a refusal as an outer Guard sees it in
+// Outcome.Err (an error matching backoff.ErrRefused), or a *backoff.Error
+// whose Cause is one and which made no attempt. A call that ran attempts
+// before a guard refused a retry is not a refusal: the dependency saw
+// them. It lets a guard tell a call its dependency never saw from one that
+// failed. It allocates nothing.
+func IsRefusal(err error) bool {
+	if e := findError(err); e != nil {
+		return e.Attempts == 0 && isRefused(e.Cause)
+	}
+	return isRefused(err)
+}
+
+// isRefused is errors.Is(err, backoff.ErrRefused).
+func isRefused(err error) bool { return errors.Is(err, backoff.ErrRefused) }
+
+// findError returns the first *backoff.Error in err's chain, as errors.As
+// would find it but without an allocation.
+func findError(err error) *backoff.Error {
+	for err != nil {
+		if e, ok := err.(*backoff.Error); ok {
+			return e
+		}
+		switch x := err.(type) {
+		case interface{ Unwrap() error }:
+			err = x.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, inner := range x.Unwrap() {
+				if e := findError(inner); e != nil {
+					return e
+				}
+			}
+			return nil
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// invalid returns an error matching backoff.ErrInvalidConfiguration that
+// says what is wrong.
+func invalid(msg string) error {
+	return fmt.Errorf("%w: %s", backoff.ErrInvalidConfiguration, msg)
+}

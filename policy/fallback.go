@@ -1,0 +1,63 @@
+package policy
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+
+	"github.com/herdsafe/backoff"
+)
+
+// Fallback returns a stage that calls f when the stages inside it fail,
+// and returns what f returns instead: stale data from a cache, a default
+// configuration. f receives the caller's context and the failure, a
+// *backoff.Error: retries exhausted, a guard's refusal (a breaker open, a
+// bulkhead full, a budget spent), a permanent error. It is not called on
+// success, nor once the caller's context is done: then the call returns
+// the context's error, as the driver always does. If f returns an error,
+// the call fails with it (return the error f was given to keep it).
+//
+// f's result type must be the call's: a Policy with this stage serves
+// Do[T] for that T only, and reports any other as
+// backoff.ErrInvalidConfiguration before running anything. A nil f is
+// reported as backoff.ErrInvalidConfiguration. A panic in f goes on to the
+// caller.
+func Fallback[T any](f func(ctx context.Context, err error) (T, error)) Stage {
+	if f == nil {
+		return Stage{err: fmt.Errorf("%w: Fallback was given a nil function", backoff.ErrInvalidConfiguration)}
+	}
+	return Stage{kind: fallbackStage, v: f}
+}
+
+// FallbackErr is Fallback for a call that returns only an error
+// (Policy.DoErr): f runs on the same failures, and the call returns f's
+// error, nil to swallow the failure. With Do[T] it serves any T, and a nil
+// error from f gives T's zero value. A nil f is reported as
+// backoff.ErrInvalidConfiguration.
+func FallbackErr(f func(ctx context.Context, err error) error) Stage {
+	if f == nil {
+		return Stage{err: fmt.Errorf("%w: FallbackErr was given a nil function", backoff.ErrInvalidConfiguration)}
+	}
+	return Stage{kind: fallbackStage, v: f}
+}
+
+// fallBack runs the rest of the stages, and the fallback of s if they
+// fail while the caller's context is alive.
+func (c *call) fallBack(ctx context.Context, s *Stage, rest []Stage) error {
+	err := c.run(ctx, rest)
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	return c.fallback(s.v, ctx, settle(ctx, err))
+}
+
+// fallbackFits reports whether the fallback f can serve a call whose
+// result is a T, or an error naming the mismatch.
+func fallbackFits[T any](f any) error {
+	switch f.(type) {
+	case func(context.Context, error) (T, error), func(context.Context, error) error:
+		return nil
+	}
+	return fmt.Errorf("%w: the Policy's fallback %s does not return the call's result type %s",
+		backoff.ErrInvalidConfiguration, reflect.TypeOf(f), reflect.TypeFor[T]())
+}

@@ -1,0 +1,44 @@
+package policy
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/typednil"
+)
+
+// Guard returns a stage that asks g to admit each call that reaches it
+// and tells g how the call ended, as guard.Run does. A refusal ends the
+// call at once with an error that matches backoff.ErrRefused and wraps the
+// guard's: a retry stage around the guard stops (its Cause is that error,
+// its LastErr the last error of an attempt that ran), and a fallback
+// around it is called. A nil g, typed or not, is reported as
+// backoff.ErrInvalidConfiguration, and so is a g that implements
+// guard.Validator and reports an error: the Policy then fails every call
+// before running anything.
+//
+// The stage calls Allow and Record on the goroutine of the call, and holds
+// no lock while the stages inside it run. If the call panics, Record is
+// called, with guard.ErrPanicked, before the panic goes on, so a guard
+// holds nothing for a call that is gone; a panic in Allow or Record itself
+// goes on unchanged.
+func Guard(g guard.Guard) Stage {
+	if g == nil || typednil.Is(g) {
+		return Stage{err: fmt.Errorf("%w: Guard was given a nil guard.Guard", backoff.ErrInvalidConfiguration)}
+	}
+	if v, ok := g.(guard.Validator); ok {
+		if err := v.Validate(); err != nil {
+			return Stage{err: err}
+		}
+	}
+	return Stage{kind: guardStage, v: g}
+}
+
+// guard runs the rest of the stages under the guard of s.
+func (c *call) guard(ctx context.Context, s *Stage, rest []Stage) error {
+	return guard.Run(ctx, s.v.(guard.Guard), guard.Call{Attempt: c.attempt}, func(ctx context.Context) error {
+		return c.run(ctx, rest)
+	})
+}

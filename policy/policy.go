@@ -1,0 +1,176 @@
+// Package policy composes resilience stages around a call, in an order of
+// the caller's choosing, outermost first: a retry stage (the driver of
+// package backoff), a timeout, panic recovery, a fallback, and any guard
+// (a circuit breaker, a bulkhead, a retry budget). A Policy is built once
+// and shared:
+//
+//	p := policy.New(
+//		policy.Guard(bulkhead.New(20)),            // at most 20 calls in flight
+//		policy.Guard(breaker.New()),               // fail fast while the dependency is down
+//		policy.Retry(backoff.WithMaxTries(3)),     // 3 attempts, full jitter
+//		policy.Timeout(time.Second),               // each attempt gets 1 s
+//	)
+//	val, err := policy.Do(ctx, p, fetch)
+//
+// Every failure is a *backoff.Error, as from backoff.Do.
+package policy
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/herdsafe/backoff"
+)
+
+// Policy is a composed resilience strategy, built once and shared: the
+// stages it was built from run around every call made through it, the
+// first given outermost.
+//
+// The order is the caller's, and it matters: a guard inside the retry
+// stage sees every attempt, one outside sees the whole retry loop as one
+// call; a timeout inside the retry stage bounds each attempt, one outside
+// bounds them all. The usual order, outermost first, is fallback,
+// bulkhead, retry, breaker, timeout, recovery.
+//
+// A Policy is safe for concurrent use, and calls through it share nothing
+// but the guards they pass (a breaker's state, a bulkhead's slots): each
+// call has its own attempts, waits and clone of the BackOff. A successful
+// call through a Policy of retry stages allocates nothing and reads no
+// clock.
+type Policy struct {
+	stages    []Stage
+	fallbacks []any // the fallback functions, checked against each call's result type
+	retries   bool  // a stage is a retry stage, whose Retrier refuses an attempt once its context is done
+	err       error // why the Policy cannot be used
+}
+
+// New returns a Policy of the given stages, the first outermost. New
+// returns no error, so that a Policy can be a package-level variable: a
+// stage it cannot use (an invalid option, a nil guard, a zero Stage) makes
+// every call through it fail, before running anything, with an *Error
+// whose Cause matches backoff.ErrInvalidConfiguration and names the stage.
+// A Policy with no stage calls the function once.
+func New(stages ...Stage) *Policy {
+	p := &Policy{}
+	for i, s := range stages {
+		switch {
+		case s.err != nil:
+			p.fail(fmt.Errorf("stage %d: %w", i+1, s.err))
+		case s.kind == noStage:
+			p.fail(fmt.Errorf("%w: stage %d is a zero Stage", backoff.ErrInvalidConfiguration, i+1))
+		default:
+			switch s.kind {
+			case fallbackStage:
+				p.fallbacks = append(p.fallbacks, s.v)
+			case retryStage:
+				p.retries = true
+			}
+			p.stages = append(p.stages, s)
+		}
+	}
+	return p
+}
+
+func (p *Policy) fail(err error) {
+	if p.err == nil {
+		p.err = err
+	}
+}
+
+// Do runs fn through the Policy p and returns its result: the result of
+// the first attempt that succeeded, or of a fallback, or on failure the
+// last result fn returned (or the zero value if it never ran) with an
+// *backoff.Error. (A method cannot have a type parameter, so this is a
+// function; Policy.DoErr is its form for functions that return only an
+// error.)
+//
+// The *Error's Cause says why the call failed, as for backoff.Do: a retry
+// stage's reason for stopping, a guard's refusal (which matches
+// backoff.ErrRefused and wraps the guard's error: breaker.ErrCircuitOpen,
+// bulkhead.ErrBulkheadFull...), the context's cause, or
+// backoff.ErrInvalidConfiguration. A failure that no retry stage reports is
+// judged as the driver judges one attempt: a refusal gives its Cause, a
+// Permanent error ErrPermanent, any other error ErrExhausted.
+//
+// fn receives the context of its attempt: ctx, as the stages derive it (a
+// timeout's deadline, an instrumenter's span). fn is never started once
+// ctx is done, as with backoff.Do. The call runs on the calling goroutine,
+// and returns when fn does: no stage can preempt fn.
+func Do[T any](ctx context.Context, p *Policy, fn func(context.Context) (T, error)) (T, error) {
+	var res T
+	switch {
+	case p == nil:
+		return res, invalid("policy.Do was given a nil *Policy")
+	case p.err != nil:
+		return res, &backoff.Error{Cause: p.err}
+	case ctx == nil:
+		return res, invalid("policy.Do was given a nil context")
+	case fn == nil:
+		return res, invalid("policy.Do was given a nil function")
+	}
+	for _, f := range p.fallbacks {
+		if err := fallbackFits[T](f); err != nil {
+			return res, &backoff.Error{Cause: err}
+		}
+	}
+	if !p.retries && ctx.Err() != nil { // a retry stage refuses each attempt so
+		return res, settle(ctx, refusedByContext{ctx})
+	}
+	c := call{
+		attempt: 1,
+		fn: func(ctx context.Context) error {
+			var err error
+			res, err = fn(ctx)
+			return err
+		},
+		fallback: func(f any, ctx context.Context, err error) error {
+			switch g := f.(type) {
+			case func(context.Context, error) (T, error):
+				var ferr error
+				res, ferr = g(ctx, err)
+				return ferr
+			case func(context.Context, error) error:
+				var zero T
+				res = zero
+				return g(ctx, err)
+			}
+			return fallbackFits[T](f)
+		},
+	}
+	if err := c.run(ctx, p.stages); err != nil {
+		return res, settle(ctx, err)
+	}
+	return res, nil
+}
+
+// DoErr runs fn through the Policy p, as the function Do does for a
+// function with a result.
+func (p *Policy) DoErr(ctx context.Context, fn func(context.Context) error) error {
+	var f func(context.Context) (struct{}, error)
+	if fn != nil {
+		f = func(ctx context.Context) (struct{}, error) { return struct{}{}, fn(ctx) }
+	}
+	_, err := Do(ctx, p, f)
+	return err
+}
+
+// refusedByContext is the refusal of a call that Do does not start because
+// its context is done.
+type refusedByContext struct{ ctx context.Context }
+
+func (r refusedByContext) Error() string        { return context.Cause(r.ctx).Error() }
+func (r refusedByContext) Is(target error) bool { return target == backoff.ErrRefused }
+
+// settle returns err as the *Error a call reports: err itself if it is
+// one, else the driver's verdict on one attempt that returned it.
+func settle(ctx context.Context, err error) error {
+	if _, ok := err.(*backoff.Error); ok {
+		return err
+	}
+	return backoff.RetryErrorCtx(ctx, func() error { return err }, backoff.WithMaxTries(1), backoff.WithMaxElapsedTime(0))
+}
+
+// invalid returns the *Error of a call that cannot be made.
+func invalid(msg string) error {
+	return &backoff.Error{Cause: fmt.Errorf("%w: %s", backoff.ErrInvalidConfiguration, msg)}
+}

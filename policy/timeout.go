@@ -1,0 +1,33 @@
+package policy
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/herdsafe/backoff"
+)
+
+// Timeout returns a stage that gives the stages inside it d to finish,
+// through the context they receive, on the time package's clock (virtual
+// inside a testing/synctest bubble). Inside a retry stage it bounds each
+// attempt, and an attempt that runs out of time is an ordinary failure,
+// retried like any other, because the caller's context is still alive;
+// outside it, it bounds the whole retry loop, whose waits end with it. It
+// cannot preempt a function that ignores its context: the stage returns
+// when the function does, with what the function returned. A d that is not
+// positive is reported as backoff.ErrInvalidConfiguration.
+func Timeout(d time.Duration) Stage {
+	if d <= 0 {
+		return Stage{err: fmt.Errorf("%w: Timeout was given a duration that is not positive (%v)", backoff.ErrInvalidConfiguration, d)}
+	}
+	return Stage{kind: timeoutStage, after: d}
+}
+
+// timeout runs the rest of the stages with the deadline of the timeout
+// stage s.
+func (c *call) timeout(ctx context.Context, s *Stage, rest []Stage) error {
+	ctx, cancel := context.WithTimeout(ctx, s.after)
+	defer cancel()
+	return c.run(ctx, rest)
+}

@@ -1,0 +1,95 @@
+package backoff
+
+import (
+	"context"
+	"fmt"
+)
+
+// Retrier is the driver with its options built once, as a call site that
+// retries many calls the same way wants them: its DoErr runs the same loop
+// as Do, without applying the options again on every call, and its Loop
+// makes Loops. A retry stage of package policy is a Retrier. Build one with
+// NewRetrier; the zero Retrier has seed 003's defaults, as a Retry call
+// with no option does.
+//
+// A Retrier is immutable and safe for concurrent use: each call has its own
+// attempts, waits and clone of the BackOff (see Cloner).
+type Retrier struct {
+	o   options
+	set bool // o holds options; the zero Retrier's are the defaults
+}
+
+// NewRetrier returns a Retrier configured by opts. An invalid option makes
+// every call fail before running anything, with an *Error whose Cause
+// matches ErrInvalidConfiguration and names it.
+func NewRetrier(opts ...RetryOption) *Retrier {
+	r := &Retrier{set: true}
+	r.o.apply(opts)
+	return r
+}
+
+// Validate reports the first option r was given that it cannot use, as an
+// error matching ErrInvalidConfiguration, or nil.
+func (r *Retrier) Validate() error {
+	if r == nil {
+		return fmt.Errorf("%w: the *Retrier is nil", ErrInvalidConfiguration)
+	}
+	return r.options().err
+}
+
+// options returns the options r was built with.
+func (r *Retrier) options() *options {
+	if !r.set {
+		return &defaults
+	}
+	return &r.o
+}
+
+// DoErr runs fn until it succeeds or r's options say stop, as DoErr does
+// with the same options: fn receives the attempt's context and is never
+// started once ctx is done. It returns nil or an *Error. (A method cannot
+// have a type parameter: capture a result in fn.) A nil r, ctx or fn is
+// reported as ErrInvalidConfiguration.
+func (r *Retrier) DoErr(ctx context.Context, fn func(context.Context) error) error {
+	switch {
+	case r == nil:
+		return invalid("DoErr was called on a nil *Retrier")
+	case ctx == nil:
+		return invalid("Retrier.DoErr was given a nil context")
+	case fn == nil:
+		return invalid("Retrier.DoErr was given a nil function")
+	}
+	o := r.options()
+	if o.err != nil {
+		return &Error{Cause: o.err}
+	}
+	return retry(ctx, o, func(ctx context.Context) error {
+		if ctx.Err() != nil {
+			return refusedByContext{ctx}
+		}
+		return fn(ctx)
+	})
+}
+
+// Loop returns a new Loop on r's options. A Loop sees no operation and no
+// error, so if r has options about those (WithNotify, WithRetryable,
+// WithInstrumenter), the Loop's first Wait returns false and Err reports
+// ErrInvalidConfiguration rather than ignoring them. A nil r gives a Loop
+// with the defaults.
+func (r *Retrier) Loop() *Loop {
+	if r == nil {
+		return &Loop{}
+	}
+	o := r.options()
+	l := &Loop{p: progress{o: o}, invalid: o.err}
+	switch {
+	case l.invalid != nil:
+	case o.notify != nil:
+		l.invalid = fmt.Errorf("%w: WithNotify has no effect on a Loop, which runs no operation", ErrInvalidConfiguration)
+	case len(o.classifiers) > 0:
+		l.invalid = fmt.Errorf("%w: WithRetryable has no effect on a Loop, which sees no error", ErrInvalidConfiguration)
+	case len(o.instrumenters) > 0:
+		l.invalid = fmt.Errorf("%w: WithInstrumenter has no effect on a Loop, which runs no operation", ErrInvalidConfiguration)
+	}
+	return l
+}
