@@ -3,8 +3,6 @@ package backoff
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -16,21 +14,16 @@ func succeed() (int, error) { return 1, nil }
 
 func isTransient(err error) bool { return errors.Is(err, errTransient) }
 
-var (
-	retryPolicy    = NewPolicy(WithRetry(WithMaxTries(5)))
-	guardedPolicy  = NewPolicy(WithRetry(), WithGuard(nopGuard{}))
-	fallbackPolicy = NewPolicy(WithFallback(func(context.Context, error) (int, error) { return 0, nil }), WithRetry())
-)
+var retrier = NewRetrier(WithMaxTries(5), WithMaxElapsedTime(0))
 
-// nopGuard admits everything.
-type nopGuard struct{}
+// nopInstrumenter observes nothing.
+type nopInstrumenter struct{}
 
-func (nopGuard) Allow(context.Context, Call) (Permit, error) { return Permit{}, nil }
-func (nopGuard) Record(Permit, Outcome)                      {}
+func (nopInstrumenter) BeforeAttempt(ctx context.Context, _ State) context.Context { return ctx }
+func (nopInstrumenter) AfterAttempt(context.Context, State)                        {}
 
 // The success path builds nothing that only a retry needs.
 func TestSuccessPathAllocatesNothing(t *testing.T) {
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ctx := context.Background()
 	cases := []struct {
 		name string
@@ -41,14 +34,10 @@ func TestSuccessPathAllocatesNothing(t *testing.T) {
 		{"RetryError defaults", func() { _ = RetryError(func() error { return nil }) }},
 		{"Do defaults", func() { _, _ = Do(ctx, func(context.Context) (int, error) { return 1, nil }) }},
 		{"classifier", func() { _, _ = Retry(succeed, WithRetryable(isTransient)) }},
-		{"RetryIf", func() { _, _ = Retry(succeed, RetryIf(errTransient)) }},
-		{"logger", func() { _, _ = Retry(succeed, WithLogger(logger)) }},
+		{"instrumenter", func() { _, _ = Retry(succeed, WithInstrumenter(nopInstrumenter{})) }},
 		{"limits", func() { _, _ = Retry(succeed, WithMaxTries(5), WithMaxElapsedTime(0)) }},
 		{"DoErr", func() { _ = DoErr(ctx, func(context.Context) error { return nil }, WithMaxTries(2)) }},
-		{"Policy, retry", func() { _, _ = Execute(ctx, retryPolicy, func(context.Context) (int, error) { return 1, nil }) }},
-		{"Policy, retry and a guard", func() { _, _ = Execute(ctx, guardedPolicy, func(context.Context) (int, error) { return 1, nil }) }},
-		{"Policy.Execute", func() { _ = retryPolicy.Execute(ctx, func(context.Context) error { return nil }) }},
-		{"Policy with a fallback", func() { _, _ = Execute(ctx, fallbackPolicy, func(context.Context) (int, error) { return 1, nil }) }},
+		{"Retrier", func() { _ = retrier.DoErr(ctx, func(context.Context) error { return nil }) }},
 	}
 	for _, c := range cases {
 		if n := testing.AllocsPerRun(200, c.run); n != 0 {
@@ -88,13 +77,5 @@ func TestZeroWaitsStartNoTimer(t *testing.T) {
 	})
 	if n := testing.AllocsPerRun(100, func() { _, _ = Retry(failTwice(), WithBackOff(&ZeroBackOff{})) }); n > 1 {
 		t.Errorf("%v allocations for three attempts with zero waits, want at most 1 (the test's own closure)", n)
-	}
-}
-
-// IsRefusal, which a guard may ask on every failed call, allocates nothing.
-func TestIsRefusalAllocatesNothing(t *testing.T) {
-	err := error(&Error{Cause: errTransient, LastErr: io.EOF})
-	if n := testing.AllocsPerRun(100, func() { _ = IsRefusal(err) }); n != 0 {
-		t.Errorf("%v allocations per IsRefusal, want 0", n)
 	}
 }

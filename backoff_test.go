@@ -28,7 +28,7 @@ func TestNegativeWaitFromACustomBackOff(t *testing.T) {
 		!strings.Contains(re.Cause.Error(), "negative") || re.LastErr != io.EOF || calls != 1 {
 		t.Errorf("Retry: %+v after %d calls, want an ErrInvalidConfiguration about a negative wait, LastErr EOF, after 1", err, calls)
 	}
-	loop := NewLoop(WithBackOff(negativeBackOff{}))
+	loop := newLoop(WithBackOff(negativeBackOff{}))
 	ctx := context.Background()
 	if !loop.Wait(ctx) || loop.Wait(ctx) {
 		t.Fatal("the Loop should admit the first attempt and refuse the second")

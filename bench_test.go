@@ -2,13 +2,10 @@ package backoff
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"testing"
 )
 
 func BenchmarkRetrySuccess(b *testing.B) {
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	b.Run("defaults", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
@@ -21,10 +18,17 @@ func BenchmarkRetrySuccess(b *testing.B) {
 			_, _ = Retry(succeed, WithRetryable(isTransient))
 		}
 	})
-	b.Run("logger", func(b *testing.B) {
+	b.Run("instrumenter", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			_, _ = Retry(succeed, WithLogger(logger))
+			_, _ = Retry(succeed, WithInstrumenter(nopInstrumenter{}))
+		}
+	})
+	b.Run("Retrier", func(b *testing.B) {
+		b.ReportAllocs()
+		ctx := context.Background()
+		for b.Loop() {
+			_ = retrier.DoErr(ctx, func(context.Context) error { return nil })
 		}
 	})
 	b.Run("Do", func(b *testing.B) {
@@ -63,7 +67,8 @@ func BenchmarkNextBackOff(b *testing.B) {
 	for _, j := range []Jitter{RandomizationJitter, FullJitter, DecorrelatedJitter} {
 		b.Run(j.String(), func(b *testing.B) {
 			b.ReportAllocs()
-			p := NewExponentialBackOff(WithJitter(j))
+			p := NewExponentialBackOff()
+			p.Jitter = j
 			for i := 0; b.Loop(); i++ {
 				if i%16 == 0 {
 					p.Reset()

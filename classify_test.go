@@ -13,7 +13,7 @@ var (
 	errSpecThird     = errors.New("service unavailable")
 )
 
-// specTempError is an error type a RetryIfType classifier looks for.
+// specTempError is an error type a classifier looks for with errors.As.
 type specTempError struct{ op string }
 
 func (e *specTempError) Error() string { return e.op + ": temporary failure" }
@@ -32,8 +32,10 @@ func TestClassifierMatrix(t *testing.T) {
 		{"WithRetryable", WithRetryable(func(err error) bool {
 			return errors.Is(err, errSpecTransient) || errors.As(err, new(*specTempError))
 		})},
-		{"RetryIf", RetryIf(errSpecTransient, errSpecThird)},
-		{"RetryIfType", RetryIfType[*specTempError]()},
+		{"Is", WithRetryable(func(err error) bool {
+			return errors.Is(err, errSpecTransient) || errors.Is(err, errSpecThird)
+		})},
+		{"As", WithRetryable(func(err error) bool { return errors.As(err, new(*specTempError)) })},
 	}
 	errs := []struct {
 		name string
@@ -41,14 +43,14 @@ func TestClassifierMatrix(t *testing.T) {
 		// retried says, per classifier name, whether the error is retried.
 		retried map[string]bool
 	}{
-		{"transient", errSpecTransient, map[string]bool{"none": true, "WithRetryable": true, "RetryIf": true, "RetryIfType": false}},
-		{"wrapped transient", fmt.Errorf("dial: %w", errSpecTransient), map[string]bool{"none": true, "WithRetryable": true, "RetryIf": true, "RetryIfType": false}},
-		{"second RetryIf target", errSpecThird, map[string]bool{"none": true, "WithRetryable": false, "RetryIf": true, "RetryIfType": false}},
-		{"typed", &specTempError{"read"}, map[string]bool{"none": true, "WithRetryable": true, "RetryIf": false, "RetryIfType": true}},
-		{"wrapped typed", fmt.Errorf("query: %w", &specTempError{"read"}), map[string]bool{"none": true, "WithRetryable": true, "RetryIf": false, "RetryIfType": true}},
-		{"other", errSpecOther, map[string]bool{"none": true, "WithRetryable": false, "RetryIf": false, "RetryIfType": false}},
-		{"joined", errors.Join(errSpecOther, errSpecTransient), map[string]bool{"none": true, "WithRetryable": true, "RetryIf": true, "RetryIfType": false}},
-		{"foreign context.Canceled", context.Canceled, map[string]bool{"none": true, "WithRetryable": false, "RetryIf": false, "RetryIfType": false}},
+		{"transient", errSpecTransient, map[string]bool{"none": true, "WithRetryable": true, "Is": true, "As": false}},
+		{"wrapped transient", fmt.Errorf("dial: %w", errSpecTransient), map[string]bool{"none": true, "WithRetryable": true, "Is": true, "As": false}},
+		{"second errors.Is target", errSpecThird, map[string]bool{"none": true, "WithRetryable": false, "Is": true, "As": false}},
+		{"typed", &specTempError{"read"}, map[string]bool{"none": true, "WithRetryable": true, "Is": false, "As": true}},
+		{"wrapped typed", fmt.Errorf("query: %w", &specTempError{"read"}), map[string]bool{"none": true, "WithRetryable": true, "Is": false, "As": true}},
+		{"other", errSpecOther, map[string]bool{"none": true, "WithRetryable": false, "Is": false, "As": false}},
+		{"joined", errors.Join(errSpecOther, errSpecTransient), map[string]bool{"none": true, "WithRetryable": true, "Is": true, "As": false}},
+		{"foreign context.Canceled", context.Canceled, map[string]bool{"none": true, "WithRetryable": false, "Is": false, "As": false}},
 		{"Permanent transient", Permanent(errSpecTransient), map[string]bool{}},
 		{"wrapped Permanent typed", fmt.Errorf("x: %w", Permanent(&specTempError{"read"})), map[string]bool{}},
 	}
@@ -108,7 +110,7 @@ func TestClassifierRejectionKeepsTheError(t *testing.T) {
 	for _, e := range specEntries {
 		t.Run(e.name, func(t *testing.T) {
 			op := specScript(func(n int) (int, error) { return n, rejected })
-			_, err := e.run(context.Background(), op.run, RetryIf(errSpecTransient))
+			_, err := e.run(context.Background(), op.run, WithRetryable(func(err error) bool { return errors.Is(err, errSpecTransient) }))
 			re := specCheckStop(t, err, ErrPermanent, rejected)
 			if re.LastErr != rejected {
 				t.Errorf("LastErr = %#v, want the operation's own error", re.LastErr)
@@ -137,6 +139,28 @@ func TestClassifierDoesNotOverridePermanent(t *testing.T) {
 				t.Errorf("got %q, want %q, still matching the root error", got, err)
 			}
 		})
+	}
+}
+
+// Several classifiers add up: an error is retried if any of them accepts
+// it, and rejected only if every one rejects it.
+func TestClassifiersAddUp(t *testing.T) {
+	isTransient := WithRetryable(func(err error) bool { return errors.Is(err, errSpecTransient) })
+	isThird := WithRetryable(func(err error) bool { return errors.Is(err, errSpecThird) })
+	for _, c := range []struct {
+		err     error
+		retried bool
+	}{{errSpecTransient, true}, {errSpecThird, true}, {errSpecOther, false}} {
+		op := specScript(func(n int) (int, error) {
+			if n == 1 {
+				return n, c.err
+			}
+			return 100, nil
+		})
+		_, err := Retry(op.run, isTransient, isThird, WithBackOff(&ZeroBackOff{}))
+		if got := err == nil; got != c.retried || op.count() != map[bool]int{true: 2, false: 1}[c.retried] {
+			t.Errorf("%v: retried %v after %d attempts (%v), want %v", c.err, got, op.count(), err, c.retried)
+		}
 	}
 }
 

@@ -25,7 +25,9 @@ func TestWithContextStopsWithItsContext(t *testing.T) {
 	if !errors.As(err, &re) || re.Cause != shutdown || re.LastErr != io.EOF {
 		t.Fatalf("got %#v, want Cause shutdown and LastErr EOF", re)
 	}
-	if err := WithContext(context.Background(), nil).(validator).Validate(); !errors.Is(err, ErrInvalidConfiguration) {
-		t.Errorf("WithContext(ctx, nil).Validate() = %v, want ErrInvalidConfiguration", err)
+	calls := 0
+	_, err = Retry(func() (int, error) { calls++; return 0, io.EOF }, WithBackOff(WithContext(context.Background(), nil)))
+	if !errors.As(err, &re) || !errors.Is(re.Cause, ErrInvalidConfiguration) || calls != 0 {
+		t.Errorf("WithContext(ctx, nil): %v after %d calls, want ErrInvalidConfiguration before any", err, calls)
 	}
 }

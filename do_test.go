@@ -3,10 +3,8 @@ package backoff
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"testing"
-	"testing/synctest"
 	"time"
 )
 
@@ -92,74 +90,4 @@ func TestDoMatchesRetryCtx(t *testing.T) {
 	if want.attempts != 4 || want.cause != ErrExhausted {
 		t.Errorf("RetryCtx gave %+v, want ErrExhausted after 4 attempts", want)
 	}
-}
-
-// "WithAttemptTimeout(d) gives each attempt its own deadline (an attempt
-// that times out is an ordinary, retryable failure)." Run on the virtual
-// time of a synctest bubble.
-func TestDoAttemptTimeout(t *testing.T) {
-	t.Run("a timed-out attempt is retried", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			start := time.Now()
-			var deadlines []time.Duration
-			var n specNotify
-			v, err := Do(context.Background(), func(ctx context.Context) (string, error) {
-				d, ok := ctx.Deadline()
-				if !ok {
-					return "", errors.New("the attempt has no deadline")
-				}
-				deadlines = append(deadlines, d.Sub(start))
-				if len(deadlines) == 1 {
-					<-ctx.Done() // a hung attempt
-					return "", ctx.Err()
-				}
-				return "done", nil
-			}, WithAttemptTimeout(5*time.Second), WithBackOff(NewConstantBackOff(time.Second)), WithNotify(n.notify))
-			if err != nil || v != "done" {
-				t.Fatalf("got (%q, %v), want success at the second attempt", v, err)
-			}
-			if want := []time.Duration{5 * time.Second, 11 * time.Second}; !slices.Equal(deadlines, want) {
-				t.Errorf("attempt deadlines at %v, want %v: each attempt's own", deadlines, want)
-			}
-			if len(n.errs) != 1 || !errors.Is(n.errs[0], context.DeadlineExceeded) {
-				t.Errorf("Notify got %v, want the attempt's DeadlineExceeded", n.errs)
-			}
-			if got := time.Since(start); got != 6*time.Second {
-				t.Errorf("took %v, want 6s: 5s attempt, 1s wait", got)
-			}
-		})
-	})
-	t.Run("every attempt times out", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			var calls int
-			_, err := Do(context.Background(), func(ctx context.Context) (int, error) {
-				calls++
-				<-ctx.Done()
-				return calls, ctx.Err()
-			}, WithAttemptTimeout(time.Second), WithBackOff(&ZeroBackOff{}), WithMaxTries(3))
-			re := specCheckStop(t, err, ErrExhausted, context.DeadlineExceeded)
-			if calls != 3 || re.Attempts != 3 {
-				t.Errorf("ran %d times, Attempts %d; want 3", calls, re.Attempts)
-			}
-		})
-	})
-	t.Run("the caller's deadline still decides", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
-			defer cancel()
-			var calls int
-			_, err := Do(ctx, func(ctx context.Context) (int, error) {
-				calls++
-				<-ctx.Done()
-				return calls, fmt.Errorf("attempt %d: %w", calls, ctx.Err())
-			}, WithAttemptTimeout(time.Second), WithBackOff(&ZeroBackOff{}))
-			re := specAsError(t, err)
-			if re.Cause != context.DeadlineExceeded || calls != 3 {
-				t.Errorf("Cause %v after %d attempts, want the caller's deadline after 3", re.Cause, calls)
-			}
-			if re.LastErr == nil || re.LastErr.Error() != "attempt 3: context deadline exceeded" {
-				t.Errorf("LastErr = %v, want the third attempt's error", re.LastErr)
-			}
-		})
-	})
 }

@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -197,7 +194,7 @@ func ExampleRetryAfter() {
 	var calls atomic.Int32
 	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if calls.Add(1) == 1 {
-			w.Header().Set("Retry-After", "2")
+			w.Header().Set("Retry-After", "0") // a real server names seconds to wait; 0 keeps the example fast
 			w.WriteHeader(http.StatusTooManyRequests)
 			return
 		}
@@ -219,31 +216,26 @@ func ExampleRetryAfter() {
 		return string(b), err
 	}
 
-	// Examples run as tests, so WithTestingBypass skips the 2s wait here;
-	// Notify still reports it.
-	ctx := backoff.WithTestingBypass(context.Background())
-	result, err := backoff.RetryCtx(ctx, operation, backoff.WithNotify(func(err error, wait time.Duration) {
+	result, err := backoff.Retry(operation, backoff.WithNotify(func(err error, wait time.Duration) {
 		fmt.Printf("%v: waiting %v\n", err, wait)
 	}))
 	fmt.Println(result, err)
 	// Output:
-	// retry after 2s: 429 Too Many Requests: waiting 2s
+	// retry after 0s: 429 Too Many Requests: waiting 0s
 	// done <nil>
 }
 
+// Do passes each attempt its context; derive a deadline from it to bound
+// one attempt.
 func ExampleDo() {
 	attempts := 0
 	n, err := backoff.Do(context.Background(), func(ctx context.Context) (int, error) {
 		attempts++
 		if attempts == 1 {
-			<-ctx.Done() // the first attempt hangs until its own deadline
-			return 0, ctx.Err()
+			return 0, errConnRefused
 		}
-		return 42, nil
-	},
-		backoff.WithAttemptTimeout(time.Millisecond),
-		backoff.WithBackOff(&backoff.ZeroBackOff{}),
-	)
+		return 42, ctx.Err()
+	}, backoff.WithBackOff(&backoff.ZeroBackOff{}))
 	fmt.Println(n, err, attempts)
 	// Output:
 	// 42 <nil> 2
@@ -267,24 +259,14 @@ func ExampleWithRetryable() {
 	// 3 malformed request true
 }
 
-func ExampleRetryIf() {
-	err := backoff.RetryError(func() error {
-		return fmt.Errorf("reading the reply: %w", io.ErrUnexpectedEOF)
-	}, backoff.RetryIf(io.ErrUnexpectedEOF, errConnRefused),
-		backoff.WithMaxTries(2), backoff.WithBackOff(&backoff.ZeroBackOff{}))
-	fmt.Println(err, errors.Is(err, backoff.ErrExhausted))
-	// Output:
-	// reading the reply: unexpected EOF true
-}
-
-func ExampleWithJitter() {
-	b := backoff.NewExponentialBackOff(
-		backoff.WithInitialInterval(100*time.Millisecond),
-		backoff.WithMaxInterval(time.Second),
-		backoff.WithMultiplier(2),
-		backoff.WithJitter(backoff.FullJitter),
-		backoff.WithRandom(func() float64 { return 1 }), // the top of each range, for a repeatable output
-	)
+func ExampleJitter() {
+	b := &backoff.ExponentialBackOff{
+		InitialInterval: 100 * time.Millisecond,
+		MaxInterval:     time.Second,
+		Multiplier:      2,
+		Jitter:          backoff.FullJitter,
+		Random:          func() float64 { return 1 }, // the top of each range, for a repeatable output
+	}
 	for range 5 {
 		fmt.Print(b.NextBackOff(), " ")
 	}
@@ -297,82 +279,31 @@ func ExampleWithJitter() {
 type printer struct{}
 
 func (printer) BeforeAttempt(ctx context.Context, s backoff.State) context.Context {
-	fmt.Printf("%s: attempt %d of %d\n", s.Name, s.Attempt, s.MaxTries)
+	fmt.Printf("attempt %d of %d\n", s.Attempt, s.MaxTries)
 	return ctx
 }
 
 func (printer) AfterAttempt(ctx context.Context, s backoff.State) {
 	switch {
 	case s.Err == nil:
-		fmt.Printf("%s: attempt %d succeeded\n", s.Name, s.Attempt)
+		fmt.Printf("attempt %d succeeded\n", s.Attempt)
 	case s.GivingUp:
-		fmt.Printf("%s: giving up after attempt %d (%v): %v\n", s.Name, s.Attempt, s.Cause, s.Err)
+		fmt.Printf("giving up after attempt %d (%v): %v\n", s.Attempt, s.Cause, s.Err)
 	default:
-		fmt.Printf("%s: attempt %d failed (%v), next in %v\n", s.Name, s.Attempt, s.Err, s.NextDelay)
+		fmt.Printf("attempt %d failed (%v), next in %v\n", s.Attempt, s.Err, s.NextDelay)
 	}
 }
 
 func ExampleWithInstrumenter() {
 	_, _ = backoff.Retry(func() (int, error) { return 0, errConnRefused },
-		backoff.WithName("publish"),
 		backoff.WithInstrumenter(printer{}),
 		backoff.WithMaxTries(2),
 		backoff.WithBackOff(backoff.NewConstantBackOff(0)))
 	// Output:
-	// publish: attempt 1 of 2
-	// publish: attempt 1 failed (connection refused), next in 0s
-	// publish: attempt 2 of 2
-	// publish: giving up after attempt 2 (backoff: retries exhausted): connection refused
-}
-
-func ExampleWithLogger() {
-	logger := slog.New(slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{
-		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
-			if a.Key == slog.TimeKey || a.Key == backoff.LogKeyElapsed {
-				return slog.Attr{} // drop what changes from run to run
-			}
-			return a
-		},
-	}))
-	_ = backoff.RetryError(func() error { return errConnRefused },
-		backoff.WithName("db.ping"),
-		backoff.WithLogger(logger),
-		backoff.WithMaxTries(2),
-		backoff.WithBackOff(backoff.NewConstantBackOff(0)))
-	// Output:
-	// level=WARN msg=retrying retry.name=db.ping retry.attempt=1 retry.delay=0s error="connection refused"
-	// level=ERROR msg="giving up" retry.name=db.ping retry.attempt=2 retry.cause="backoff: retries exhausted" error="connection refused"
-}
-
-func ExampleWithPanicRecovery() {
-	_, err := backoff.Retry(func() (int, error) {
-		panic("inconsistent cache state") // a bug in the operation
-	}, backoff.WithPanicRecovery(),
-		backoff.WithRetryable(func(err error) bool {
-			var pe *backoff.PanicError
-			return !errors.As(err, &pe) // a panic is a bug: do not retry it
-		}))
-	var pe *backoff.PanicError
-	fmt.Println(errors.As(err, &pe), errors.Is(err, backoff.ErrPermanent))
-	fmt.Println(pe.Value)
-	// Output:
-	// true true
-	// inconsistent cache state
-}
-
-// An application's own test can run its retry paths without waiting:
-// WithTestingBypass skips every wait under the context it returns.
-func ExampleWithTestingBypass() {
-	ctx := backoff.WithTestingBypass(context.Background())
-	start := time.Now()
-	attempts := 0
-	err := backoff.RetryErrorCtx(ctx, func() error {
-		attempts++
-		return errConnRefused
-	}, backoff.WithBackOff(backoff.NewConstantBackOff(time.Hour)), backoff.WithMaxTries(4))
-	fmt.Println(attempts, err, time.Since(start) < time.Minute)
-	// Output:
-	// 4 connection refused true
+	// attempt 1 of 2
+	// attempt 1 failed (connection refused), next in 0s
+	// attempt 2 of 2
+	// giving up after attempt 2 (backoff: retries exhausted): connection refused
 }
 
 func ExampleError() {
@@ -388,18 +319,40 @@ func ExampleError() {
 	// connection refused
 }
 
-// RetryIfType retries the errors whose chain holds a given type, here the
-// *net.OpError of a refused connection, and stops on any other.
-func ExampleRetryIfType() {
+// A Retrier builds its options once, for a call site that retries many
+// calls the same way; any number of goroutines may share it.
+func ExampleRetrier() {
+	r := backoff.NewRetrier(backoff.WithMaxTries(3), backoff.WithBackOff(&backoff.ZeroBackOff{}))
+	attempts := 0
+	var reply string
+	err := r.DoErr(context.Background(), func(ctx context.Context) error {
+		if attempts++; attempts < 2 {
+			return errConnRefused
+		}
+		reply = "pong"
+		return nil
+	})
+	fmt.Println(reply, err, attempts)
+	// Output:
+	// pong <nil> 2
+}
+
+// A guard, a rate limiter or the operation itself may refuse an attempt
+// before it reaches the dependency: an error matching ErrRefused stops the
+// driver at once with that error as the Cause, and LastErr stays the real
+// fault of the last attempt that ran.
+func ExampleErrRefused() {
+	errBudget := fmt.Errorf("%w: retry budget spent", backoff.ErrRefused)
 	attempts := 0
 	err := backoff.RetryError(func() error {
-		attempts++
-		if attempts < 3 {
-			return fmt.Errorf("connecting: %w", &net.OpError{Op: "dial", Net: "tcp", Err: errConnRefused})
+		if attempts++; attempts > 2 {
+			return errBudget
 		}
-		return errors.New("401 Unauthorized")
-	}, backoff.RetryIfType[*net.OpError](), backoff.WithBackOff(&backoff.ZeroBackOff{}))
-	fmt.Println(attempts, err, errors.Is(err, backoff.ErrPermanent))
+		return errConnRefused
+	}, backoff.WithBackOff(&backoff.ZeroBackOff{}))
+	var re *backoff.Error
+	errors.As(err, &re)
+	fmt.Println(re.Attempts, re.Cause, "|", re.LastErr)
 	// Output:
-	// 3 401 Unauthorized true
+	// 2 backoff: refused: retry budget spent | connection refused
 }

@@ -23,8 +23,8 @@ func ExampleTicker() {
 	}
 
 	// Ticks with no wait between them, so that the example runs at once: a
-	// real ticker keeps the default BackOff (see NewTickerWithClock for the
-	// waits on a test's clock).
+	// real ticker keeps the default BackOff (a test runs its waits on the
+	// virtual time of a testing/synctest bubble).
 	ticker := backoff.NewTicker(&backoff.ZeroBackOff{})
 	defer ticker.Stop()
 
@@ -73,8 +73,10 @@ func ExampleWithContext() {
 // A reconnect loop: the first Wait returns at once, each later one waits the
 // next backoff, and Reset after a success starts the waiting over.
 func ExampleLoop() {
-	ctx := backoff.WithTestingBypass(context.Background()) // skip the waits in this example
-	loop := backoff.NewLoop(backoff.WithMaxTries(4))
+	ctx := context.Background()
+	// No wait, so that the example runs at once; a real loop keeps the
+	// default waits.
+	loop := backoff.NewRetrier(backoff.WithMaxTries(4), backoff.WithBackOff(&backoff.ZeroBackOff{})).Loop()
 	sessions := []bool{false, true, false, false, false, false} // did each connection get through?
 	for i := 0; loop.Wait(ctx); i++ {
 		connected := sessions[i]
@@ -135,26 +137,4 @@ func ExampleWithClock() {
 	// waiting 1m0s
 	// waiting 1m0s
 	// 3 <nil>
-}
-
-func ExampleNewTickerWithClock() {
-	clk := timerClock{clock.NewMock(), make(chan time.Duration, 1)}
-	b := backoff.NewExponentialBackOff(backoff.WithInitialInterval(time.Second),
-		backoff.WithMultiplier(2), backoff.WithRandomizationFactor(0))
-	ticker := backoff.NewTickerWithClock(b, clk)
-	defer ticker.Stop()
-
-	start := clk.Now()
-	for i := range 4 {
-		tick := <-ticker.C
-		fmt.Println("tick at", tick.Sub(start))
-		if i < 3 {
-			clk.Add(<-clk.started) // release the wait the Ticker has just started
-		}
-	}
-	// Output:
-	// tick at 0s
-	// tick at 1s
-	// tick at 3s
-	// tick at 7s
 }

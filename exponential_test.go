@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -67,9 +68,9 @@ func readGolden(t *testing.T) []goldenRow {
 // draw of 1 the nominal interval.
 func TestDefaultIntervalsMatchGoldenTable(t *testing.T) {
 	rows := readGolden(t)
-	lo := NewExponentialBackOff(WithRandom(constRandom(0)))
-	hi := NewExponentialBackOff(WithRandom(constRandom(1)))
-	nominal := NewExponentialBackOff(WithRandom(constRandom(1)), WithJitter(FullJitter))
+	lo := NewExponentialBackOff(withRandom(constRandom(0)))
+	hi := NewExponentialBackOff(withRandom(constRandom(1)))
+	nominal := NewExponentialBackOff(withRandom(constRandom(1)), withJitter(FullJitter))
 	for _, r := range rows {
 		gotLo, gotHi, gotNominal := seconds(lo.NextBackOff()), seconds(hi.NextBackOff()), seconds(nominal.NextBackOff())
 		if !within(gotNominal, r.nominal, 0.001) {
@@ -95,7 +96,7 @@ func TestDefaults(t *testing.T) {
 // MaxInterval caps the nominal interval, not the randomized one.
 func TestMaxIntervalCapsTheIntervalNotTheRandomizedValue(t *testing.T) {
 	b := NewExponentialBackOff(WithInitialInterval(time.Second), WithMaxInterval(4*time.Second),
-		WithMultiplier(2), WithRandom(constRandom(1)))
+		WithMultiplier(2), withRandom(constRandom(1)))
 	want := []time.Duration{1500 * time.Millisecond, 3 * time.Second, 6 * time.Second, 6 * time.Second, 6 * time.Second}
 	for i, w := range want {
 		if got := b.NextBackOff(); got != w {
@@ -140,8 +141,8 @@ func TestValidateNamesTheBadField(t *testing.T) {
 		{"negative factor", []ExponentialBackOffOption{WithRandomizationFactor(-0.1)}, "RandomizationFactor"},
 		{"factor above 1", []ExponentialBackOffOption{WithRandomizationFactor(1.5)}, "RandomizationFactor"},
 		{"NaN factor", []ExponentialBackOffOption{WithRandomizationFactor(math.NaN())}, "RandomizationFactor"},
-		{"unknown jitter", []ExponentialBackOffOption{WithJitter(Jitter(42))}, "Jitter"},
-		{"nil random", []ExponentialBackOffOption{WithRandom(nil)}, "WithRandom"},
+		{"unknown jitter", []ExponentialBackOffOption{withJitter(Jitter(42))}, "Jitter"},
+		{"nil option", []ExponentialBackOffOption{nil}, "nil option"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -167,7 +168,7 @@ func TestNextBackOffSaturates(t *testing.T) {
 	for _, j := range []Jitter{RandomizationJitter, FullJitter, EqualJitter, DecorrelatedJitter} {
 		for _, r := range []float64{0, 0.5, 1} {
 			b := NewExponentialBackOff(WithInitialInterval(time.Second), WithMaxInterval(huge),
-				WithMultiplier(3), WithRandomizationFactor(1), WithJitter(j), WithRandom(constRandom(r)))
+				WithMultiplier(3), WithRandomizationFactor(1), withJitter(j), withRandom(constRandom(r)))
 			var prev time.Duration
 			for i := range 200 {
 				got := b.NextBackOff()
@@ -191,7 +192,7 @@ func TestNextBackOffSaturates(t *testing.T) {
 func TestWaitsStayWithinTheirBounds(t *testing.T) {
 	const max = 3 * time.Second
 	for _, j := range []Jitter{RandomizationJitter, FullJitter, EqualJitter, DecorrelatedJitter} {
-		b := NewExponentialBackOff(WithInitialInterval(100*time.Millisecond), WithMaxInterval(max), WithJitter(j))
+		b := NewExponentialBackOff(WithInitialInterval(100*time.Millisecond), WithMaxInterval(max), withJitter(j))
 		limit := max
 		if j == RandomizationJitter {
 			limit = time.Duration(float64(max) * (1 + b.RandomizationFactor))
@@ -212,7 +213,7 @@ func TestDefaultRandomIsSafeForConcurrentUse(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			b := NewExponentialBackOff(WithJitter(FullJitter))
+			b := NewExponentialBackOff(withJitter(FullJitter))
 			for range 1000 {
 				if d := b.NextBackOff(); d < 0 {
 					t.Error("negative wait")
@@ -236,7 +237,7 @@ func FuzzNextBackOff(f *testing.F) {
 			Multiplier:          mult,
 			RandomizationFactor: factor,
 			Jitter:              Jitter(jitter),
-			random:              constRandom(r),
+			Random:              constRandom(r),
 		}
 		valid := b.Validate() == nil
 		for range min(max(calls, 1), 300) {
@@ -257,9 +258,10 @@ func FuzzNextBackOff(f *testing.F) {
 	})
 }
 
-// A struct literal works as cenkalti/backoff users write it: zero fields
-// take their defaults, an InitialInterval above MaxInterval is capped, and a
-// zero RandomizationFactor means no randomization.
+// A struct literal works as cenkalti/backoff users write it: InitialInterval
+// 0 means no wait, a zero Multiplier or MaxInterval takes its default, an
+// InitialInterval above MaxInterval is capped, a zero RandomizationFactor
+// means no randomization, and only the zero value means every default.
 func TestExponentialStructLiteral(t *testing.T) {
 	cases := []struct {
 		name string
@@ -270,12 +272,14 @@ func TestExponentialStructLiteral(t *testing.T) {
 			[]time.Duration{time.Second, 1500 * time.Millisecond, 2250 * time.Millisecond}},
 		{"zero MaxInterval is the default 60s", &ExponentialBackOff{InitialInterval: 40 * time.Second, Multiplier: 2},
 			[]time.Duration{40 * time.Second, time.Minute, time.Minute}},
-		{"zero InitialInterval is the default 500ms", &ExponentialBackOff{Multiplier: 2, MaxInterval: time.Minute},
-			[]time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second}},
+		{"zero InitialInterval means no wait, every time", &ExponentialBackOff{Multiplier: 2, MaxInterval: time.Minute},
+			[]time.Duration{0, 0, 0}},
 		{"InitialInterval above MaxInterval is capped", &ExponentialBackOff{InitialInterval: time.Minute, MaxInterval: time.Second, Multiplier: 2},
 			[]time.Duration{time.Second, time.Second}},
-		{"all zero", &ExponentialBackOff{},
+		{"the zero value is the defaults, randomization included (a draw of 0.5 is the nominal interval)", &ExponentialBackOff{Random: constRandom(0.5)},
 			[]time.Duration{500 * time.Millisecond, 750 * time.Millisecond, 1125 * time.Millisecond}},
+		{"the zero value randomizes by ±50%", &ExponentialBackOff{Random: constRandom(0)},
+			[]time.Duration{250 * time.Millisecond, 375 * time.Millisecond}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -322,7 +326,7 @@ func TestTypedNilBackOff(t *testing.T) {
 		if re := specAsError(t, err); !errors.Is(re.Cause, ErrInvalidConfiguration) || calls != 0 {
 			t.Errorf("%s: Retry gave %v after %d calls, want ErrInvalidConfiguration before any", name, err, calls)
 		}
-		if l := NewLoop(WithBackOff(b)); l.Wait(context.Background()) || !errors.Is(l.Err(), ErrInvalidConfiguration) {
+		if l := NewRetrier(WithBackOff(b)).Loop(); l.Wait(context.Background()) || !errors.Is(l.Err(), ErrInvalidConfiguration) {
 			t.Errorf("%s: Loop.Err() = %v, want ErrInvalidConfiguration", name, l.Err())
 		}
 		func() {
@@ -333,5 +337,61 @@ func TestTypedNilBackOff(t *testing.T) {
 			}()
 			NewTicker(b).Stop()
 		}()
+	}
+}
+
+// Fidelity with cenkalti/backoff v5: fields set after NewExponentialBackOff
+// take effect at the first NextBackOff, without a Reset, and a Reset starts
+// over from the fields as they are then.
+func TestFieldsSetAfterNewTakeEffect(t *testing.T) {
+	b := NewExponentialBackOff()
+	b.InitialInterval = 100 * time.Millisecond
+	b.RandomizationFactor = 0
+	if got := b.NextBackOff(); got != 100*time.Millisecond {
+		t.Fatalf("first wait %v, want the InitialInterval set after New, 100ms", got)
+	}
+	b.InitialInterval = time.Second
+	b.Reset()
+	if got := b.NextBackOff(); got != time.Second {
+		t.Errorf("after Reset: %v, want the InitialInterval as it is then, 1s", got)
+	}
+}
+
+// InitialInterval 0 means no wait, as the option says and as v5 does: a
+// test that sets it to retry at once does not sleep.
+func TestZeroInitialIntervalMeansNoWait(t *testing.T) {
+	for _, b := range []*ExponentialBackOff{
+		NewExponentialBackOff(WithInitialInterval(0)),
+		{InitialInterval: 0, Multiplier: 2, RandomizationFactor: 0.5},
+	} {
+		for i := range 5 {
+			if got := b.NextBackOff(); got != 0 {
+				t.Fatalf("%+v: wait %d is %v, want 0", b, i+1, got)
+			}
+		}
+	}
+	synctest.Test(t, func(t *testing.T) {
+		op := specFailThenSucceed(3)
+		start := time.Now()
+		if _, err := Retry(op.run, WithBackOff(NewExponentialBackOff(WithInitialInterval(0)))); err != nil || time.Since(start) != 0 {
+			t.Errorf("%v after %v, want success with no wait", err, time.Since(start))
+		}
+	})
+}
+
+// A nil option is reported as ErrInvalidConfiguration where the BackOff is
+// used, as every other nil option of the module is, instead of panicking.
+func TestNilExponentialBackOffOption(t *testing.T) {
+	b := NewExponentialBackOff(nil, WithMultiplier(2))
+	if err := b.Validate(); !errors.Is(err, ErrInvalidConfiguration) || !strings.Contains(err.Error(), "nil option") {
+		t.Fatalf("Validate() = %v, want an ErrInvalidConfiguration naming the nil option", err)
+	}
+	if b.Multiplier != 2 {
+		t.Errorf("the options after the nil one were not applied: Multiplier %v", b.Multiplier)
+	}
+	calls := 0
+	_, err := Retry(func() (int, error) { calls++; return 0, nil }, WithBackOff(b))
+	if re := specAsError(t, err); !errors.Is(re.Cause, ErrInvalidConfiguration) || calls != 0 {
+		t.Errorf("Retry: %v after %d calls, want ErrInvalidConfiguration before any", err, calls)
 	}
 }

@@ -177,18 +177,9 @@ var specEntries = []specEntry{
 	{"DoErr", false, true, func(ctx context.Context, op func() (int, error), opts ...RetryOption) (int, error) {
 		return 0, DoErr(ctx, func(context.Context) error { _, err := op(); return err }, opts...)
 	}},
-	{"Execute", true, true, func(ctx context.Context, op func() (int, error), opts ...RetryOption) (int, error) {
-		return Execute(ctx, NewPolicy(WithRetry(specSeedDefaults(opts)...)), func(context.Context) (int, error) { return op() })
+	{"Retrier", false, true, func(ctx context.Context, op func() (int, error), opts ...RetryOption) (int, error) {
+		return 0, NewRetrier(opts...).DoErr(ctx, func(context.Context) error { _, err := op(); return err })
 	}},
-}
-
-// specSeedDefaults gives a retry stage the defaults of seed 003's entry
-// points, before opts, so that one conformance case holds for every entry
-// point.
-func specSeedDefaults(opts []RetryOption) []RetryOption {
-	return append([]RetryOption{
-		WithBackOff(NewExponentialBackOff()), WithMaxTries(0), WithMaxRetryTime(0), WithMaxElapsedTime(DefaultMaxElapsedTime),
-	}, opts...)
 }
 
 // specCtxEntries are the entry points that take a context.
@@ -311,4 +302,13 @@ func specSum(ds []time.Duration) time.Duration {
 		sum += d
 	}
 	return sum
+}
+
+// withRandom and withJitter set the Random and Jitter fields, as options.
+func withRandom(fn func() float64) ExponentialBackOffOption {
+	return func(b *ExponentialBackOff) { b.Random = fn }
+}
+
+func withJitter(j Jitter) ExponentialBackOffOption {
+	return func(b *ExponentialBackOff) { b.Jitter = j }
 }

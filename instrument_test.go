@@ -48,7 +48,7 @@ type specWantState struct {
 	cause     error
 }
 
-func specCheckEvents(t *testing.T, got []specEvent, want []specWantState, name string, maxTries uint, maxElapsed time.Duration) {
+func specCheckEvents(t *testing.T, got []specEvent, want []specWantState, maxTries uint, maxElapsed time.Duration) {
 	t.Helper()
 	if len(got) != len(want) {
 		var b strings.Builder
@@ -75,9 +75,9 @@ func specCheckEvents(t *testing.T, got []specEvent, want []specWantState, name s
 		if s.GivingUp != w.givingUp || !errors.Is(s.Cause, w.cause) || (w.cause == nil && s.Cause != nil) {
 			t.Errorf("call %d: GivingUp %v Cause %v, want %v %v", i, s.GivingUp, s.Cause, w.givingUp, w.cause)
 		}
-		if s.Name != name || s.MaxTries != maxTries || s.MaxElapsedTime != maxElapsed {
-			t.Errorf("call %d: Name %q MaxTries %d MaxElapsedTime %v, want %q %d %v",
-				i, s.Name, s.MaxTries, s.MaxElapsedTime, name, maxTries, maxElapsed)
+		if s.MaxTries != maxTries || s.MaxElapsedTime != maxElapsed {
+			t.Errorf("call %d: MaxTries %d MaxElapsedTime %v, want %d %v",
+				i, s.MaxTries, s.MaxElapsedTime, maxTries, maxElapsed)
 		}
 	}
 }
@@ -91,7 +91,7 @@ func TestInstrumenterSequenceTwoFailuresThenSuccess(t *testing.T) {
 			op := specFailThenSucceed(2)
 			var err error
 			specDrive(t, clk, nil, func() {
-				_, err = e.run(context.Background(), op.run, WithClock(clk), WithInstrumenter(in), WithName("fetch"),
+				_, err = e.run(context.Background(), op.run, WithClock(clk), WithInstrumenter(in),
 					WithMaxTries(5), WithMaxElapsedTime(time.Hour), WithBackOff(specExp(time.Second, time.Minute)))
 			})
 			if err != nil {
@@ -105,7 +105,7 @@ func TestInstrumenterSequenceTwoFailuresThenSuccess(t *testing.T) {
 				{method: "after", attempt: 2, err: attemptErr(2), elapsed: s, nextDelay: 2 * s},
 				{method: "before", attempt: 3, elapsed: 3 * s},
 				{method: "after", attempt: 3, elapsed: 3 * s},
-			}, "fetch", 5, time.Hour)
+			}, 5, time.Hour)
 		})
 	}
 }
@@ -144,7 +144,7 @@ func TestInstrumenterSequenceForEachStopReason(t *testing.T) {
 		},
 		{
 			name: "rejected by the classifier",
-			opts: []RetryOption{RetryIf(errBad)},
+			opts: []RetryOption{WithRetryable(func(err error) bool { return errors.Is(err, errBad) })},
 			op:   func(context.CancelFunc) *specOp { return specAlways() },
 			want: []specWantState{
 				{method: "before", attempt: 1},
@@ -209,12 +209,12 @@ func TestInstrumenterSequenceForEachStopReason(t *testing.T) {
 				defer cancel()
 				in := &specInstrumenter{}
 				op := c.op(cancel)
-				opts := append([]RetryOption{WithClock(clk), WithInstrumenter(in), WithName("op"),
+				opts := append([]RetryOption{WithClock(clk), WithInstrumenter(in),
 					WithBackOff(NewConstantBackOff(s))}, c.opts...)
 				var err error
 				specDrive(t, clk, nil, func() { _, err = e.run(ctx, op.run, opts...) })
 				re := specAsError(t, err)
-				specCheckEvents(t, in.events, c.want, "op", c.maxTry, c.maxTime)
+				specCheckEvents(t, in.events, c.want, c.maxTry, c.maxTime)
 				if last := in.events[len(in.events)-1].s; last.Cause != re.Cause {
 					t.Errorf("the last State's Cause %v differs from the Error's %v", last.Cause, re.Cause)
 				}
@@ -300,32 +300,6 @@ func TestInstrumenterAlongsideNotify(t *testing.T) {
 	}
 	if len(a.events) != 6 || len(b.events) != 6 || len(n.errs) != 2 {
 		t.Errorf("instrumenters saw %d and %d calls, Notify %d; want 6, 6, 2", len(a.events), len(b.events), len(n.errs))
-	}
-}
-
-// A recovered panic reaches the instrumenters like any other failure.
-func TestInstrumenterSeesARecoveredPanic(t *testing.T) {
-	in := &specInstrumenter{}
-	op := specScript(func(n int) (int, error) { panic("boom") })
-	_, err := Retry(op.run, WithPanicRecovery(), WithInstrumenter(in), WithMaxTries(2), WithBackOff(&ZeroBackOff{}))
-	specAsError(t, err)
-	var after []State
-	for _, ev := range in.events {
-		if ev.method == "after" {
-			after = append(after, ev.s)
-		}
-	}
-	if len(after) != 2 {
-		t.Fatalf("%d AfterAttempt calls, want 2", len(after))
-	}
-	for i, s := range after {
-		var pe *PanicError
-		if !errors.As(s.Err, &pe) || pe.Value != "boom" {
-			t.Errorf("AfterAttempt %d: Err = %v, want the *PanicError", i+1, s.Err)
-		}
-	}
-	if !after[1].GivingUp || after[1].Cause != ErrExhausted {
-		t.Errorf("the last State: GivingUp %v Cause %v, want true, ErrExhausted", after[1].GivingUp, after[1].Cause)
 	}
 }
 

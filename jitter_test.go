@@ -36,7 +36,7 @@ func TestJitterKindsExactSequences(t *testing.T) {
 	}
 	for _, c := range cases {
 		b := NewExponentialBackOff(WithInitialInterval(100*ms), WithMaxInterval(time.Second),
-			WithMultiplier(2), WithJitter(c.jitter), WithRandom(constRandom(c.draw)))
+			WithMultiplier(2), withJitter(c.jitter), withRandom(constRandom(c.draw)))
 		if got := sequence(b, len(c.want)); !slices.Equal(got, c.want) {
 			t.Errorf("%v with draw %v: %v, want %v", c.jitter, c.draw, got, c.want)
 		}
@@ -52,7 +52,7 @@ func TestJitterKindsExactSequences(t *testing.T) {
 func TestWithRandomClampsItsSource(t *testing.T) {
 	for _, r := range []float64{-5, 7, nan()} {
 		b := NewExponentialBackOff(WithInitialInterval(time.Second), WithMaxInterval(time.Second),
-			WithJitter(FullJitter), WithRandom(constRandom(r)))
+			withJitter(FullJitter), withRandom(constRandom(r)))
 		if got := b.NextBackOff(); got < 0 || got > time.Second {
 			t.Errorf("draw %v: wait %v outside [0, 1s]", r, got)
 		}
@@ -72,7 +72,7 @@ func TestJitterSpreadsAHerd(t *testing.T) {
 		const clients = 200
 		lo, hi := time.Duration(1<<62), time.Duration(0)
 		for range clients {
-			b := NewExponentialBackOff(WithJitter(j))
+			b := NewExponentialBackOff(withJitter(j))
 			b.NextBackOff()
 			b.NextBackOff()
 			d := b.NextBackOff() // the third wait

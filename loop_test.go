@@ -3,14 +3,15 @@ package backoff
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 )
+
+// newLoop returns a Loop on the options opts.
+func newLoop(opts ...RetryOption) *Loop { return NewRetrier(opts...).Loop() }
 
 // specLoopWait calls l.Wait(ctx) and lets every wait it starts run to its
 // end. It returns Wait's result and the waits it started.
@@ -50,7 +51,7 @@ func specRunLoop(t *testing.T, clk *specClock, l *Loop, ctx context.Context, ste
 // Loop's clock, Err is nil while Wait returns true.
 func TestLoopWaitsTheBackOffsIntervals(t *testing.T) {
 	clk := newSpecClock()
-	l := NewLoop(WithClock(clk), WithBackOff(specExp(time.Second, time.Minute)))
+	l := newLoop(WithClock(clk), WithBackOff(specExp(time.Second, time.Minute)))
 	if l.Err() != nil {
 		t.Fatalf("Err() = %v before any Wait, want nil", l.Err())
 	}
@@ -107,7 +108,7 @@ func TestLoopEnds(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			clk := newSpecClock()
-			l := NewLoop(append(c.opts, WithClock(clk))...)
+			l := newLoop(append(c.opts, WithClock(clk))...)
 			ctx := context.Background()
 			if c.ctx != nil {
 				ctx = c.ctx()
@@ -124,7 +125,7 @@ func TestLoopEnds(t *testing.T) {
 // A context cancelled during a wait ends it at once.
 func TestLoopEndsWhenCancelledDuringAWait(t *testing.T) {
 	clk := newSpecClock()
-	l := NewLoop(WithClock(clk), WithBackOff(NewConstantBackOff(time.Minute)))
+	l := newLoop(WithClock(clk), WithBackOff(NewConstantBackOff(time.Minute)))
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	errShutdown := errors.New("shutting down")
@@ -145,7 +146,7 @@ func TestLoopDoesNotSleepIntoTheDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		l := NewLoop(WithBackOff(NewConstantBackOff(2 * time.Second)))
+		l := newLoop(WithBackOff(NewConstantBackOff(2 * time.Second)))
 		start := time.Now()
 		var trues int
 		for l.Wait(ctx) {
@@ -170,7 +171,7 @@ func TestLoopReset(t *testing.T) {
 	s := time.Second
 	t.Run("sequence and attempts", func(t *testing.T) {
 		clk := newSpecClock()
-		l := NewLoop(WithClock(clk), WithBackOff(specExp(s, time.Minute)))
+		l := newLoop(WithClock(clk), WithBackOff(specExp(s, time.Minute)))
 		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, 0}, {true, s}, {true, 2 * s}})
 		l.Reset()
 		if l.Attempt() != 0 {
@@ -187,7 +188,7 @@ func TestLoopReset(t *testing.T) {
 	})
 	t.Run("MaxTries starts over", func(t *testing.T) {
 		clk := newSpecClock()
-		l := NewLoop(WithClock(clk), WithMaxTries(2), WithBackOff(NewConstantBackOff(s)))
+		l := newLoop(WithClock(clk), WithMaxTries(2), WithBackOff(NewConstantBackOff(s)))
 		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, 0}, {true, s}, {false, 0}})
 		l.Reset()
 		if l.Err() != nil {
@@ -197,7 +198,7 @@ func TestLoopReset(t *testing.T) {
 	})
 	t.Run("MaxElapsedTime starts over", func(t *testing.T) {
 		clk := newSpecClock()
-		l := NewLoop(WithClock(clk), WithMaxElapsedTime(2500*time.Millisecond), WithBackOff(NewConstantBackOff(s)))
+		l := newLoop(WithClock(clk), WithMaxElapsedTime(2500*time.Millisecond), WithBackOff(NewConstantBackOff(s)))
 		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, 0}, {true, s}, {true, s}})
 		l.Reset()
 		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, s}, {true, s}, {false, 0}})
@@ -205,14 +206,14 @@ func TestLoopReset(t *testing.T) {
 	t.Run("a success between failures", func(t *testing.T) {
 		// The supervisor pattern: fail, fail, connect (Reset), fail.
 		clk := newSpecClock()
-		l := NewLoop(WithClock(clk), WithBackOff(specExp(s, time.Minute)))
+		l := newLoop(WithClock(clk), WithBackOff(specExp(s, time.Minute)))
 		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, 0}, {true, s}, {true, 2 * s}, {true, 4 * s}})
 		l.Reset()
 		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, s}, {true, 2 * s}})
 	})
 	t.Run("before the first Wait", func(t *testing.T) {
 		clk := newSpecClock()
-		l := NewLoop(WithClock(clk), WithBackOff(NewConstantBackOff(s)))
+		l := newLoop(WithClock(clk), WithBackOff(NewConstantBackOff(s)))
 		l.Reset()
 		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, 0}, {true, s}})
 	})
@@ -224,7 +225,7 @@ func TestLoopOverride(t *testing.T) {
 	s := time.Second
 	t.Run("the next wait only", func(t *testing.T) {
 		clk := newSpecClock()
-		l := NewLoop(WithClock(clk), WithBackOff(specExp(s, time.Minute)))
+		l := newLoop(WithClock(clk), WithBackOff(specExp(s, time.Minute)))
 		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, 0}, {true, s}})
 		l.Override(30 * s)
 		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, 30 * s}, {true, 2 * s}, {true, 4 * s}})
@@ -234,14 +235,14 @@ func TestLoopOverride(t *testing.T) {
 	})
 	t.Run("before the first wait", func(t *testing.T) {
 		clk := newSpecClock()
-		l := NewLoop(WithClock(clk), WithBackOff(specExp(s, time.Minute)))
+		l := newLoop(WithClock(clk), WithBackOff(specExp(s, time.Minute)))
 		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, 0}})
 		l.Override(7 * s)
 		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, 7 * s}, {true, s}})
 	})
 	t.Run("MaxElapsedTime still applies", func(t *testing.T) {
 		clk := newSpecClock()
-		l := NewLoop(WithClock(clk), WithMaxElapsedTime(10*time.Minute), WithBackOff(NewConstantBackOff(s)))
+		l := newLoop(WithClock(clk), WithMaxElapsedTime(10*time.Minute), WithBackOff(NewConstantBackOff(s)))
 		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, 0}})
 		l.Override(time.Hour)
 		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{false, 0}})
@@ -251,7 +252,7 @@ func TestLoopOverride(t *testing.T) {
 	})
 	t.Run("MaxTries still applies", func(t *testing.T) {
 		clk := newSpecClock()
-		l := NewLoop(WithClock(clk), WithMaxTries(2), WithBackOff(NewConstantBackOff(s)))
+		l := newLoop(WithClock(clk), WithMaxTries(2), WithBackOff(NewConstantBackOff(s)))
 		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, 0}, {true, s}})
 		l.Override(s)
 		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{false, 0}})
@@ -263,7 +264,7 @@ func TestLoopOverride(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			l := NewLoop(WithBackOff(NewConstantBackOff(s)), WithMaxElapsedTime(0))
+			l := newLoop(WithBackOff(NewConstantBackOff(s)), WithMaxElapsedTime(0))
 			start := time.Now()
 			if !l.Wait(ctx) {
 				t.Fatal("the first Wait returned false")
@@ -299,7 +300,7 @@ func TestLoopRejectsMisconfiguration(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			l := NewLoop(c.opts...)
+			l := newLoop(c.opts...)
 			if l.Wait(c.ctx) {
 				t.Fatal("Wait returned true")
 			}
@@ -315,29 +316,13 @@ func TestLoopRejectsMisconfiguration(t *testing.T) {
 	}
 }
 
-// Under WithTestingBypass, a Loop skips its waits too.
-func TestLoopUnderTestingBypass(t *testing.T) {
-	clk := newSpecClock()
-	l := NewLoop(WithClock(clk), WithMaxTries(5), WithBackOff(NewConstantBackOff(time.Minute)))
-	ctx := WithTestingBypass(context.Background())
-	var trues int
-	waits := specDrive(t, clk, nil, func() {
-		for l.Wait(ctx) {
-			trues++
-		}
-	})
-	if trues != 5 || len(waits) != 0 {
-		t.Errorf("%d attempts with waits %v, want 5 with none", trues, waits)
-	}
-}
-
 // The Loop honours WithClock for the deadline as the driver should: a wait
 // that ends before ctx's deadline on the Loop's own clock is made.
 func TestLoopDeadlineOnTheLoopsClock(t *testing.T) {
 	clk := newSpecClock()
 	ctx, cancel := clk.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	l := NewLoop(WithClock(clk), WithBackOff(NewConstantBackOff(time.Second)))
+	l := newLoop(WithClock(clk), WithBackOff(NewConstantBackOff(time.Second)))
 	specRunLoop(t, clk, l, ctx, []specLoopStep{{true, 0}, {true, time.Second}, {true, time.Second}})
 }
 
@@ -346,7 +331,7 @@ func TestLoopResetRestartsACustomBackOff(t *testing.T) {
 	s := time.Second
 	clk := newSpecClock()
 	b := &specBackOff{seq: []time.Duration{s, 2 * s, 3 * s}}
-	l := NewLoop(WithClock(clk), WithBackOff(b))
+	l := newLoop(WithClock(clk), WithBackOff(b))
 	specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, 0}, {true, s}, {true, 2 * s}})
 	l.Reset()
 	specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, s}, {true, 2 * s}})
@@ -355,25 +340,16 @@ func TestLoopResetRestartsACustomBackOff(t *testing.T) {
 // Options about an operation would do nothing on a Loop: they are reported,
 // not ignored, and the Loop admits no attempt.
 func TestLoopRejectsOptionsItCannotUse(t *testing.T) {
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	cases := []struct {
 		opt  RetryOption
 		name string
 	}{
 		{WithNotify(func(error, time.Duration) {}), "WithNotify"},
-		{WithRetryable(func(error) bool { return true }), "classifier"},
-		{RetryIf(io.EOF), "classifier"},
-		{RetryIfType[*PanicError](), "classifier"},
+		{WithRetryable(func(error) bool { return true }), "WithRetryable"},
 		{WithInstrumenter(nopInstrumenter{}), "WithInstrumenter"},
-		{WithLogger(logger), "WithLogger"},
-		{WithName("reconnect"), "WithName"},
-		{WithPanicRecovery(), "WithPanicRecovery"},
-		{WithAttemptTimeout(time.Second), "WithAttemptTimeout"},
-		{WithAttemptState(), "WithAttemptState"},
-		{CheckResult(func(int) error { return nil }, nil), "CheckResult"},
 	}
 	for _, c := range cases {
-		loop := NewLoop(WithMaxTries(3), c.opt)
+		loop := newLoop(WithMaxTries(3), c.opt)
 		if loop.Wait(context.Background()) {
 			t.Errorf("%s: the first Wait admitted an attempt", c.name)
 		}
@@ -382,28 +358,20 @@ func TestLoopRejectsOptionsItCannotUse(t *testing.T) {
 			t.Errorf("%s: Err() = %v, want an ErrInvalidConfiguration naming it", c.name, err)
 		}
 	}
-	// The options a Loop takes, and a nil logger or Notify (which set
-	// nothing), are accepted.
-	loop := NewLoop(WithBackOff(&ZeroBackOff{}), WithMaxTries(2), WithMaxElapsedTime(time.Minute),
-		WithClock(newSpecClock()), WithLogger(nil), WithNotify(nil))
+	// The options a Loop takes, and a nil Notify (which sets nothing),
+	// are accepted.
+	loop := newLoop(WithBackOff(&ZeroBackOff{}), WithMaxTries(2), WithMaxElapsedTime(time.Minute),
+		WithClock(newSpecClock()), WithNotify(nil))
 	if !loop.Wait(context.Background()) || loop.Err() != nil {
 		t.Fatalf("a Loop with the options it takes: Err() = %v", loop.Err())
 	}
 }
 
-type nopInstrumenter struct{}
-
-func (nopInstrumenter) BeforeAttempt(ctx context.Context, _ State) context.Context {
-	return ctx
-}
-
-func (nopInstrumenter) AfterAttempt(context.Context, State) {}
-
 // Once Wait has returned false it keeps returning false, without waiting,
 // until Reset.
 func TestLoopStaysStoppedUntilReset(t *testing.T) {
 	clk := newSpecClock()
-	loop := NewLoop(WithMaxTries(1), WithMaxElapsedTime(0), WithClock(clk), WithBackOff(NewConstantBackOff(time.Hour)))
+	loop := newLoop(WithMaxTries(1), WithMaxElapsedTime(0), WithClock(clk), WithBackOff(NewConstantBackOff(time.Hour)))
 	ctx := context.Background()
 	if !loop.Wait(ctx) || loop.Wait(ctx) || loop.Wait(ctx) {
 		t.Fatal("want true, then false, false")
@@ -418,19 +386,21 @@ func TestLoopStaysStoppedUntilReset(t *testing.T) {
 	}
 }
 
-// The zero Loop is NewLoop() with no option: usable, with the driver's
+// The zero Loop is NewRetrier().Loop(): usable, with the driver's
 // defaults.
 func TestLoopZeroValue(t *testing.T) {
 	var l Loop
 	if l.Elapsed() != 0 || l.Attempt() != 0 || l.Err() != nil {
 		t.Fatalf("a zero Loop: Elapsed %v Attempt %d Err %v", l.Elapsed(), l.Attempt(), l.Err())
 	}
-	ctx := WithTestingBypass(context.Background())
-	for i := 1; i <= 3; i++ {
-		if !l.Wait(ctx) || l.Attempt() != i {
-			t.Fatalf("Wait %d: false or Attempt %d (%v)", i, l.Attempt(), l.Err())
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		for i := 1; i <= 3; i++ {
+			if !l.Wait(ctx) || l.Attempt() != i {
+				t.Fatalf("Wait %d: false or Attempt %d (%v)", i, l.Attempt(), l.Err())
+			}
 		}
-	}
+	})
 	cctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if l.Wait(cctx) || !errors.Is(l.Err(), context.Canceled) {

@@ -8,18 +8,14 @@ import (
 	"time"
 )
 
-// asPermanent and asRetryAfter carry the driver's marks behind an As
-// method, as a foreign error type may.
-type asPermanent struct{}
+// isPermanent says it is permanent with an Is method, and asRetryAfter
+// carries a RetryAfterError behind an As method, as a foreign error type
+// may.
+type isPermanent struct{}
 
-func (asPermanent) Error() string { return "as permanent" }
-func (asPermanent) As(target any) bool {
-	if p, ok := target.(**permanentError); ok {
-		*p = &permanentError{err: io.ErrUnexpectedEOF}
-		return true
-	}
-	return false
-}
+func (isPermanent) Error() string        { return "is permanent" }
+func (isPermanent) Is(target error) bool { return target == ErrPermanent }
+func (isPermanent) Unwrap() error        { return io.ErrUnexpectedEOF }
 
 type asRetryAfter struct{}
 
@@ -32,24 +28,38 @@ func (asRetryAfter) As(target any) bool {
 	return false
 }
 
-// The marks and the classifiers see through an error's As method and
-// through errors.Join.
+// The marks and the classifiers see through an error's Is and As methods
+// and through errors.Join: the driver reads what errors.Is and errors.As
+// would find.
 func TestMarksThroughAsAndJoin(t *testing.T) {
-	if m := findMarks(asPermanent{}); !m.permanent {
-		t.Error("a Permanent mark behind an As method was missed")
+	if m := marksOf(isPermanent{}); !m.permanent || m.lastErr(isPermanent{}) != io.ErrUnexpectedEOF {
+		t.Errorf("an error whose Is method matches ErrPermanent: %+v, want a Permanent mark whose LastErr is what it wraps", m)
 	}
-	if m := findMarks(fmt.Errorf("x: %w", asRetryAfter{})); !m.hasAfter || m.after != 3*time.Second {
+	if m := marksOf(fmt.Errorf("x: %w", isPermanent{})); !m.permanent || m.mark {
+		t.Errorf("a wrapped Permanent mark: %+v, want permanent, LastErr the whole error", m)
+	}
+	if m := marksOf(fmt.Errorf("x: %w", asRetryAfter{})); !m.named || m.after != 3*time.Second {
 		t.Errorf("a RetryAfterError behind an As method was missed: %+v", m)
 	}
-	joined := errors.Join(io.EOF, fmt.Errorf("y: %w", &PanicError{Value: "boom"}))
+	for _, err := range []error{ErrRefused, fmt.Errorf("a: %w", ErrRefused), errors.Join(io.EOF, ErrRefused)} {
+		if m := marksOf(err); !m.refused {
+			t.Errorf("%v: a refusal was missed", err)
+		}
+	}
+	for _, err := range []error{ErrRetriesCanceled, fmt.Errorf("%w: %w", ErrRetriesCanceled, io.EOF)} {
+		if m := marksOf(err); !m.cancel {
+			t.Errorf("%v: a cancellation was missed", err)
+		}
+	}
+	joined := errors.Join(io.EOF, fmt.Errorf("y: %w", &specTempError{op: "boom"}))
 	calls := 0
 	_, err := Retry(func() (int, error) {
 		if calls++; calls < 3 {
 			return 0, joined
 		}
 		return 0, io.EOF
-	}, RetryIfType[*PanicError](), WithBackOff(&ZeroBackOff{}))
+	}, WithRetryable(func(err error) bool { return errors.As(err, new(*specTempError)) }), WithBackOff(&ZeroBackOff{}))
 	if !errors.Is(err, ErrPermanent) || calls != 3 {
-		t.Errorf("RetryIfType through errors.Join: %v after %d calls, want ErrPermanent after 3", err, calls)
+		t.Errorf("a classifier through errors.Join: %v after %d calls, want ErrPermanent after 3", err, calls)
 	}
 }

@@ -37,9 +37,6 @@ func TestDriverRejectsMisconfiguration(t *testing.T) {
 		{"typed nil BackOff of the caller's", []RetryOption{WithBackOff((*specBackOff)(nil))}, "nil *backoff.specBackOff"},
 		{"typed nil clock", []RetryOption{WithClock((*clock.Mock)(nil))}, "clock"},
 		{"typed nil Instrumenter", []RetryOption{WithInstrumenter((*specInstrumenter)(nil))}, "Instrumenter"},
-		{"negative MaxRetryTime", []RetryOption{WithMaxRetryTime(-time.Second)}, "MaxRetryTime"},
-		{"nil result check", []RetryOption{CheckResult[int](nil, nil)}, "CheckResult"},
-		{"result check of another type", []RetryOption{CheckResult(func(string) error { return nil }, nil)}, "CheckResult"},
 		{"negative RandomizationFactor", []RetryOption{exp(func(b *ExponentialBackOff) { b.RandomizationFactor = -0.1 })}, "RandomizationFactor"},
 		{"RandomizationFactor above 1", []RetryOption{exp(func(b *ExponentialBackOff) { b.RandomizationFactor = 1.5 })}, "RandomizationFactor"},
 		{"NaN RandomizationFactor", []RetryOption{exp(func(b *ExponentialBackOff) { b.RandomizationFactor = math.NaN() })}, "RandomizationFactor"},
@@ -50,12 +47,11 @@ func TestDriverRejectsMisconfiguration(t *testing.T) {
 		{"negative MaxElapsedTime", []RetryOption{WithMaxElapsedTime(-time.Second)}, "MaxElapsedTime"},
 		{"nil clock", []RetryOption{WithClock(nil)}, "clock"},
 		{"nil classifier", []RetryOption{WithRetryable(nil)}, "WithRetryable"},
-		{"negative WithAttemptTimeout", []RetryOption{WithAttemptTimeout(-time.Second)}, "WithAttemptTimeout"},
 		{"nil RetryOption", []RetryOption{nil}, "RetryOption"},
 		{"nil Instrumenter", []RetryOption{WithInstrumenter(nil)}, "Instrumenter"},
-		{"RetryIf without targets", []RetryOption{RetryIf()}, "RetryIf"},
-		{"RetryIf with a nil target", []RetryOption{RetryIf(errors.New("x"), nil)}, "RetryIf"},
-		{"bad setting after good ones", []RetryOption{WithMaxTries(3), WithName("x"), WithMaxElapsedTime(-1)}, "MaxElapsedTime"},
+		{"bad setting after good ones", []RetryOption{WithMaxTries(3), WithNotify(nil), WithMaxElapsedTime(-1)}, "MaxElapsedTime"},
+		{"the first bad setting is reported", []RetryOption{WithClock(nil), WithMaxElapsedTime(-1)}, "clock"},
+		{"nil option to NewExponentialBackOff", []RetryOption{WithBackOff(NewExponentialBackOff(nil))}, "nil option"},
 	}
 	check := func(t *testing.T, err error, calls int, field string) {
 		t.Helper()
@@ -110,24 +106,4 @@ func TestDriverRejectsMisconfiguration(t *testing.T) {
 			})
 		}
 	})
-}
-
-// WithAttemptTimeout needs a function that receives the attempt's context:
-// the entry points that pass none report it instead of ignoring it.
-func TestAttemptTimeoutOnlyForDo(t *testing.T) {
-	calls := 0
-	op := func() (int, error) { calls++; return 1, nil }
-	_, errRetry := RetryCtx(context.Background(), op, WithAttemptTimeout(time.Second))
-	errRetryError := RetryErrorCtx(context.Background(), func() error { calls++; return nil }, WithAttemptTimeout(time.Second))
-	for _, err := range []error{errRetry, errRetryError} {
-		if !errors.Is(err, ErrInvalidConfiguration) || !strings.Contains(err.Error(), "WithAttemptTimeout") {
-			t.Errorf("got %v, want an ErrInvalidConfiguration naming WithAttemptTimeout", err)
-		}
-	}
-	if calls != 0 {
-		t.Errorf("the operation ran %d times, want none", calls)
-	}
-	if _, err := Do(context.Background(), func(context.Context) (int, error) { return 1, nil }, WithAttemptTimeout(time.Second)); err != nil {
-		t.Errorf("Do with WithAttemptTimeout: %v", err)
-	}
 }

@@ -25,7 +25,7 @@ func TestPermanent(t *testing.T) {
 		{fmt.Errorf("building the request: %w", p), nil}, // the whole chain
 		{errors.Join(io.EOF, p), nil},
 	} {
-		m := findMarks(c.err)
+		m := marksOf(c.err)
 		last, ok := m.lastErr(c.err), m.permanent
 		if !ok {
 			t.Fatalf("%v: Permanent mark not found", c.err)
@@ -38,7 +38,7 @@ func TestPermanent(t *testing.T) {
 			t.Errorf("%v: LastErr %v, want %v", c.err, last, want)
 		}
 	}
-	if findMarks(io.EOF).permanent {
+	if marksOf(io.EOF).permanent {
 		t.Fatal("a plain error taken for a Permanent one")
 	}
 }

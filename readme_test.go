@@ -16,6 +16,11 @@ import (
 // block of declarations (it starts with func, type, var or const) stands
 // at the top level; any other block is the body of a function. The
 // compiler reports errors at their lines in README.md.
+//
+// A block that needs a module of the workspace other than this one (the
+// telemetry modules, redisguard) is built only when the go command works
+// in the workspace, as `go test work` does; a contributor who runs this
+// module's tests alone (GOWORK=off) builds the others.
 func TestReadmeGoBlocksCompile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the README's Go blocks with the go command")
@@ -36,15 +41,26 @@ func TestReadmeGoBlocksCompile(t *testing.T) {
 	if len(blocks) < 15 {
 		t.Fatalf("found %d Go blocks in README.md; the extraction is broken", len(blocks))
 	}
+	workspace := readmeWorkspace(t, goCmd, root)
 	dir := t.TempDir()
 	overlay := map[string]string{}
 	var pkgs []string
+	skipped := 0
 	for i, b := range blocks {
 		pkg := fmt.Sprintf("readme%02d", i+1)
+		snippet, others := readmeSnippet(pkg, b)
+		if others && !workspace {
+			skipped++
+			continue
+		}
+		files := map[string]string{"snippet.go": snippet, "prelude.go": readmePrelude(pkg)}
+		if readmeOtel.MatchString(b.text) {
+			files["prelude_otel.go"] = readmeOtelPrelude(pkg)
+		}
 		// The packages exist only in the overlay, inside the module, so
 		// that they build against the repository as it is.
 		virtual := filepath.Join(root, "internal", "readmecheck", pkg)
-		for name, src := range map[string]string{"snippet.go": readmeSnippet(pkg, b), "prelude.go": readmePrelude(pkg)} {
+		for name, src := range files {
 			real := filepath.Join(dir, pkg+"_"+name)
 			if err := os.WriteFile(real, []byte(src), 0o644); err != nil {
 				t.Fatal(err)
@@ -52,6 +68,9 @@ func TestReadmeGoBlocksCompile(t *testing.T) {
 			overlay[filepath.Join(virtual, name)] = real
 		}
 		pkgs = append(pkgs, "./"+filepath.ToSlash(filepath.Join("internal", "readmecheck", pkg)))
+	}
+	if skipped > 0 {
+		t.Logf("%d of %d blocks need another module of the workspace, which GOWORK=off leaves out: not built", skipped, len(blocks))
 	}
 	ov, _ := json.Marshal(map[string]any{"Replace": overlay})
 	ovPath := filepath.Join(dir, "overlay.json")
@@ -63,6 +82,19 @@ func TestReadmeGoBlocksCompile(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("the README's Go blocks do not compile:\n%s", out)
 	}
+}
+
+// readmeWorkspace reports whether the go command builds in the workspace
+// of go.work.
+func readmeWorkspace(t *testing.T, goCmd, root string) bool {
+	cmd := exec.Command(goCmd, "env", "GOWORK")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go env GOWORK: %v", err)
+	}
+	w := strings.TrimSpace(string(out))
+	return w != "" && w != "off"
 }
 
 // readmeBlock is a Go block of the README: its text and the line of
@@ -91,6 +123,9 @@ func readmeGoBlocks(md string) []readmeBlock {
 // uses them under.
 var readmeImports = map[string]string{
 	"backoff":     "github.com/herdsafe/backoff",
+	"policy":      "github.com/herdsafe/backoff/policy",
+	"guard":       "github.com/herdsafe/backoff/guard",
+	"slogbackoff": "github.com/herdsafe/backoff/slog",
 	"breaker":     "github.com/herdsafe/backoff/breaker",
 	"bulkhead":    "github.com/herdsafe/backoff/bulkhead",
 	"budget":      "github.com/herdsafe/backoff/budget",
@@ -123,15 +158,31 @@ var readmeImports = map[string]string{
 var (
 	readmeDecl    = regexp.MustCompile(`^(func|type|var|const) `)
 	readmeComment = regexp.MustCompile(`//.*`)
+	readmeOtel    = regexp.MustCompile(`\b(tracerProvider|meterProvider)\b`)
 )
 
-// readmeSnippet is the source of the package of block b.
-func readmeSnippet(pkg string, b readmeBlock) string {
+// readmeOwnModule reports whether the package at path builds in this
+// module alone: the standard library, this module's packages, and its one
+// dependency.
+func readmeOwnModule(path string) bool {
+	for _, other := range []string{"/otel", "/prometheus", "/redisguard", "/grpc"} {
+		if strings.HasPrefix(path, "github.com/herdsafe/backoff"+other) {
+			return false
+		}
+	}
+	return !strings.Contains(path, ".") || strings.HasPrefix(path, "github.com/herdsafe/backoff") || path == "github.com/benbjohnson/clock"
+}
+
+// readmeSnippet is the source of the package of block b, and whether it
+// needs a module other than this one.
+func readmeSnippet(pkg string, b readmeBlock) (string, bool) {
 	var imports []string
 	code := readmeComment.ReplaceAllString(b.text, "")
+	others := readmeOtel.MatchString(code)
 	for name, path := range readmeImports {
 		if regexp.MustCompile(`\b` + name + `\.`).MatchString(code) {
 			imports = append(imports, fmt.Sprintf("%q", path))
+			others = others || !readmeOwnModule(path)
 		}
 	}
 	var s strings.Builder
@@ -143,10 +194,10 @@ func readmeSnippet(pkg string, b readmeBlock) string {
 	}
 	if readmeDecl.MatchString(first) {
 		fmt.Fprintf(&s, "//line README.md:%d\n%s\n", b.line, b.text)
-		return s.String()
+		return s.String(), others
 	}
 	fmt.Fprintf(&s, "func snippet() error {\n//line README.md:%d\n%s\n\treturn nil\n}\n", b.line, b.text)
-	return s.String()
+	return s.String(), others
 }
 
 // readmePrelude declares what the README's blocks use and do not define:
@@ -157,14 +208,9 @@ func readmePrelude(pkg string) string {
 import (
 	"context"
 	"net/http"
-
-	"go.opentelemetry.io/otel/metric"
-	"go.opentelemetry.io/otel/trace"
 )
 
 var (
-	tracerProvider trace.TracerProvider
-	meterProvider  metric.MeterProvider
 	ctx         = context.Background()
 	operation   func() (string, error)
 	fetch       func(context.Context) (string, error)
@@ -180,5 +226,21 @@ type User struct{ Name string }
 var api interface {
 	GetUser(ctx context.Context, id string) (User, error)
 }
+`
+}
+
+// readmeOtelPrelude declares the OpenTelemetry providers a block uses.
+func readmeOtelPrelude(pkg string) string {
+	return "package " + pkg + `
+
+import (
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+)
+
+var (
+	tracerProvider trace.TracerProvider
+	meterProvider  metric.MeterProvider
+)
 `
 }

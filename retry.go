@@ -463,8 +463,7 @@ func marksOf(err error) marks {
 }
 
 // walk adds what err's chain holds to m. It reports true once nothing
-// further can change the verdict: a refusal, a Permanent mark or a
-// cancellation.
+// further can change the verdict: a refusal or a Permanent mark.
 func (m *marks) walk(err error) bool {
 	for top := true; err != nil; top = false {
 		switch e := err.(type) {
@@ -501,13 +500,15 @@ func (m *marks) walk(err error) bool {
 }
 
 // match records whether err itself is, or says it is (by its Is method),
-// one of the sentinels that stop the driver, and reports whether it is.
+// one of the sentinels the driver reads, and reports whether it is a final
+// one: a refusal or a Permanent mark, which no other error of the chain
+// can outweigh.
 func (m *marks) match(err error) bool {
 	x, ok := err.(interface{ Is(error) bool })
-	m.refused = err == ErrRefused || ok && x.Is(ErrRefused)
-	m.permanent = err == ErrPermanent || ok && x.Is(ErrPermanent)
-	m.cancel = err == ErrRetriesCanceled || ok && x.Is(ErrRetriesCanceled)
-	return m.refused || m.permanent || m.cancel
+	is := func(target error) bool { return err == target || ok && x.Is(target) }
+	m.cancel = m.cancel || is(ErrRetriesCanceled)
+	m.refused, m.permanent = is(ErrRefused), is(ErrPermanent)
+	return m.refused || m.permanent
 }
 
 // retryAfter records the first RetryAfterError of the chain.

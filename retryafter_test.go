@@ -23,36 +23,45 @@ func TestRetryAfterError(t *testing.T) {
 		t.Errorf("without a cause, Error() = %q", got)
 	}
 	wrapped := fmt.Errorf("call: %w", err)
-	m := findMarks(wrapped)
-	if !m.hasAfter || m.after != 3*time.Second || m.lastErr(wrapped) != cause {
+	m := marksOf(wrapped)
+	if !m.named || m.after != 3*time.Second || m.lastErr(wrapped) != cause {
 		t.Errorf("wrapped: marks %+v, LastErr %v; want the 3s RetryAfterError and its cause", m, m.lastErr(wrapped))
 	}
 	bare := RetryAfter(-time.Second, nil)
-	if m := findMarks(bare); !m.hasAfter || m.lastErr(bare) != bare {
+	if m := marksOf(bare); !m.named || m.lastErr(bare) != bare {
 		t.Errorf("causeless: marks %+v, want the RetryAfterError, reported itself", m)
 	}
 	joined := errors.Join(io.EOF, fmt.Errorf("x: %w", RetryAfter(time.Second, io.ErrClosedPipe)), Permanent(io.ErrNoProgress))
-	if m := findMarks(joined); !m.permanent || !m.hasAfter {
+	if m := marksOf(joined); !m.permanent || !m.named {
 		t.Errorf("joined: marks %+v, want both found in one walk", m)
 	}
 }
 
-// serverPushback is a Pushback of the caller's own, as a gRPC or HTTP
-// client would define it.
+// serverPushback is a pushback of the caller's own, as a gRPC or HTTP
+// client would define it: it names a wait through an As method that gives
+// a RetryAfterError, and asks for no further attempt by matching
+// ErrRetriesCanceled.
 type serverPushback struct {
 	after  time.Duration
 	cancel bool
 }
 
-func (e *serverPushback) Error() string             { return fmt.Sprintf("pushback %v %v", e.after, e.cancel) }
-func (e *serverPushback) RetryAfter() time.Duration { return e.after }
-func (e *serverPushback) CancelAllRetries() bool    { return e.cancel }
+func (e *serverPushback) Error() string { return fmt.Sprintf("pushback %v %v", e.after, e.cancel) }
 
-// Any error in the chain with RetryAfter and CancelAllRetries is honoured:
-// its wait replaces the BackOff's, and the sequence starts over after it;
-// CancelAllRetries stops at once with ErrRetriesCanceled.
+func (e *serverPushback) Is(target error) bool { return e.cancel && target == ErrRetriesCanceled }
+
+func (e *serverPushback) As(target any) bool {
+	if p, ok := target.(**RetryAfterError); ok && !e.cancel {
+		*p = &RetryAfterError{Duration: e.after, err: e}
+		return true
+	}
+	return false
+}
+
+// A wait named anywhere in the chain (a RetryAfterError, as errors.As finds
+// it) replaces the BackOff's, and the sequence starts over after it; an
+// error that matches ErrRetriesCanceled stops at once with that Cause.
 func TestPushbackOfAnyType(t *testing.T) {
-	var _ Pushback = (*RetryAfterError)(nil)
 	for _, e := range specEntries {
 		t.Run(e.name, func(t *testing.T) {
 			clk := newSpecClock()
@@ -77,43 +86,50 @@ func TestPushbackOfAnyType(t *testing.T) {
 			if want := []time.Duration{time.Second, 9 * time.Second, time.Second}; !slices.Equal(waits, want) {
 				t.Errorf("waits %v, want %v", waits, want)
 			}
-			op = specScript(func(n int) (int, error) {
-				if n == 2 {
-					return n, errors.Join(io.EOF, &serverPushback{cancel: true, after: time.Hour})
+			for _, cancel := range []error{
+				errors.Join(io.EOF, &serverPushback{cancel: true, after: time.Hour}),
+				fmt.Errorf("%w: %w", ErrRetriesCanceled, io.EOF),
+			} {
+				op = specScript(func(n int) (int, error) {
+					if n == 2 {
+						return n, cancel
+					}
+					return n, attemptErr(n)
+				})
+				waits = specDrive(t, clk, nil, func() {
+					_, err = e.run(context.Background(), op.run, WithClock(clk), WithBackOff(specExp(time.Second, time.Minute)))
+				})
+				re := specAsError(t, err)
+				if re.Cause != ErrRetriesCanceled || !errors.Is(re.LastErr, io.EOF) || op.count() != 2 || len(waits) != 1 {
+					t.Errorf("%v: %+v after %d attempts and waits %v; want ErrRetriesCanceled with the error after 2 attempts", cancel, re, op.count(), waits)
 				}
-				return n, attemptErr(n)
-			})
-			waits = specDrive(t, clk, nil, func() {
-				_, err = e.run(context.Background(), op.run, WithClock(clk), WithBackOff(specExp(time.Second, time.Minute)))
-			})
-			re := specAsError(t, err)
-			if !errors.Is(re.Cause, ErrRetriesCanceled) || errors.Is(re.Cause, ErrPermanent) || !errors.Is(re.LastErr, io.EOF) || op.count() != 2 || len(waits) != 1 {
-				t.Errorf("%+v after %d attempts and waits %v; want ErrRetriesCanceled with the error after 2 attempts", re, op.count(), waits)
 			}
 		})
 	}
-	if err := (&RetryAfterError{Duration: time.Second}); err.RetryAfter() != time.Second || err.CancelAllRetries() {
-		t.Error("RetryAfterError's Pushback methods")
-	}
 }
 
-// The first Pushback of the chain is the one honoured, and a Permanent
-// mark beats it.
+// The first RetryAfterError of the chain is the one honoured, and a
+// Permanent mark beats a cancellation.
 func TestPushbackPrecedence(t *testing.T) {
-	m := findMarks(errors.Join(&serverPushback{after: time.Second}, &serverPushback{cancel: true}))
-	if !m.hasAfter || m.after != time.Second || m.cancel {
-		t.Errorf("marks %+v, want the first pushback's wait only", m)
+	m := marksOf(errors.Join(RetryAfter(time.Second, nil), RetryAfter(time.Hour, nil)))
+	if !m.named || m.after != time.Second || m.cancel {
+		t.Errorf("marks %+v, want the first wait only", m)
 	}
-	m = findMarks(errors.Join(&serverPushback{cancel: true}, Permanent(io.EOF)))
-	if !m.permanent {
-		t.Errorf("marks %+v, want the Permanent mark found", m)
+	m = marksOf(errors.Join(&serverPushback{cancel: true}, Permanent(io.EOF)))
+	if !m.cancel || !m.permanent {
+		t.Errorf("marks %+v, want the cancellation and the Permanent mark found", m)
 	}
-	_, err := Retry(func() (int, error) { return 0, errors.Join(&serverPushback{cancel: true}, Permanent(io.EOF)) })
-	if re := specAsError(t, err); !errors.Is(re.Cause, ErrPermanent) {
-		t.Errorf("Cause %v, want ErrPermanent", re.Cause)
+	for _, err := range []error{
+		errors.Join(Permanent(io.EOF), &serverPushback{cancel: true}),
+		errors.Join(&serverPushback{cancel: true}, Permanent(io.EOF)),
+	} {
+		_, got := Retry(func() (int, error) { return 0, err })
+		if re := specAsError(t, got); !errors.Is(re.Cause, ErrPermanent) {
+			t.Errorf("%v: Cause %v, want ErrPermanent", err, re.Cause)
+		}
 	}
-	if IsPermanent(io.EOF) || !IsPermanent(fmt.Errorf("x: %w", Permanent(io.EOF))) || !IsPermanent(errors.Join(io.EOF, Permanent(io.EOF))) {
-		t.Error("IsPermanent does not find the mark as the driver does")
+	if errors.Is(io.EOF, ErrPermanent) || !errors.Is(fmt.Errorf("x: %w", Permanent(io.EOF)), ErrPermanent) || !errors.Is(errors.Join(io.EOF, Permanent(io.EOF)), ErrPermanent) {
+		t.Error("errors.Is does not find the Permanent mark as the driver does")
 	}
 }
 

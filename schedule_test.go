@@ -34,9 +34,13 @@ func (b *cloningBackOff) Clone() BackOff {
 // method, so one value may be shared by concurrent runs (run with -race);
 // the value itself is never called.
 func TestBackOffWithCloneIsShared(t *testing.T) {
+	synctest.Test(t, testBackOffWithCloneIsShared)
+}
+
+func testBackOffWithCloneIsShared(t *testing.T) {
 	clones := new(atomic.Int64)
 	shared := &cloningBackOff{clones: clones}
-	ctx := WithTestingBypass(context.Background())
+	ctx := context.Background()
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Add(1)
@@ -70,6 +74,10 @@ func TestBackOffWithCloneIsShared(t *testing.T) {
 // each call is safe (run with -race), and each call's wait sequence is its
 // own.
 func TestWithContextOfASharedBackOff(t *testing.T) {
+	synctest.Test(t, testWithContextOfASharedBackOff)
+}
+
+func testWithContextOfASharedBackOff(t *testing.T) {
 	shared := specExp(time.Second, time.Minute)
 	var wg sync.WaitGroup
 	for range 8 {
@@ -80,7 +88,7 @@ func TestWithContextOfASharedBackOff(t *testing.T) {
 			defer cancel()
 			n := &specNotify{}
 			op := specFailThenSucceed(3)
-			if _, err := RetryCtx(WithTestingBypass(ctx), op.run, WithBackOff(WithContext(ctx, shared)), WithNotify(n.notify)); err != nil {
+			if _, err := RetryCtx(ctx, op.run, WithBackOff(WithContext(ctx, shared)), WithNotify(n.notify)); err != nil {
 				t.Error(err)
 			}
 			if len(n.delays) != 3 || n.delays[0] != time.Second || n.delays[2] != 4*time.Second {
@@ -90,10 +98,11 @@ func TestWithContextOfASharedBackOff(t *testing.T) {
 	}
 	wg.Wait()
 	// A Ticker works on a copy too: the shared value's sequence is untouched.
-	clk := newSpecClock()
-	ticker := NewTickerWithClock(WithContext(context.Background(), shared), clk)
+	ticker := NewTicker(WithContext(context.Background(), shared))
 	<-ticker.C
-	if d := <-clk.waits; d != time.Second {
+	start := time.Now()
+	<-ticker.C
+	if d := time.Since(start); d != time.Second {
 		t.Errorf("the Ticker's first wait %v, want 1s", d)
 	}
 	ticker.Stop()
@@ -173,7 +182,7 @@ func TestDriverSharesAnExponentialBackOffAcrossGoroutines(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				ctx := WithTestingBypass(context.Background())
+				ctx := context.Background()
 				const calls = 50
 				var wg sync.WaitGroup
 				errs := make(chan error, calls)
