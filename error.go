@@ -21,17 +21,19 @@ var (
 	ErrMaxElapsedTime = errors.New("backoff: maximum elapsed time exceeded")
 
 	// ErrRetriesCanceled is the cause when retrying stops because the
-	// operation's error, or one in its chain, is a Pushback whose
-	// CancelAllRetries returned true: the other end asked for no further
-	// attempt (a server's pushback, an exhausted quota). Unlike
-	// ErrPermanent it says the refusal came from the other end, not from
-	// the error's nature or a classifier.
+	// operation's error matches it (with errors.Is: wrap it, as in
+	// fmt.Errorf("%w: %w", backoff.ErrRetriesCanceled, err)): the other end
+	// asked for no further attempt (a server's pushback, an exhausted
+	// quota). Unlike ErrPermanent it says the refusal came from the other
+	// end, not from the error's nature or a classifier. LastErr is the
+	// error as the operation returned it.
 	ErrRetriesCanceled = errors.New("backoff: retries canceled by the error")
 
 	// ErrRefused is matched by the error of an attempt that was refused
 	// before it reached the dependency: by a circuit breaker, a bulkhead, a
-	// retry budget (the guards of this module mark their refusals so), or
-	// by Do, which refuses to start its function once the context is done.
+	// retry budget (guard.Run and a guard stage of package policy mark a
+	// guard's refusal so), or by Do, which refuses to start its function
+	// once the context is done.
 	// An operation that returns such an error (one that matches ErrRefused
 	// with errors.Is and wraps the reason) stops the driver at once: the
 	// error is the Cause, so errors.Is finds the reason in it; the attempt

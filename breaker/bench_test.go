@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/guard"
 )
 
 // BenchmarkAllowRecord is the admitted success path of a closed breaker:
@@ -15,11 +15,11 @@ func BenchmarkAllowRecord(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		p, err := cb.Allow(ctx, backoff.Call{Attempt: 1})
+		p, err := cb.Allow(ctx, guard.Call{Attempt: 1})
 		if err != nil {
 			b.Fatal(err)
 		}
-		cb.Record(p, backoff.Outcome{})
+		cb.Record(p, guard.Outcome{})
 	}
 }
 
@@ -39,26 +39,26 @@ func BenchmarkParallelAllowRecord(b *testing.B) {
 			b.ReportAllocs()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
-					p, err := cb.Allow(ctx, backoff.Call{Attempt: 1})
+					p, err := cb.Allow(ctx, guard.Call{Attempt: 1})
 					if err != nil {
 						b.Error(err)
 						return
 					}
-					cb.Record(p, backoff.Outcome{})
+					cb.Record(p, guard.Outcome{})
 				}
 			})
 		})
 	}
 }
 
-// BenchmarkExecute is the success path through Execute.
-func BenchmarkExecute(b *testing.B) {
+// BenchmarkRun is the success path through Run.
+func BenchmarkRun(b *testing.B) {
 	cb := breaker.New()
 	ctx := context.Background()
 	fn := func(context.Context) error { return nil }
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := cb.Execute(ctx, fn); err != nil {
+		if err := cb.Run(ctx, fn); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -68,11 +68,11 @@ func BenchmarkExecute(b *testing.B) {
 func BenchmarkRefusal(b *testing.B) {
 	cb := breaker.New(breaker.WithConsecutiveFailures(1))
 	ctx := context.Background()
-	p, _ := cb.Allow(ctx, backoff.Call{Attempt: 1})
-	cb.Record(p, backoff.Outcome{Err: errBoom})
+	p, _ := cb.Allow(ctx, guard.Call{Attempt: 1})
+	cb.Record(p, guard.Outcome{Err: errBoom})
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := cb.Allow(ctx, backoff.Call{Attempt: 1}); err == nil {
+		if _, err := cb.Allow(ctx, guard.Call{Attempt: 1}); err == nil {
 			b.Fatal("admitted")
 		}
 	}

@@ -7,13 +7,13 @@ import (
 	"time"
 
 	"github.com/benbjohnson/clock"
-	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
 )
 
 // Breaker is a circuit breaker; see the package documentation for its
-// states. It is a [backoff.Guard]: use it as a Policy stage with
-// [backoff.WithGuard], or call [Breaker.Execute], or the pair
-// [Breaker.Allow] and [Breaker.Record] around a call of your own.
+// states. It is a [guard.Guard]: put it in a Policy with policy.Guard, or
+// call [Breaker.Run], or the pair [Breaker.Allow] and [Breaker.Record]
+// around a call of your own.
 //
 // A Breaker is safe for concurrent use, and meant to be shared by every
 // caller of one dependency. Its zero value is not usable: it refuses every
@@ -36,27 +36,30 @@ type Breaker struct {
 	transitions atomic.Uint64
 }
 
+var (
+	_ guard.Guard     = (*Breaker)(nil)
+	_ guard.Validator = (*Breaker)(nil)
+)
+
 // New returns a Breaker, closed, configured by opts. Without options it
 // trips after DefaultConsecutiveFailures failures in a row, stays open for
 // DefaultOpenDuration, then admits DefaultProbes probe and closes after
 // DefaultProbeSuccesses success; every error is a failure, and time is
 // the time package's.
 //
-// New returns no error, so that it fits inline in backoff.NewPolicy: an
-// option it cannot use makes the Breaker refuse every call with an error
+// New returns no error, so that it fits inline in policy.New: an option
+// it cannot use makes the Breaker refuse every call with an error
 // matching backoff.ErrInvalidConfiguration that names the option, which
-// Validate reports and backoff.WithGuard reports for the Policy.
+// Validate reports and policy.Guard reports for the Policy.
 func New(opts ...Option) *Breaker {
 	b := &Breaker{cfg: defaults}
+	b.cfg.clock = clock.New()
 	for _, o := range opts {
 		if o == nil {
 			b.cfg.fail("New was given a nil Option")
 			continue
 		}
 		o(&b.cfg)
-	}
-	if b.cfg.clock == nil {
-		b.cfg.clock = clock.New()
 	}
 	b.lastOpen = b.cfg.open
 	if b.cfg.backOff != nil {
@@ -77,7 +80,8 @@ var errZero = invalid("a zero Breaker; make one with New")
 
 // Validate reports why the Breaker cannot be used: the first option New
 // could not apply, or that it is a zero Breaker. The error matches
-// backoff.ErrInvalidConfiguration. backoff.WithGuard calls it.
+// backoff.ErrInvalidConfiguration. It makes the Breaker a
+// [guard.Validator]: policy.Guard calls it.
 func (b *Breaker) Validate() error {
 	if b == nil || b.cur.Load() == nil {
 		return errZero
@@ -85,7 +89,7 @@ func (b *Breaker) Validate() error {
 	return b.cfg.err
 }
 
-// Allow asks the breaker to admit a call, as a [backoff.Guard]. Closed,
+// Allow asks the breaker to admit a call, as a [guard.Guard]. Closed,
 // it admits it. Open, it refuses it with an [*OpenError], until the open
 // duration has passed; then it turns half-open. Half-open, it admits the
 // call as a probe while a probe's place is free, and refuses it otherwise.
@@ -96,43 +100,43 @@ func (b *Breaker) Validate() error {
 // cause, so that no probe's place goes to a call that cannot run. A
 // Breaker that is not usable (see Validate) refuses every call with its
 // configuration error.
-func (b *Breaker) Allow(ctx context.Context, _ backoff.Call) (backoff.Permit, error) {
+func (b *Breaker) Allow(ctx context.Context, _ guard.Call) (guard.Permit, error) {
 	if p := b.cur.Load(); p != nil && p.state == Closed {
-		return backoff.Permit{Token: p.gen}, nil
+		return guard.Permit{Token: p.gen}, nil
 	}
 	if ctx != nil && ctx.Err() != nil {
-		return backoff.Permit{}, context.Cause(ctx)
+		return guard.Permit{}, context.Cause(ctx)
 	}
 	return b.allowSlow()
 }
 
 // allowSlow is Allow in every state but closed.
-func (b *Breaker) allowSlow() (backoff.Permit, error) {
+func (b *Breaker) allowSlow() (guard.Permit, error) {
 	if err := b.Validate(); err != nil {
-		return backoff.Permit{}, err
+		return guard.Permit{}, err
 	}
 	p := b.cur.Load()
 	for {
 		switch p.state {
 		case Closed:
-			return backoff.Permit{Token: p.gen}, nil
+			return guard.Permit{Token: p.gen}, nil
 		case HalfOpen:
 			if p.takeProbe(b.cfg.probes) {
-				return backoff.Permit{Token: p.gen}, nil
+				return guard.Permit{Token: p.gen}, nil
 			}
 			b.rejections.Add(1)
-			return backoff.Permit{}, &OpenError{State: HalfOpen}
+			return guard.Permit{}, &OpenError{State: HalfOpen}
 		}
 		if wait := p.until.Sub(b.cfg.clock.Now()); wait > 0 {
 			b.rejections.Add(1)
-			return backoff.Permit{}, &OpenError{State: Open, Duration: wait}
+			return guard.Permit{}, &OpenError{State: Open, Duration: wait}
 		}
 		p = b.move(p, HalfOpen)
 	}
 }
 
 // Record tells the breaker how a call that Allow admitted ended, as a
-// [backoff.Guard]. A call whose error is nil is a success; one whose error
+// [guard.Guard]. A call whose error is nil is a success; one whose error
 // WithIsFailure counts (by default, any) is a failure; an abandoned call,
 // or one that a guard inside the breaker refused, is neither. A failure
 // may trip a closed breaker, or reopen a half-open one; enough probe
@@ -143,7 +147,7 @@ func (b *Breaker) allowSlow() (backoff.Permit, error) {
 // state is ignored: the calls admitted before the last change count for
 // nothing after it. So is a Permit Allow did not issue. A change of state
 // Record makes runs the state-change hook on the calling goroutine.
-func (b *Breaker) Record(pm backoff.Permit, o backoff.Outcome) {
+func (b *Breaker) Record(pm guard.Permit, o guard.Outcome) {
 	p := b.cur.Load()
 	if p == nil || p.gen != pm.Token || p.state == Open {
 		b.ignored.Add(1)
@@ -175,8 +179,8 @@ func (b *Breaker) succeeded(p *period) {
 }
 
 // recordSlow records a call that did not simply succeed.
-func (b *Breaker) recordSlow(p *period, o backoff.Outcome) {
-	if o.Abandoned || backoff.IsRefusal(o.Err) {
+func (b *Breaker) recordSlow(p *period, o guard.Outcome) {
+	if o.Abandoned || guard.IsRefusal(o.Err) {
 		b.neutral.Add(1)
 		if p.state == HalfOpen {
 			p.probes.Add(-1) // the probe's place is free again
@@ -231,17 +235,20 @@ func (b *Breaker) failed(p *period) {
 	}
 }
 
-// Execute runs fn through the breaker, as backoff.RunGuarded does: it
-// returns Allow's refusal without calling fn, or calls fn with ctx and
-// records how it ended. The call is
-// abandoned, and counts as neither success nor failure, if ctx is done
-// when fn returns. If fn panics, the call is recorded as a failure and the
-// panic goes on (the breaker counts backoff.ErrPanicked as a failure). Execute returns fn's error unchanged, or the refusal (an
-// [*OpenError], or the configuration error), or ctx's cause without calling
-// fn if ctx is done already.
+// Run runs fn through the breaker: it is [guard.Run] with
+// guard.Call{Attempt: 1}. It asks Allow, and if the call is admitted,
+// calls fn with ctx and records how it ended. The call is abandoned, and
+// counts as neither success nor failure, if ctx is done when fn returns.
+// If fn panics, the call is recorded as a failure (the breaker counts
+// [guard.ErrPanicked] as one) and the panic goes on.
 //
-// A nil ctx or fn is reported as an error matching
+// Run returns fn's error unchanged, or, without calling fn, the refusal:
+// an error that matches [backoff.ErrRefused] and wraps Allow's error (an
+// [*OpenError], which errors.Is matches to [ErrCircuitOpen]; the cause of
+// a ctx already done while the breaker is not closed; or the
+// configuration error). A retry driver around Run therefore stops at a
+// refusal at once. A nil ctx or fn is reported as an error matching
 // backoff.ErrInvalidConfiguration.
-func (b *Breaker) Execute(ctx context.Context, fn func(context.Context) error) error {
-	return backoff.RunGuarded(ctx, b, backoff.Call{Attempt: 1}, fn)
+func (b *Breaker) Run(ctx context.Context, fn func(context.Context) error) error {
+	return guard.Run(ctx, b, guard.Call{Attempt: 1}, fn)
 }

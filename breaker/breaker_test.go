@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/policy"
 )
 
-func TestExecute(t *testing.T) {
+func TestRun(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		open    bool  // trip the breaker first
@@ -33,9 +36,13 @@ func TestExecute(t *testing.T) {
 				calls(t, b, 1, errBoom)
 			}
 			ran := false
-			err := b.Execute(t.Context(), func(context.Context) error { ran = true; return c.fnErr })
+			err := b.Run(t.Context(), func(context.Context) error { ran = true; return c.fnErr })
 			if !errors.Is(err, c.wantErr) || (c.wantErr == nil) != (err == nil) {
-				t.Fatalf("Execute = %v, want %v", err, c.wantErr)
+				t.Fatalf("Run = %v, want %v", err, c.wantErr)
+			}
+			// A refusal, and only a refusal, matches ErrRefused.
+			if errors.Is(err, backoff.ErrRefused) != c.open {
+				t.Fatalf("Run = %v: matches ErrRefused %v, want %v", err, !c.open, c.open)
 			}
 			if ran != c.ran {
 				t.Fatalf("fn ran: %v, want %v", ran, c.ran)
@@ -47,28 +54,28 @@ func TestExecute(t *testing.T) {
 	}
 }
 
-func TestExecuteDoneContext(t *testing.T) {
+func TestRunDoneContext(t *testing.T) {
 	clk := newMock()
 	b := tripped(t, clk, time.Second)
 	clk.Add(time.Second)
 	ctx, cancel := context.WithCancelCause(t.Context())
 	cancel(errBoom)
-	err := b.Execute(ctx, func(context.Context) error { t.Fatal("fn ran"); return nil })
-	if err != errBoom {
-		t.Fatalf("Execute = %v, want the context's cause", err)
+	err := b.Run(ctx, func(context.Context) error { t.Fatal("fn ran"); return nil })
+	if !errors.Is(err, errBoom) || !errors.Is(err, backoff.ErrRefused) {
+		t.Fatalf("Run = %v, want a refusal with the context's cause", err)
 	}
 	admit(t, b) // the probe's place was not taken
 }
 
-func TestExecuteAbandoned(t *testing.T) {
+func TestRunAbandoned(t *testing.T) {
 	b := breaker.New(breaker.WithClock(newMock()), breaker.WithConsecutiveFailures(1))
 	ctx, cancel := context.WithCancel(t.Context())
-	err := b.Execute(ctx, func(ctx context.Context) error {
+	err := b.Run(ctx, func(ctx context.Context) error {
 		cancel()
 		return ctx.Err()
 	})
 	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("Execute = %v", err)
+		t.Fatalf("Run = %v", err)
 	}
 	wantState(t, b, breaker.Closed)
 	if c := b.Counts(); c.Neutral != 1 || c.Failures != 0 || c.Successes != 0 {
@@ -76,7 +83,7 @@ func TestExecuteAbandoned(t *testing.T) {
 	}
 }
 
-func TestExecutePanicIsAFailure(t *testing.T) {
+func TestRunPanicIsAFailure(t *testing.T) {
 	b := breaker.New(breaker.WithClock(newMock()), breaker.WithConsecutiveFailures(1))
 	func() {
 		defer func() {
@@ -84,7 +91,7 @@ func TestExecutePanicIsAFailure(t *testing.T) {
 				t.Fatalf("recovered %v, want fn's panic", r)
 			}
 		}()
-		_ = b.Execute(t.Context(), func(context.Context) error { panic("fn") })
+		_ = b.Run(t.Context(), func(context.Context) error { panic("fn") })
 	}()
 	wantState(t, b, breaker.Open)
 	if c := b.Counts(); c.Failures != 1 || c.Ignored != 0 {
@@ -92,13 +99,13 @@ func TestExecutePanicIsAFailure(t *testing.T) {
 	}
 }
 
-func TestExecuteNil(t *testing.T) {
+func TestRunNil(t *testing.T) {
 	b := breaker.New()
 	//lint:ignore SA1012 a nil context is what is tested
-	if err := b.Execute(nil, func(context.Context) error { return nil }); !errors.Is(err, backoff.ErrInvalidConfiguration) {
+	if err := b.Run(nil, func(context.Context) error { return nil }); !errors.Is(err, backoff.ErrInvalidConfiguration) {
 		t.Errorf("nil ctx: %v", err)
 	}
-	if err := b.Execute(t.Context(), nil); !errors.Is(err, backoff.ErrInvalidConfiguration) {
+	if err := b.Run(t.Context(), nil); !errors.Is(err, backoff.ErrInvalidConfiguration) {
 		t.Errorf("nil fn: %v", err)
 	}
 }
@@ -117,7 +124,7 @@ func TestIsFailure(t *testing.T) {
 	calls(t, b, 1, errBoom)
 	wantState(t, b, breaker.Closed)
 	calls(t, b, 1, nil)
-	b.Record(admit(t, b), backoff.Outcome{Err: errBoom, Abandoned: true})
+	b.Record(admit(t, b), guard.Outcome{Err: errBoom, Abandoned: true})
 	if asked != 3 {
 		t.Fatalf("classifier asked %d times, want 3: never for nil or an abandoned call", asked)
 	}
@@ -145,19 +152,21 @@ type refuser struct{}
 
 var errFull = errors.New("full")
 
-func (refuser) Allow(context.Context, backoff.Call) (backoff.Permit, error) {
-	return backoff.Permit{}, errFull
+func (refuser) Allow(context.Context, guard.Call) (guard.Permit, error) {
+	return guard.Permit{}, errFull
 }
-func (refuser) Record(backoff.Permit, backoff.Outcome) {}
+func (refuser) Record(guard.Permit, guard.Outcome) {}
 
 func TestInnerRefusalIsNeutral(t *testing.T) {
 	clk := newMock()
 	b := tripped(t, clk, time.Second)
 	clk.Add(time.Second)
-	p := backoff.NewPolicy(backoff.WithGuard(b), backoff.WithGuard(refuser{}))
-	err := p.Execute(t.Context(), func(context.Context) error { t.Fatal("fn ran"); return nil })
-	if !errors.Is(err, errFull) {
-		t.Fatalf("Execute = %v, want the inner refusal", err)
+	c := guard.Call{Attempt: 1}
+	err := guard.Run(t.Context(), b, c, func(ctx context.Context) error {
+		return guard.Run(ctx, refuser{}, c, func(context.Context) error { t.Fatal("fn ran"); return nil })
+	})
+	if !errors.Is(err, errFull) || !errors.Is(err, backoff.ErrRefused) {
+		t.Fatalf("Run = %v, want the inner refusal", err)
 	}
 	wantState(t, b, breaker.HalfOpen) // the probe proved nothing, and gave its place back
 	if c := b.Counts(); c.Neutral != 1 || c.Failures != 1 {
@@ -168,16 +177,17 @@ func TestInnerRefusalIsNeutral(t *testing.T) {
 
 func TestPolicyRefusalStopsRetrying(t *testing.T) {
 	b := breaker.New(breaker.WithClock(newMock()), breaker.WithConsecutiveFailures(2))
-	p := backoff.NewPolicy(
-		backoff.WithRetry(backoff.WithMaxTries(5), backoff.WithBackOff(&backoff.ZeroBackOff{})),
-		backoff.WithGuard(b),
+	p := policy.New(
+		policy.Retry(backoff.WithMaxTries(5), backoff.WithBackOff(&backoff.ZeroBackOff{})),
+		policy.Guard(b),
 	)
 	attempts := 0
-	err := p.Execute(t.Context(), func(context.Context) error { attempts++; return errBoom })
+	err := p.DoErr(t.Context(), func(context.Context) error { attempts++; return errBoom })
 	var be *backoff.Error
 	var oe *breaker.OpenError
-	if !errors.As(err, &be) || !errors.As(be.Cause, &oe) || !errors.Is(be.Cause, breaker.ErrCircuitOpen) {
-		t.Fatalf("Execute = %v, want an *Error whose Cause is an *OpenError", err)
+	if !errors.As(err, &be) || !errors.As(be.Cause, &oe) || !errors.Is(be.Cause, breaker.ErrCircuitOpen) ||
+		!errors.Is(be.Cause, backoff.ErrRefused) {
+		t.Fatalf("DoErr = %v, want an *Error whose Cause is a refusal of an *OpenError", err)
 	}
 	if attempts != 2 || be.LastErr != errBoom {
 		t.Fatalf("%d attempts, Error %+v; want 2, LastErr boom", attempts, be)
@@ -188,10 +198,10 @@ func TestPolicyRefusalStopsRetrying(t *testing.T) {
 }
 
 func TestPolicyValidatesTheBreaker(t *testing.T) {
-	p := backoff.NewPolicy(backoff.WithGuard(breaker.New(breaker.WithConsecutiveFailures(0))))
-	err := p.Execute(t.Context(), func(context.Context) error { t.Fatal("fn ran"); return nil })
+	p := policy.New(policy.Guard(breaker.New(breaker.WithConsecutiveFailures(0))))
+	err := p.DoErr(t.Context(), func(context.Context) error { t.Fatal("fn ran"); return nil })
 	if !errors.Is(err, backoff.ErrInvalidConfiguration) {
-		t.Fatalf("Execute = %v, want ErrInvalidConfiguration", err)
+		t.Fatalf("DoErr = %v, want ErrInvalidConfiguration", err)
 	}
 }
 
@@ -208,31 +218,26 @@ func TestSlowCalls(t *testing.T) {
 		{name: "timeout_outside", inside: false, wantNeutral: 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			clk := newMock()
-			b := breaker.New(breaker.WithClock(clk))
-			timeout := backoff.WithTimeoutClock(clk, time.Second)
-			stages := []backoff.Stage{backoff.WithGuard(b), timeout}
-			if !c.inside {
-				stages = []backoff.Stage{timeout, backoff.WithGuard(b)}
-			}
-			p := backoff.NewPolicy(stages...)
-			started := make(chan struct{})
-			done := make(chan error, 1)
-			go func() {
-				done <- p.Execute(t.Context(), func(ctx context.Context) error {
-					close(started)
+			synctest.Test(t, func(t *testing.T) {
+				b := breaker.New() // on the time package's clock, virtual in the bubble
+				timeout := policy.Timeout(time.Second)
+				stages := []policy.Stage{policy.Guard(b), timeout}
+				if !c.inside {
+					stages = []policy.Stage{timeout, policy.Guard(b)}
+				}
+				p := policy.New(stages...)
+				start := time.Now()
+				err := p.DoErr(t.Context(), func(ctx context.Context) error {
 					<-ctx.Done() // slow: it answers only when its deadline passes
 					return ctx.Err()
 				})
-			}()
-			<-started
-			clk.Add(time.Second)
-			if err := <-done; !errors.Is(err, context.DeadlineExceeded) {
-				t.Fatalf("Execute = %v, want the deadline", err)
-			}
-			if got := b.Counts(); got.Failures != c.wantFailures || got.Neutral != c.wantNeutral {
-				t.Fatalf("counts %+v, want %d failures and %d neutral", got, c.wantFailures, c.wantNeutral)
-			}
+				if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) != time.Second {
+					t.Fatalf("DoErr = %v after %v, want the deadline after 1s", err, time.Since(start))
+				}
+				if got := b.Counts(); got.Failures != c.wantFailures || got.Neutral != c.wantNeutral {
+					t.Fatalf("counts %+v, want %d failures and %d neutral", got, c.wantFailures, c.wantNeutral)
+				}
+			})
 		})
 	}
 }
@@ -252,16 +257,16 @@ func TestSuccessAllocatesNothing(t *testing.T) {
 	} {
 		b := breaker.New(c.opt)
 		if n := testing.AllocsPerRun(1000, func() {
-			p, err := b.Allow(ctx, backoff.Call{Attempt: 1})
+			p, err := b.Allow(ctx, guard.Call{Attempt: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
-			b.Record(p, backoff.Outcome{})
+			b.Record(p, guard.Outcome{})
 		}); n != 0 {
 			t.Errorf("%s: Allow+Record allocates %v times", c.name, n)
 		}
-		if n := testing.AllocsPerRun(1000, func() { _ = b.Execute(ctx, fn) }); n != 0 {
-			t.Errorf("%s: Execute allocates %v times", c.name, n)
+		if n := testing.AllocsPerRun(1000, func() { _ = b.Run(ctx, fn) }); n != 0 {
+			t.Errorf("%s: Run allocates %v times", c.name, n)
 		}
 	}
 }

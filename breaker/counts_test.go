@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/guard"
 )
 
 func TestCounts(t *testing.T) {
@@ -13,11 +13,11 @@ func TestCounts(t *testing.T) {
 	b := breaker.New(breaker.WithClock(clk), breaker.WithConsecutiveFailures(2), breaker.WithOpenDuration(time.Second))
 	calls(t, b, 3, nil)
 	late := admit(t, b)
-	b.Record(admit(t, b), backoff.Outcome{Err: errBoom, Abandoned: true})
+	b.Record(admit(t, b), guard.Outcome{Err: errBoom, Abandoned: true})
 	calls(t, b, 2, errBoom)
 	refused(t, b)
 	refused(t, b)
-	b.Record(late, backoff.Outcome{})
+	b.Record(late, guard.Outcome{})
 	want := breaker.Counts{
 		Successes: 3, Failures: 2, Neutral: 1, Ignored: 1, Rejections: 2,
 		ConsecutiveFailures: 2, Transitions: 1,

@@ -12,17 +12,23 @@
 // calls ([WithHalfOpen]) and refuses the rest; it closes after enough of
 // them succeed, and opens again as soon as one fails.
 //
-// Use it on its own, with [Breaker.Execute] or the pair [Breaker.Allow]
-// and [Breaker.Record], or as a stage of a [backoff.Policy] through
-// [backoff.WithGuard]. Inside a retry stage it sees every attempt as a call,
-// and its refusal stops the retry stage at once:
+// Use it on its own, with [Breaker.Run] or the pair [Breaker.Allow] and
+// [Breaker.Record], or put it in a policy with policy.Guard (package
+// github.com/herdsafe/backoff/policy). Inside a retry stage it sees every
+// attempt as a call, and its refusal stops the retry stage at once:
 //
 //	cb := breaker.New(breaker.WithConsecutiveFailures(5))
-//	policy := backoff.NewPolicy(
-//		backoff.WithRetry(backoff.WithMaxTries(3)),
-//		backoff.WithGuard(cb),
-//		backoff.WithTimeout(time.Second),
+//	p := policy.New(
+//		policy.Retry(backoff.WithMaxTries(3)),
+//		policy.Guard(cb),
+//		policy.Timeout(time.Second),
 //	)
+//	err := p.DoErr(ctx, call)
+//
+// A refusal, through Run, guard.Run or a policy, is an error that
+// matches [backoff.ErrRefused] and wraps the [*OpenError]: errors.Is(err,
+// breaker.ErrCircuitOpen) finds it, in the Cause of the policy's
+// [*backoff.Error].
 //
 // # What counts
 //
@@ -30,16 +36,16 @@
 // failure, unless [WithIsFailure] says otherwise. Two kinds of call are
 // neither, because they say nothing about the dependency: a call its
 // caller abandoned (the context it was admitted with was done when it
-// returned, [backoff.Outcome].Abandoned), and a call that a guard inside
-// the breaker refused ([backoff.IsRefusal]).
+// returned, [guard.Outcome].Abandoned), and a call that a guard inside
+// the breaker refused ([guard.IsRefusal]).
 //
 // # Slow calls
 //
 // The breaker has no slow-call detection of its own: it learns how a call
 // ended, not how long it took. Put a timeout stage inside it
-// ([backoff.WithTimeout], after the breaker in [backoff.NewPolicy]): a call
-// that overruns the timeout returns the deadline's error while the
-// caller's context is still alive, and so counts as a failure. A timeout
+// (policy.Timeout, after the breaker in policy.New): a call that overruns
+// the timeout returns the deadline's error while the caller's context is
+// still alive, and so counts as a failure. A timeout
 // outside the breaker does not: its deadline is the caller's context as
 // the breaker sees it, so a call that overruns it is abandoned, and
 // counts as neither. A function that ignores its context cannot be cut
@@ -51,6 +57,7 @@
 // operations: no lock and no allocation. Only a change of state takes the
 // breaker's lock: a failure that trips it, a probe that ends the half-open
 // state, the first call after the open duration. A refusal reads the clock
-// and allocates its [*OpenError]. The time-based window
+// and allocates its [*OpenError], and, through Run, guard.Run or a policy,
+// the mark that makes it a refusal. The time-based window
 // ([WithFailureRateOver]) also reads the clock for every call it records.
 package breaker

@@ -11,23 +11,23 @@ import (
 // ErrCircuitOpen is what every refusal of a [Breaker] matches with
 // errors.Is: the breaker is open, or half-open with all its probes taken.
 // The refusal itself is an [*OpenError], which says how long until the
-// breaker admits a probe; through a [backoff.Policy] it is the Cause of
-// the [*backoff.Error].
+// breaker admits a probe. Through [Breaker.Run], guard.Run or a policy it
+// comes back wrapped in an error that matches [backoff.ErrRefused] (in a
+// policy, the Cause of the [*backoff.Error]); errors.Is and errors.As see
+// through the wrapper.
 var ErrCircuitOpen = errors.New("breaker: circuit open")
 
 // OpenError is the error of a refused call. It matches [ErrCircuitOpen]
 // with errors.Is; find it with errors.As to read how long the breaker
 // stays open.
 //
-// OpenError is not a [backoff.Pushback], on purpose. Inside a Policy a
-// refusal already stops the retry stage around the breaker, before any
-// Pushback would be read. Outside one, when [Breaker.Execute] runs inside
-// a retry loop, a Pushback would either make every retrier sleep exactly
-// until the breaker half-opens, so that they all come back at the same
-// instant, or cancel retries in the breaker's name; neither is the
-// breaker's call to make. A retry loop that should stop on a refusal can
-// say so with a classifier, such as
-// backoff.WithRetryable(func(err error) bool { return !errors.Is(err, breaker.ErrCircuitOpen) }).
+// OpenError names no wait for a retry driver, on purpose: it is not a
+// [*backoff.RetryAfterError], and its RetryAfter method is for the caller
+// to read, not for the driver. A driver that slept exactly until the
+// breaker half-opens would bring all its retriers back at the same
+// instant; and a driver around [Breaker.Run] needs no wait at all, since
+// the refusal matches [backoff.ErrRefused], which stops it at once, with
+// the refusal as its Cause.
 type OpenError struct {
 	// State is the state that refused the call: Open, or HalfOpen when
 	// all the probes of the half-open state are taken.

@@ -1,6 +1,7 @@
 package breaker_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -35,10 +36,26 @@ func TestOpenError(t *testing.T) {
 	}
 }
 
-// The decision documented on OpenError: it is not a Pushback.
-func TestOpenErrorIsNoPushback(t *testing.T) {
-	var err error = &breaker.OpenError{State: breaker.Open, Duration: time.Second}
-	if _, ok := err.(backoff.Pushback); ok {
-		t.Fatal("OpenError implements backoff.Pushback")
+// The decision documented on OpenError: it names no wait for a retry
+// driver, and a driver around Run stops at the refusal at once, without
+// waiting for the breaker to half-open.
+func TestOpenErrorNamesNoWait(t *testing.T) {
+	clk := newMock()
+	b := tripped(t, clk, time.Minute)
+	ran := false
+	err := backoff.DoErr(t.Context(), func(ctx context.Context) error {
+		return b.Run(ctx, func(context.Context) error { ran = true; return nil })
+	}, backoff.WithBackOff(&backoff.ZeroBackOff{}), backoff.WithMaxTries(5), backoff.WithClock(clk))
+	var be *backoff.Error
+	if !errors.As(err, &be) || !errors.Is(be.Cause, breaker.ErrCircuitOpen) || !errors.Is(be.Cause, backoff.ErrRefused) {
+		t.Fatalf("DoErr = %v, want an *Error whose Cause is the breaker's refusal", err)
+	}
+	if ran || be.Attempts != 0 || b.Counts().Rejections != 1 {
+		t.Fatalf("fn ran %v, %d attempts, %d rejections; want the driver stopped at the first refusal",
+			ran, be.Attempts, b.Counts().Rejections)
+	}
+	var ra *backoff.RetryAfterError
+	if errors.As(err, &ra) {
+		t.Fatalf("the refusal names a wait of %v", ra.Duration)
 	}
 }

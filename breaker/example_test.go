@@ -8,6 +8,7 @@ import (
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/policy"
 )
 
 func ExampleNew() {
@@ -21,20 +22,20 @@ func ExampleNew() {
 	)
 	down := errors.New("connection refused")
 	for range 10 {
-		_ = cb.Execute(context.Background(), func(context.Context) error { return down })
+		_ = cb.Run(context.Background(), func(context.Context) error { return down })
 	}
-	err := cb.Execute(context.Background(), func(context.Context) error { return nil })
+	err := cb.Run(context.Background(), func(context.Context) error { return nil })
 	fmt.Println(errors.Is(err, breaker.ErrCircuitOpen), cb.Counts().Rejections)
 	// Output:
 	// breaker: closed -> open
 	// true 1
 }
 
-func ExampleBreaker_Execute() {
+func ExampleBreaker_Run() {
 	cb := breaker.New(breaker.WithConsecutiveFailures(2))
 	down := errors.New("connection refused")
 	for i := range 3 {
-		err := cb.Execute(context.Background(), func(context.Context) error { return down })
+		err := cb.Run(context.Background(), func(context.Context) error { return down })
 		var oe *breaker.OpenError
 		if errors.As(err, &oe) {
 			fmt.Printf("call %d: refused, open for %v\n", i+1, oe.RetryAfter().Round(time.Minute))
@@ -52,19 +53,19 @@ func ExampleBreaker_Execute() {
 // refusal stops the retries at once, and a fallback can answer instead.
 func Example_policy() {
 	cb := breaker.New(breaker.WithConsecutiveFailures(3))
-	policy := backoff.NewPolicy(
-		backoff.WithFallback(func(ctx context.Context, err error) (string, error) {
+	p := policy.New(
+		policy.Fallback(func(ctx context.Context, err error) (string, error) {
 			if errors.Is(err, breaker.ErrCircuitOpen) {
 				return "cached", nil
 			}
 			return "", err
 		}),
-		backoff.WithRetry(backoff.WithMaxTries(5), backoff.WithBackOff(&backoff.ZeroBackOff{})),
-		backoff.WithGuard(cb),
-		backoff.WithTimeout(time.Second), // a slow attempt fails, and counts
+		policy.Retry(backoff.WithMaxTries(5), backoff.WithBackOff(&backoff.ZeroBackOff{})),
+		policy.Guard(cb),
+		policy.Timeout(time.Second), // a slow attempt fails, and counts
 	)
 	attempts := 0
-	v, err := backoff.Execute(context.Background(), policy, func(context.Context) (string, error) {
+	v, err := policy.Do(context.Background(), p, func(context.Context) (string, error) {
 		attempts++
 		return "", errors.New("503 Service Unavailable")
 	})

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/benbjohnson/clock"
-	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/guard"
 )
 
 var errBoom = errors.New("boom")
@@ -26,11 +26,11 @@ func newMock() *clock.Mock {
 // call makes one call through b with Allow and Record, ending with err,
 // and reports whether b admitted it.
 func call(b *breaker.Breaker, err error) bool {
-	p, aerr := b.Allow(context.Background(), backoff.Call{Attempt: 1})
+	p, aerr := b.Allow(context.Background(), guard.Call{Attempt: 1})
 	if aerr != nil {
 		return false
 	}
-	b.Record(p, backoff.Outcome{Err: err})
+	b.Record(p, guard.Outcome{Err: err})
 	return true
 }
 
@@ -45,9 +45,9 @@ func calls(t *testing.T, b *breaker.Breaker, n int, err error) {
 }
 
 // admit asks b to admit a call, which it must.
-func admit(t *testing.T, b *breaker.Breaker) backoff.Permit {
+func admit(t *testing.T, b *breaker.Breaker) guard.Permit {
 	t.Helper()
-	p, err := b.Allow(context.Background(), backoff.Call{Attempt: 1})
+	p, err := b.Allow(context.Background(), guard.Call{Attempt: 1})
 	if err != nil {
 		t.Fatalf("Allow refused: %v", err)
 	}
@@ -58,7 +58,7 @@ func admit(t *testing.T, b *breaker.Breaker) backoff.Permit {
 // and returns the error.
 func refused(t *testing.T, b *breaker.Breaker) *breaker.OpenError {
 	t.Helper()
-	_, err := b.Allow(context.Background(), backoff.Call{Attempt: 1})
+	_, err := b.Allow(context.Background(), guard.Call{Attempt: 1})
 	var oe *breaker.OpenError
 	if !errors.As(err, &oe) || !errors.Is(err, breaker.ErrCircuitOpen) {
 		t.Fatalf("Allow = %v, want an *OpenError matching ErrCircuitOpen", err)

@@ -168,8 +168,8 @@ func WithOpenDuration(d time.Duration) Option {
 //		backoff.WithMaxInterval(5*time.Minute),
 //	))
 //
-// The breaker works on a copy of b if b has a Clone method, as every
-// BackOff of package backoff has, and on b itself otherwise. It calls b
+// The breaker works on a clone of b if b implements [backoff.Cloner], as
+// every BackOff of package backoff does, and on b itself otherwise. It calls b
 // under its lock, on the goroutine that makes the breaker open or close,
 // so b must not block or call the breaker; a panic in b goes on to that
 // goroutine and leaves the breaker as it was. When b returns Stop or a
@@ -189,7 +189,7 @@ func WithOpenBackOff(b backoff.BackOff) Option {
 			}
 		}
 		own := b
-		if cl, ok := b.(interface{ Clone() backoff.BackOff }); ok {
+		if cl, ok := b.(backoff.Cloner); ok {
 			own = cl.Clone()
 		}
 		c.backOff = own
@@ -225,7 +225,7 @@ func WithHalfOpen(probes, successes int) Option {
 // asked only about non-nil errors, and never about an abandoned call or a
 // refusal of a guard inside the breaker, which count as neither.
 //
-// fn runs on the goroutine that calls Record (or Execute), with no lock
+// fn runs on the goroutine that calls Record (or Run), with no lock
 // held. If fn panics, the call counts as a failure and the panic goes on
 // to that goroutine. A nil fn is reported as an invalid configuration.
 func WithIsFailure(fn func(error) bool) Option {
@@ -241,7 +241,7 @@ func WithIsFailure(fn func(error) bool) Option {
 // WithStateChange sets a function called after each change of state, with
 // the state left and the state entered. It runs with no lock held, on the
 // goroutine whose call made the change: an Allow (open to half-open), a
-// Record (a trip, a failed or a closing probe), an Execute, or a State
+// Record (a trip, a failed or a closing probe), a Run, or a State
 // (open to half-open). So fn may call the breaker, and a slow fn delays
 // only that caller; a panic in fn goes on to that caller, the change being
 // made. Changes made by different goroutines may be reported concurrently

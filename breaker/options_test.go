@@ -10,6 +10,8 @@ import (
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/policy"
 )
 
 func TestInvalidOptions(t *testing.T) {
@@ -57,16 +59,16 @@ func TestInvalidOptions(t *testing.T) {
 // wantUnusable checks that b refuses every call with err.
 func wantUnusable(t *testing.T, b *breaker.Breaker, err error) {
 	t.Helper()
-	if _, aerr := b.Allow(context.Background(), backoff.Call{Attempt: 1}); aerr != err {
+	if _, aerr := b.Allow(context.Background(), guard.Call{Attempt: 1}); aerr != err {
 		t.Fatalf("Allow = %v, want %v", aerr, err)
 	}
-	if xerr := b.Execute(context.Background(), func(context.Context) error {
+	if xerr := b.Run(context.Background(), func(context.Context) error {
 		t.Fatal("fn ran")
 		return nil
-	}); xerr != err {
-		t.Fatalf("Execute = %v, want %v", xerr, err)
+	}); !errors.Is(xerr, err) || !errors.Is(xerr, backoff.ErrRefused) {
+		t.Fatalf("Run = %v, want a refusal with %v", xerr, err)
 	}
-	b.Record(backoff.Permit{Token: 1}, backoff.Outcome{})
+	b.Record(guard.Permit{Token: 1}, guard.Outcome{})
 	wantState(t, b, breaker.Open)
 	if c := b.Counts(); c.Successes != 0 || c.Rejections != 0 {
 		t.Fatalf("counts %+v", c)
@@ -92,7 +94,7 @@ func TestZeroBreaker(t *testing.T) {
 		t.Errorf("a nil *Breaker: Validate() = %v, want ErrInvalidConfiguration", err)
 	}
 	ran := false
-	perr := backoff.NewPolicy(backoff.WithGuard(nilBreaker)).Execute(context.Background(), func(context.Context) error { ran = true; return nil })
+	perr := policy.New(policy.Guard(nilBreaker)).DoErr(context.Background(), func(context.Context) error { ran = true; return nil })
 	if ran || !errors.Is(perr, backoff.ErrInvalidConfiguration) {
 		t.Errorf("a Policy with a nil *Breaker: %v (ran %v), want ErrInvalidConfiguration before running", perr, ran)
 	}
@@ -121,7 +123,7 @@ func TestDefaultHalfOpenAdmitsOneProbe(t *testing.T) {
 	clk.Add(breaker.DefaultOpenDuration)
 	p := admit(t, b)
 	refused(t, b)
-	b.Record(p, backoff.Outcome{})
+	b.Record(p, guard.Outcome{})
 	wantState(t, b, breaker.Closed)
 }
 

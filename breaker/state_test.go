@@ -9,6 +9,7 @@ import (
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/guard"
 )
 
 func TestStateString(t *testing.T) {
@@ -76,11 +77,11 @@ func TestHalfOpenClosesAfterSuccesses(t *testing.T) {
 	if oe := refused(t, b); oe.State != breaker.HalfOpen || oe.Duration != 0 {
 		t.Fatalf("fourth call refused with %+v, want HalfOpen, 0", *oe)
 	}
-	b.Record(p1, backoff.Outcome{})
+	b.Record(p1, guard.Outcome{})
 	wantState(t, b, breaker.HalfOpen)
-	b.Record(p2, backoff.Outcome{})
+	b.Record(p2, guard.Outcome{})
 	wantState(t, b, breaker.Closed)
-	b.Record(p3, backoff.Outcome{Err: errBoom}) // admitted before the close
+	b.Record(p3, guard.Outcome{Err: errBoom}) // admitted before the close
 	wantState(t, b, breaker.Closed)
 	c := b.Counts()
 	if c.Ignored != 1 || c.Successes != 2 || c.Failures != 1 || c.Rejections != 1 || c.ConsecutiveFailures != 0 {
@@ -93,9 +94,9 @@ func TestHalfOpenFailureReopens(t *testing.T) {
 	b := tripped(t, clk, time.Second, breaker.WithHalfOpen(2, 2))
 	clk.Add(time.Second)
 	p1, p2 := admit(t, b), admit(t, b)
-	b.Record(p1, backoff.Outcome{Err: errBoom})
+	b.Record(p1, guard.Outcome{Err: errBoom})
 	wantState(t, b, breaker.Open)
-	b.Record(p2, backoff.Outcome{}) // a probe of the half-open state that ended
+	b.Record(p2, guard.Outcome{}) // a probe of the half-open state that ended
 	wantState(t, b, breaker.Open)
 	if oe := refused(t, b); oe.Duration != time.Second {
 		t.Fatalf("reopened for %v, want 1s", oe.Duration)
@@ -111,10 +112,10 @@ func TestNeutralProbeGivesItsPlaceBack(t *testing.T) {
 	clk.Add(time.Second)
 	p := admit(t, b)
 	refused(t, b)
-	b.Record(p, backoff.Outcome{Err: errBoom, Abandoned: true})
+	b.Record(p, guard.Outcome{Err: errBoom, Abandoned: true})
 	wantState(t, b, breaker.HalfOpen)
 	p = admit(t, b)
-	b.Record(p, backoff.Outcome{})
+	b.Record(p, guard.Outcome{})
 	wantState(t, b, breaker.Closed)
 	if c := b.Counts(); c.Neutral != 1 || c.Failures != 1 || c.Successes != 1 {
 		t.Fatalf("counts %+v, want 1 neutral, 1 failure (the trip), 1 success", c)
@@ -128,12 +129,12 @@ func TestStaleRecordIsIgnored(t *testing.T) {
 	calls(t, b, 1, errBoom)
 	clk.Add(time.Second)
 	probe := admit(t, b)
-	b.Record(early, backoff.Outcome{}) // a success of the closed state proves nothing now
+	b.Record(early, guard.Outcome{}) // a success of the closed state proves nothing now
 	wantState(t, b, breaker.HalfOpen)
-	b.Record(backoff.Permit{}, backoff.Outcome{}) // a Permit Allow never issued
-	b.Record(probe, backoff.Outcome{})
+	b.Record(guard.Permit{}, guard.Outcome{}) // a Permit Allow never issued
+	b.Record(probe, guard.Outcome{})
 	wantState(t, b, breaker.Closed)
-	b.Record(probe, backoff.Outcome{Err: errBoom}) // recorded twice: the second is stale
+	b.Record(probe, guard.Outcome{Err: errBoom}) // recorded twice: the second is stale
 	wantState(t, b, breaker.Closed)
 	if c := b.Counts(); c.Ignored != 3 || c.Successes != 1 || c.Failures != 1 {
 		t.Fatalf("counts %+v, want 3 ignored, 1 success, 1 failure", c)
@@ -289,7 +290,7 @@ func TestOpenBackOffExponential(t *testing.T) {
 // errors.Is sees a refusal through wrapping.
 func TestRefusalWrapped(t *testing.T) {
 	b := tripped(t, newMock(), time.Second)
-	_, err := b.Allow(t.Context(), backoff.Call{Attempt: 1})
+	_, err := b.Allow(t.Context(), guard.Call{Attempt: 1})
 	if !errors.Is(errors.Join(errBoom, err), breaker.ErrCircuitOpen) {
 		t.Fatal("a joined refusal does not match ErrCircuitOpen")
 	}
@@ -320,20 +321,20 @@ func TestHalfOpenAdmitsExactlyKProbes(t *testing.T) {
 		}
 		// All but one succeed, and the last one fails: it reopens.
 		for _, p := range permits[1:] {
-			b.Record(p, backoff.Outcome{})
+			b.Record(p, guard.Outcome{})
 		}
 		wantState(t, b, breaker.HalfOpen)
-		b.Record(permits[0], backoff.Outcome{Err: errBoom})
+		b.Record(permits[0], guard.Outcome{Err: errBoom})
 		wantState(t, b, breaker.Open)
 	}
 }
 
 // race has n goroutines ask b to admit a call at the same moment, and
 // returns the permits issued and the number of refusals.
-func race(b *breaker.Breaker, n int) ([]backoff.Permit, int) {
+func race(b *breaker.Breaker, n int) ([]guard.Permit, int) {
 	var (
 		mu       sync.Mutex
-		permits  []backoff.Permit
+		permits  []guard.Permit
 		refusals int
 		wg       sync.WaitGroup
 	)
@@ -341,7 +342,7 @@ func race(b *breaker.Breaker, n int) ([]backoff.Permit, int) {
 	for range n {
 		wg.Go(func() {
 			<-start
-			p, err := b.Allow(context.Background(), backoff.Call{Attempt: 1})
+			p, err := b.Allow(context.Background(), guard.Call{Attempt: 1})
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {

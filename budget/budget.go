@@ -7,18 +7,20 @@ import (
 	"sync/atomic"
 
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
 )
 
-// ErrBudgetExhausted is the error of a retry that a Budget refused. Inside
-// a Policy it becomes the Cause of the retry stage it stops, and the
-// *backoff.Error's LastErr keeps the error of the last attempt that ran:
-// match it with errors.Is.
+// ErrBudgetExhausted is the error of a retry that a Budget refused.
+// Through guard.Run or a policy it comes back wrapped in an error that
+// matches backoff.ErrRefused; inside a policy that error is the Cause of
+// the retry stage it stops, and the *backoff.Error's LastErr keeps the
+// error of the last attempt that ran: match it with errors.Is.
 var ErrBudgetExhausted = errors.New("budget: retry budget exhausted")
 
 // A Budget admits every first attempt and refuses retries once its budget
 // is spent: a token bucket (NewTokenBucket) or a ratio budget (NewRatio).
-// It is a [backoff.Guard] for the retry stage of a Policy, inside which it
-// sees attempt numbers; see the package documentation.
+// It is a [guard.Guard] for the retry stage of a policy (policy.Guard),
+// inside which it sees attempt numbers; see the package documentation.
 //
 // A Budget is safe for concurrent use, and is meant to be shared by every
 // call to the same dependency. Its zero value is not a budget: it refuses
@@ -31,6 +33,11 @@ type Budget struct {
 	allowed atomic.Uint64
 	refused atomic.Uint64
 }
+
+var (
+	_ guard.Guard     = (*Budget)(nil)
+	_ guard.Validator = (*Budget)(nil)
+)
 
 // NewTokenBucket returns a Budget that throttles retries as gRPC does
 // (gRFC A6, "retryThrottling"): a count of tokens starts at maxTokens
@@ -88,8 +95,8 @@ var errZero = fmt.Errorf("%w: budget: a zero or nil Budget; make one with NewTok
 
 // Validate reports the Budget's configuration error, if it has one: an
 // error matching backoff.ErrInvalidConfiguration that names the option.
-// backoff.WithGuard calls it, so that a Policy with a bad Budget fails
-// before it runs anything.
+// It makes the Budget a [guard.Validator]: policy.Guard calls it, so that
+// a Policy with a bad Budget fails before it runs anything.
 func (b *Budget) Validate() error {
 	switch {
 	case b == nil:
@@ -107,15 +114,15 @@ func (b *Budget) Validate() error {
 // misconfigured Budget refuses every call with its configuration error.
 // Allow never blocks, and ignores ctx. An admitted call must be reported
 // to Record.
-func (b *Budget) Allow(_ context.Context, c backoff.Call) (backoff.Permit, error) {
+func (b *Budget) Allow(_ context.Context, c guard.Call) (guard.Permit, error) {
 	if b == nil || (b.tokens == nil && b.ratio == nil) {
-		return backoff.Permit{}, b.Validate()
+		return guard.Permit{}, b.Validate()
 	}
 	if c.Attempt <= 1 {
 		if b.ratio != nil {
 			b.ratio.deposit()
 		}
-		return backoff.Permit{}, nil
+		return guard.Permit{}, nil
 	}
 	var ok bool
 	if b.tokens != nil {
@@ -125,16 +132,16 @@ func (b *Budget) Allow(_ context.Context, c backoff.Call) (backoff.Permit, error
 	}
 	if !ok {
 		b.refused.Add(1)
-		return backoff.Permit{}, ErrBudgetExhausted
+		return guard.Permit{}, ErrBudgetExhausted
 	}
 	b.allowed.Add(1)
-	return backoff.Permit{}, nil
+	return guard.Permit{}, nil
 }
 
 // Record reports how a call that Allow admitted ended. A token bucket
 // counts it as NewTokenBucket says, calling WithIsFailure's classifier for
 // an error; a ratio budget counted the call at Allow and does nothing.
-func (b *Budget) Record(_ backoff.Permit, o backoff.Outcome) {
+func (b *Budget) Record(_ guard.Permit, o guard.Outcome) {
 	if b != nil && b.tokens != nil {
 		b.tokens.record(o)
 	}

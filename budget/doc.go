@@ -5,21 +5,24 @@
 // "adaptive retries" of the library's design study: a store of credit
 // that requests or successes fill and retries or failures drain.
 //
-// A [Budget] is a [backoff.Guard]. It belongs inside the retry stage of a
-// Policy, where it sees each attempt's number:
+// A [Budget] is a [guard.Guard]. It belongs inside the retry stage of a
+// policy (package github.com/herdsafe/backoff/policy), where it sees each
+// attempt's number; put it there with policy.Guard:
 //
 //	b := budget.NewTokenBucket()
-//	policy := backoff.NewPolicy(
-//		backoff.WithRetry(backoff.WithMaxTries(3)),
-//		backoff.WithGuard(b),
+//	p := policy.New(
+//		policy.Retry(backoff.WithMaxTries(3)),
+//		policy.Guard(b),
 //	)
 //
-// A retry it refuses ends the call: the retry stage stops with Cause
-// [ErrBudgetExhausted] and LastErr the error of the last attempt that
-// ran. Placed outside the retry stage, a Budget sees every call as a
-// first attempt ([backoff.Call].Attempt is 1 there), so it never refuses
+// A retry it refuses ends the call: the retry stage stops with a Cause
+// that matches [backoff.ErrRefused] and wraps [ErrBudgetExhausted]
+// (errors.Is finds either), and LastErr the error of the last attempt that
+// ran. Placed outside the retry stage, a Budget sees every call as a first
+// attempt ([guard.Call].Attempt is 1 there), so it never refuses
 // anything: a ratio budget then only counts requests, and a token bucket
-// only learns how calls ended.
+// only learns how calls ended. A retry loop of your own passes the
+// attempt's number to [guard.Run] itself (see [Budget.Run]).
 //
 // There are two budgets, each with the figures of a well-known
 // implementation as its defaults:

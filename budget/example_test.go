@@ -9,23 +9,25 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/budget"
+	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/policy"
 )
 
 var errUnavailable = errors.New("unavailable")
 
 // A budget inside the retry stage: once failures have spent it, the retry
-// stage stops at the first retry, with Cause ErrBudgetExhausted and the
-// real error in LastErr.
+// stage stops at the first retry, with a Cause that matches
+// ErrBudgetExhausted and the real error in LastErr.
 func Example_policy() {
 	b := budget.NewTokenBucket() // gRPC's rule: 10 tokens, 0.1 back a success
-	policy := backoff.NewPolicy(
-		backoff.WithRetry(backoff.WithBackOff(&backoff.ZeroBackOff{}), backoff.WithMaxTries(4)),
-		backoff.WithGuard(b), // inside the retry stage: it sees each attempt
+	p := policy.New(
+		policy.Retry(backoff.WithBackOff(&backoff.ZeroBackOff{}), backoff.WithMaxTries(4)),
+		policy.Guard(b), // inside the retry stage: it sees each attempt
 	)
 	ctx := context.Background()
 	for call := 1; call <= 3; call++ {
 		attempts := 0
-		_, err := backoff.Execute(ctx, policy, func(context.Context) (string, error) {
+		_, err := policy.Do(ctx, p, func(context.Context) (string, error) {
 			attempts++
 			return "", errUnavailable
 		})
@@ -43,15 +45,15 @@ func Example_policy() {
 func ExampleNewTokenBucket() {
 	b := budget.NewTokenBucket(budget.WithMaxTokens(10), budget.WithTokenRatio(0.1))
 	ctx := context.Background()
-	retry := backoff.Call{Attempt: 2}
+	retry := guard.Call{Attempt: 2}
 	for range 5 { // five failures take 10 tokens down to 5: no longer above half
-		p, _ := b.Allow(ctx, backoff.Call{Attempt: 1})
-		b.Record(p, backoff.Outcome{Err: errUnavailable})
+		p, _ := b.Allow(ctx, guard.Call{Attempt: 1})
+		b.Record(p, guard.Outcome{Err: errUnavailable})
 	}
 	_, err := b.Allow(ctx, retry)
 	fmt.Println("after 5 failures:", err)
-	p, _ := b.Allow(ctx, backoff.Call{Attempt: 1})
-	b.Record(p, backoff.Outcome{}) // a success gives 0.1 back: 5.1
+	p, _ := b.Allow(ctx, guard.Call{Attempt: 1})
+	b.Record(p, guard.Outcome{}) // a success gives 0.1 back: 5.1
 	_, err = b.Allow(ctx, retry)
 	fmt.Println("after a success:", err)
 	// Output:
@@ -69,11 +71,11 @@ func ExampleNewRatio() {
 	)
 	ctx := context.Background()
 	for range 10 {
-		_, _ = b.Allow(ctx, backoff.Call{Attempt: 1})
+		_, _ = b.Allow(ctx, guard.Call{Attempt: 1})
 	}
 	admitted := 0
 	for range 5 {
-		if _, err := b.Allow(ctx, backoff.Call{Attempt: 2}); err == nil {
+		if _, err := b.Allow(ctx, guard.Call{Attempt: 2}); err == nil {
 			admitted++
 		}
 	}
@@ -85,19 +87,23 @@ func ExampleNewRatio() {
 	// a window later: {Tokens:0 Requests:0 Retries:0 Allowed:2 Refused:3}
 }
 
-// Execute reads the attempt number from the context when the retry loop
-// around it carries the attempt's State.
-func ExampleBudget_Execute() {
+// Run counts a call as a first attempt. A retry loop of your own counts
+// its attempts and calls guard.Run with each one's number: the Budget
+// refuses the retries it cannot afford, and its refusal stops the driver
+// at once.
+func ExampleBudget_Run() {
 	b := budget.NewTokenBucket(budget.WithMaxTokens(4))
-	calls := 0
-	_, err := backoff.Do(context.Background(), func(ctx context.Context) (int, error) {
-		return 0, b.Execute(ctx, func(context.Context) error {
+	_ = b.Run(context.Background(), func(context.Context) error { return errUnavailable }) // 3 tokens left
+
+	calls, attempt := 0, 0
+	err := backoff.DoErr(context.Background(), func(ctx context.Context) error {
+		attempt++
+		return guard.Run(ctx, b, guard.Call{Attempt: attempt}, func(context.Context) error {
 			calls++
 			return errUnavailable
 		})
-	}, backoff.WithBackOff(&backoff.ZeroBackOff{}), backoff.WithMaxTries(5), backoff.WithAttemptState(),
-		backoff.WithRetryable(func(err error) bool { return !errors.Is(err, budget.ErrBudgetExhausted) }))
-	fmt.Println(calls, "calls;", errors.Is(err, budget.ErrBudgetExhausted))
+	}, backoff.WithBackOff(&backoff.ZeroBackOff{}), backoff.WithMaxTries(5))
+	fmt.Println(calls, "calls;", errors.Is(err, budget.ErrBudgetExhausted), errors.Is(err, backoff.ErrRefused))
 	// Output:
-	// 2 calls; true
+	// 1 calls; true true
 }

@@ -5,18 +5,18 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
 )
 
 var errDown = errors.New("dependency down")
 
 var (
-	first = backoff.Call{Attempt: 1}
-	retry = backoff.Call{Attempt: 2}
+	first = guard.Call{Attempt: 1}
+	retry = guard.Call{Attempt: 2}
 )
 
 // admits reports whether b admits c, recording nothing.
-func admits(t *testing.T, b *Budget, c backoff.Call) bool {
+func admits(t *testing.T, b *Budget, c guard.Call) bool {
 	t.Helper()
 	_, err := b.Allow(context.Background(), c)
 	switch {
@@ -32,32 +32,32 @@ func admits(t *testing.T, b *Budget, c backoff.Call) bool {
 // fail records n failed calls in b.
 func fail(b *Budget, n int) {
 	for range n {
-		b.Record(backoff.Permit{}, backoff.Outcome{Err: errDown})
+		b.Record(guard.Permit{}, guard.Outcome{Err: errDown})
 	}
 }
 
 // succeed records n successful calls in b.
 func succeed(b *Budget, n int) {
 	for range n {
-		b.Record(backoff.Permit{}, backoff.Outcome{})
+		b.Record(guard.Permit{}, guard.Outcome{})
 	}
 }
 
 // spyGuard admits everything and hands each Outcome to record.
-type spyGuard struct{ record func(backoff.Outcome) }
+type spyGuard struct{ record func(guard.Outcome) }
 
-func (s *spyGuard) Allow(context.Context, backoff.Call) (backoff.Permit, error) {
-	return backoff.Permit{}, nil
+func (s *spyGuard) Allow(context.Context, guard.Call) (guard.Permit, error) {
+	return guard.Permit{}, nil
 }
 
-func (s *spyGuard) Record(_ backoff.Permit, o backoff.Outcome) { s.record(o) }
+func (s *spyGuard) Record(_ guard.Permit, o guard.Outcome) { s.record(o) }
 
 // retryOnly is a Budget that takes every call for a retry, so that it
 // refuses outside a retry stage: a way to make an inner refusal.
 type retryOnly struct{ b *Budget }
 
-func (r retryOnly) Allow(ctx context.Context, _ backoff.Call) (backoff.Permit, error) {
+func (r retryOnly) Allow(ctx context.Context, _ guard.Call) (guard.Permit, error) {
 	return r.b.Allow(ctx, retry)
 }
 
-func (r retryOnly) Record(p backoff.Permit, o backoff.Outcome) { r.b.Record(p, o) }
+func (r retryOnly) Record(p guard.Permit, o guard.Outcome) { r.b.Record(p, o) }

@@ -126,7 +126,7 @@ func WithTokenRatio(r float64) Option {
 // false for is not a success here, it is not counted.
 //
 // Whatever fn says, an abandoned call (Outcome.Abandoned) and an inner
-// guard's refusal (backoff.IsRefusal) count neither way: the dependency
+// guard's refusal (guard.IsRefusal) count neither way: the dependency
 // did not answer. fn runs in Record, on the goroutine of the call, with no
 // lock held; if it panics, the call is counted neither way and the panic
 // goes on to the caller. A nil fn is reported as ErrInvalidConfiguration.
@@ -211,6 +211,7 @@ func newConfig(ratio bool, opts []Option) *config {
 		window:     DefaultWindow,
 		minPerSec:  DefaultMinRetriesPerSecond,
 		retryRatio: DefaultRetryRatio,
+		clock:      clock.New(),
 	}
 	for _, o := range opts {
 		if o == nil {
@@ -218,9 +219,6 @@ func newConfig(ratio bool, opts []Option) *config {
 			continue
 		}
 		o(c)
-	}
-	if c.clock == nil {
-		c.clock = clock.New()
 	}
 	return c
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
 )
 
 // TestInvalidConfiguration checks that every bad setting is reported by
@@ -57,18 +58,20 @@ func TestInvalidConfiguration(t *testing.T) {
 			if !errors.Is(err, backoff.ErrInvalidConfiguration) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Validate() = %v, want ErrInvalidConfiguration naming %q", err, tc.want)
 			}
-			for _, c := range []backoff.Call{first, retry} {
+			for _, c := range []guard.Call{first, retry} {
 				if _, aerr := tc.b.Allow(context.Background(), c); aerr != err {
 					t.Fatalf("Allow(%+v) = %v, want the configuration error", c, aerr)
 				}
 			}
-			tc.b.Record(backoff.Permit{}, backoff.Outcome{Err: errDown}) // no panic
+			tc.b.Record(guard.Permit{}, guard.Outcome{Err: errDown}) // no panic
 			_ = tc.b.Stats()
 			ran := false
-			p := backoff.NewPolicy(backoff.WithRetry(), backoff.WithGuard(tc.b))
-			perr := p.Execute(context.Background(), func(context.Context) error { ran = true; return nil })
-			if ran || !errors.Is(perr, backoff.ErrInvalidConfiguration) {
-				t.Fatalf("Policy.Execute = %v (ran %v), want ErrInvalidConfiguration before running", perr, ran)
+			rerr := guard.Run(context.Background(), tc.b, first, func(context.Context) error { ran = true; return nil })
+			switch {
+			case ran || !errors.Is(rerr, backoff.ErrInvalidConfiguration):
+				t.Fatalf("guard.Run = %v (ran %v), want ErrInvalidConfiguration before running", rerr, ran)
+			case tc.b != nil && (!errors.Is(rerr, err) || !errors.Is(rerr, backoff.ErrRefused)):
+				t.Fatalf("guard.Run = %v, want a refusal with the configuration error", rerr)
 			}
 		})
 	}

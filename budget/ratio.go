@@ -1,10 +1,11 @@
 package budget
 
 import (
-	"github.com/herdsafe/backoff/internal/window"
 	"math"
 	"math/bits"
 	"sync"
+
+	"github.com/herdsafe/backoff/internal/window"
 )
 
 // The kinds of event the window counts.

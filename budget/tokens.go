@@ -4,7 +4,7 @@ import (
 	"math"
 	"sync/atomic"
 
-	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
 )
 
 // milli is the scale of a token bucket's count: gRPC supports three
@@ -48,12 +48,12 @@ func (t *tokenBucket) allowRetry() bool {
 // record counts how an admitted call ended. A success on a full bucket
 // writes nothing, so that the success path of a healthy dependency is one
 // atomic load.
-func (t *tokenBucket) record(o backoff.Outcome) {
+func (t *tokenBucket) record(o guard.Outcome) {
 	switch {
 	case o.Abandoned:
 	case o.Err == nil:
 		t.give()
-	case backoff.IsRefusal(o.Err):
+	case guard.IsRefusal(o.Err):
 	case t.failure == nil || t.failure(o.Err):
 		t.take()
 	}

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
 )
 
 // TestTokenBucketThresholds checks, for several figures, the exact number
@@ -70,11 +70,11 @@ func TestTokenBucketFirstAttempts(t *testing.T) {
 		if !admits(t, b, first) {
 			t.Fatalf("first attempt %d refused by an empty bucket", i)
 		}
-		if !admits(t, b, backoff.Call{}) {
+		if !admits(t, b, guard.Call{}) {
 			t.Fatalf("attempt 0 (a guard outside any retry stage, misnumbered) refused")
 		}
 	}
-	if admits(t, b, backoff.Call{Attempt: 7}) {
+	if admits(t, b, guard.Call{Attempt: 7}) {
 		t.Fatal("retry admitted by an empty bucket")
 	}
 	if s := b.Stats(); s.Allowed != 0 || s.Refused != 1 {
@@ -143,24 +143,24 @@ func TestTokenBucketOutcomes(t *testing.T) {
 	cases := []struct {
 		name string
 		opts []Option
-		o    backoff.Outcome
+		o    guard.Outcome
 		want float64 // tokens after the outcome, from 6
 	}{
-		{"success", nil, backoff.Outcome{}, 6.1},
-		{"failure", nil, backoff.Outcome{Err: errDown}, 5},
-		{"any_error_by_default", nil, backoff.Outcome{Err: errBadRequest}, 5},
-		{"abandoned_failure", nil, backoff.Outcome{Err: errDown, Abandoned: true}, 6},
-		{"abandoned_success", nil, backoff.Outcome{Abandoned: true}, 6},
+		{"success", nil, guard.Outcome{}, 6.1},
+		{"failure", nil, guard.Outcome{Err: errDown}, 5},
+		{"any_error_by_default", nil, guard.Outcome{Err: errBadRequest}, 5},
+		{"abandoned_failure", nil, guard.Outcome{Err: errDown, Abandoned: true}, 6},
+		{"abandoned_success", nil, guard.Outcome{Abandoned: true}, 6},
 		{"inner_refusal", nil, refusal, 6},
-		{"classified_failure", []Option{onlyDown}, backoff.Outcome{Err: fmt.Errorf("wrapped: %w", errDown)}, 5},
-		{"classified_not_failure", []Option{onlyDown}, backoff.Outcome{Err: errBadRequest}, 6},
+		{"classified_failure", []Option{onlyDown}, guard.Outcome{Err: fmt.Errorf("wrapped: %w", errDown)}, 5},
+		{"classified_not_failure", []Option{onlyDown}, guard.Outcome{Err: errBadRequest}, 6},
 		{"classifier_not_asked_for_refusal", []Option{WithIsFailure(func(error) bool { return true })}, refusal, 6},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			b := NewTokenBucket(tc.opts...)
 			fail(b, 4)
-			b.Record(backoff.Permit{}, tc.o)
+			b.Record(guard.Permit{}, tc.o)
 			if got := b.Stats().Tokens; got != tc.want {
 				t.Fatalf("tokens = %v, want %v", got, tc.want)
 			}
@@ -169,16 +169,17 @@ func TestTokenBucketOutcomes(t *testing.T) {
 }
 
 // refusalOutcome returns the Outcome a guard sees when a guard inside it
-// refused the call, as a Policy makes it.
-func refusalOutcome(t *testing.T) backoff.Outcome {
+// refused the call, as guard.Run (and so a policy) makes it.
+func refusalOutcome(t *testing.T) guard.Outcome {
 	t.Helper()
-	var got backoff.Outcome
-	spy := &spyGuard{record: func(o backoff.Outcome) { got = o }}
+	var got guard.Outcome
+	spy := &spyGuard{record: func(o guard.Outcome) { got = o }}
 	inner := NewTokenBucket(WithMaxTokens(1))
 	fail(inner, 1)
-	p := backoff.NewPolicy(backoff.WithGuard(spy), backoff.WithGuard(retryOnly{inner}))
-	_ = p.Execute(t.Context(), func(ctx context.Context) error { return nil })
-	if !backoff.IsRefusal(got.Err) {
+	_ = guard.Run(t.Context(), spy, first, func(ctx context.Context) error {
+		return guard.Run(ctx, retryOnly{inner}, first, func(context.Context) error { return nil })
+	})
+	if !guard.IsRefusal(got.Err) {
 		t.Fatalf("the spy recorded %v, want a refusal", got.Err)
 	}
 	return got
@@ -211,7 +212,7 @@ func TestTokenBucketConcurrent(t *testing.T) {
 	for range n {
 		wg.Go(func() {
 			for range 10 {
-				b.Record(backoff.Permit{}, backoff.Outcome{Err: errDown})
+				b.Record(guard.Permit{}, guard.Outcome{Err: errDown})
 			}
 		})
 	}
@@ -237,7 +238,7 @@ func TestTokenBucketConcurrent(t *testing.T) {
 	for range n {
 		wg.Go(func() {
 			for range 10 {
-				b.Record(backoff.Permit{}, backoff.Outcome{})
+				b.Record(guard.Permit{}, guard.Outcome{})
 			}
 		})
 	}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/bulkhead"
+	"github.com/herdsafe/backoff/guard"
 )
 
 // The benchmarks measure the admitted success path, a slot free and nobody
@@ -13,27 +13,27 @@ import (
 // RunParallel, so no call is refused.
 const benchCapacity = 1024
 
-func benchAllowRecord(b *testing.B, g backoff.Guard, ctx context.Context) {
+func benchAllowRecord(b *testing.B, g guard.Guard, ctx context.Context) {
 	b.ReportAllocs()
 	for b.Loop() {
-		p, err := g.Allow(ctx, backoff.Call{Attempt: 1})
+		p, err := g.Allow(ctx, guard.Call{Attempt: 1})
 		if err != nil {
 			b.Fatal(err)
 		}
-		g.Record(p, backoff.Outcome{})
+		g.Record(p, guard.Outcome{})
 	}
 }
 
-func benchAllowRecordParallel(b *testing.B, g backoff.Guard, ctx context.Context) {
+func benchAllowRecordParallel(b *testing.B, g guard.Guard, ctx context.Context) {
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			p, err := g.Allow(ctx, backoff.Call{Attempt: 1})
+			p, err := g.Allow(ctx, guard.Call{Attempt: 1})
 			if err != nil {
 				b.Error(err)
 				return
 			}
-			g.Record(p, backoff.Outcome{})
+			g.Record(p, guard.Outcome{})
 		}
 	})
 }
@@ -57,13 +57,13 @@ func BenchmarkAllowRecordParallel(b *testing.B) {
 	})
 }
 
-func BenchmarkExecute(b *testing.B) {
+func BenchmarkRun(b *testing.B) {
 	ctx := context.Background()
 	fn := func(context.Context) error { return nil }
 	g := bulkhead.New(benchCapacity)
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := g.Execute(ctx, fn); err != nil {
+		if err := g.Run(ctx, fn); err != nil {
 			b.Fatal(err)
 		}
 	}

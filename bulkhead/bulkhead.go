@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/benbjohnson/clock"
-	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
 )
 
 // Bulkhead admits at most a fixed number of calls at a time: its capacity.
@@ -16,9 +16,9 @@ import (
 // the caller that has waited longest.
 //
 // Make one with [New] and share it: a Bulkhead is safe for concurrent use.
-// Use it as a stage of a [backoff.Policy] through [backoff.WithGuard], or on
-// its own with [Bulkhead.Execute], or call [Bulkhead.Allow] and
-// [Bulkhead.Record] around work of your own. Its zero value is not usable:
+// Put it in a policy with policy.Guard, or use it on its own with
+// [Bulkhead.Run], or call [Bulkhead.Allow] and [Bulkhead.Record] around
+// work of your own. Its zero value is not usable:
 // it refuses every call with an error matching
 // [backoff.ErrInvalidConfiguration].
 //
@@ -51,7 +51,10 @@ type Bulkhead struct {
 	canceled atomic.Uint64
 }
 
-var _ backoff.Guard = (*Bulkhead)(nil)
+var (
+	_ guard.Guard     = (*Bulkhead)(nil)
+	_ guard.Validator = (*Bulkhead)(nil)
+)
 
 const (
 	oneWaiter  uint64 = 1 << 32
@@ -63,7 +66,7 @@ const (
 // configured by opts. A capacity that is not positive, or is above
 // [MaxCapacity], or a bad option, makes a Bulkhead that reports the problem
 // through [Bulkhead.Validate] and refuses every call with it: New never
-// panics, so that it fits inline in backoff.NewPolicy, which reports it.
+// panics, so that it fits inline in policy.New, which reports it.
 func New(capacity int, opts ...Option) *Bulkhead {
 	cfg := config{clock: clock.New()}
 	if err := checkCapacity("New", capacity); err != nil {
@@ -101,8 +104,9 @@ var errZeroValue = invalidf("a zero Bulkhead or PriorityBulkhead; make one with 
 
 // Validate reports a bad configuration given to [New], as an error that
 // matches [backoff.ErrInvalidConfiguration] and names the setting, or nil.
-// [backoff.WithGuard] calls it, so that a Policy with a bad bulkhead fails
-// every call before running anything.
+// It makes the Bulkhead a [guard.Validator]: policy.Guard calls it, so
+// that a Policy with a bad bulkhead fails every call before running
+// anything.
 func (b *Bulkhead) Validate() error {
 	switch {
 	case b == nil:
@@ -129,11 +133,11 @@ func (b *Bulkhead) Validate() error {
 // bulkhead did not refuse it. Such a caller holds no slot afterwards: a
 // slot handed to it as its context ended goes on to the next caller in
 // the queue. Allow does not admit a call whose ctx it finds done.
-func (b *Bulkhead) Allow(ctx context.Context, _ backoff.Call) (backoff.Permit, error) {
+func (b *Bulkhead) Allow(ctx context.Context, _ guard.Call) (guard.Permit, error) {
 	if ctx != nil && ctx.Err() == nil && b.tryAcquire() {
-		return backoff.Permit{}, nil
+		return guard.Permit{}, nil
 	}
-	return backoff.Permit{}, b.acquire(ctx)
+	return guard.Permit{}, b.acquire(ctx)
 }
 
 // Record frees the slot of a call that [Bulkhead.Allow] admitted, handing
@@ -142,18 +146,20 @@ func (b *Bulkhead) Allow(ctx context.Context, _ backoff.Call) (backoff.Permit, e
 // Record panics if no call is in flight, as it is then called once too
 // often; an extra Record that finds another call in flight frees that
 // call's slot, as an extra sync.WaitGroup.Done would.
-func (b *Bulkhead) Record(backoff.Permit, backoff.Outcome) {
+func (b *Bulkhead) Record(guard.Permit, guard.Outcome) {
 	b.release()
 }
 
-// Execute runs fn in a slot of the bulkhead, as [backoff.RunGuarded] does:
-// it asks [Bulkhead.Allow] for one, with ctx, and returns Allow's error as is if it refuses; otherwise
-// it calls fn with ctx, frees the slot when fn returns, and returns fn's
-// error. The slot is freed if fn panics too, and the panic goes on. A nil
-// ctx or fn is reported as an error matching
-// [backoff.ErrInvalidConfiguration].
-func (b *Bulkhead) Execute(ctx context.Context, fn func(context.Context) error) error {
-	return backoff.RunGuarded(ctx, b, backoff.Call{Attempt: 1}, fn)
+// Run runs fn in a slot of the bulkhead: it is [guard.Run] with
+// guard.Call{Attempt: 1}. It asks [Bulkhead.Allow] for a slot, with ctx,
+// and if Allow refuses, returns without calling fn an error that matches
+// [backoff.ErrRefused] and wraps Allow's error (one matching
+// [ErrBulkheadFull], or the context's); otherwise it calls fn with ctx,
+// frees the slot when fn returns, and returns fn's error. The slot is
+// freed if fn panics too, and the panic goes on. A nil ctx or fn is
+// reported as an error matching [backoff.ErrInvalidConfiguration].
+func (b *Bulkhead) Run(ctx context.Context, fn func(context.Context) error) error {
+	return guard.Run(ctx, b, guard.Call{Attempt: 1}, fn)
 }
 
 // Stats is a reading of a [Bulkhead], for telemetry. InFlight and Queued

@@ -9,28 +9,30 @@ import (
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/bulkhead"
+	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/policy"
 )
 
 var errCall = errors.New("the call failed")
 
-// guard is what the tests ask of both bulkheads.
-type guard interface {
-	backoff.Guard
-	Execute(ctx context.Context, fn func(context.Context) error) error
-	Validate() error
+// bulkheadGuard is what the tests ask of both bulkheads.
+type bulkheadGuard interface {
+	guard.Guard
+	guard.Validator
+	Run(ctx context.Context, fn func(context.Context) error) error
 }
 
 // allow asks g for a slot with a Call of attempt 1.
-func allow(g backoff.Guard, ctx context.Context) error {
-	_, err := g.Allow(ctx, backoff.Call{Attempt: 1})
+func allow(g guard.Guard, ctx context.Context) error {
+	_, err := g.Allow(ctx, guard.Call{Attempt: 1})
 	return err
 }
 
 // record frees one slot of g.
-func record(g backoff.Guard) { g.Record(backoff.Permit{}, backoff.Outcome{}) }
+func record(g guard.Guard) { g.Record(guard.Permit{}, guard.Outcome{}) }
 
 // fill takes n slots of g, failing the test if one is refused.
-func fill(t *testing.T, g backoff.Guard, ctx context.Context, n int) {
+func fill(t *testing.T, g guard.Guard, ctx context.Context, n int) {
 	t.Helper()
 	for i := range n {
 		if err := allow(g, ctx); err != nil {
@@ -74,8 +76,8 @@ func TestAdmitsUpToCapacity(t *testing.T) {
 // its slot like a successful one.
 func TestRecordFreesWhateverTheOutcome(t *testing.T) {
 	b := bulkhead.New(1)
-	for _, o := range []backoff.Outcome{{}, {Err: errCall}, {Err: errCall, Abandoned: true}} {
-		p, err := b.Allow(context.Background(), backoff.Call{Attempt: 3})
+	for _, o := range []guard.Outcome{{}, {Err: errCall}, {Err: errCall, Abandoned: true}} {
+		p, err := b.Allow(context.Background(), guard.Call{Attempt: 3})
 		if err != nil {
 			t.Fatalf("%+v: %v", o, err)
 		}
@@ -87,7 +89,7 @@ func TestRecordFreesWhateverTheOutcome(t *testing.T) {
 }
 
 func TestRecordWithoutAllowPanics(t *testing.T) {
-	for name, g := range map[string]backoff.Guard{
+	for name, g := range map[string]guard.Guard{
 		"Bulkhead":         bulkhead.New(2),
 		"PriorityBulkhead": bulkhead.NewPriority(2, bulkhead.WithThresholds(1, 1)),
 	} {
@@ -108,12 +110,12 @@ func TestRecordWithoutAllowPanics(t *testing.T) {
 }
 
 // A done context is refused before a slot is taken, with the context's
-// error, which is not a bulkhead refusal.
+// error, which does not match ErrBulkheadFull: the caller gave up.
 func TestDoneContextIsRefused(t *testing.T) {
 	cause := errors.New("shutting down")
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cancel(cause)
-	for name, g := range map[string]guard{
+	for name, g := range map[string]bulkheadGuard{
 		"Bulkhead":         bulkhead.New(1),
 		"queued Bulkhead":  bulkhead.New(1, bulkhead.WithQueue(1)),
 		"PriorityBulkhead": bulkhead.NewPriority(10),
@@ -122,10 +124,13 @@ func TestDoneContextIsRefused(t *testing.T) {
 			err := allow(g, ctx)
 			checkContextError(t, err, context.Canceled, cause)
 			ran := false
-			err = g.Execute(ctx, func(context.Context) error { ran = true; return nil })
+			err = g.Run(ctx, func(context.Context) error { ran = true; return nil })
 			checkContextError(t, err, context.Canceled, cause)
+			if !errors.Is(err, backoff.ErrRefused) {
+				t.Errorf("Run = %v, want a refusal", err)
+			}
 			if ran {
-				t.Error("Execute ran fn with a done context")
+				t.Error("Run ran fn with a done context")
 			}
 			fill(t, g, context.Background(), 1) // no slot was taken
 			record(g)
@@ -150,27 +155,27 @@ func checkContextError(t *testing.T, err error, want ...error) {
 	}
 }
 
-func TestExecute(t *testing.T) {
-	for name, g := range map[string]guard{
+func TestRun(t *testing.T) {
+	for name, g := range map[string]bulkheadGuard{
 		"Bulkhead":         bulkhead.New(1),
 		"PriorityBulkhead": bulkhead.NewPriority(2, bulkhead.WithThresholds(0.5, 0.5)),
 	} {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			if err := g.Execute(ctx, func(context.Context) error { return errCall }); err != errCall {
-				t.Errorf("Execute = %v, want fn's error as is", err)
+			if err := g.Run(ctx, func(context.Context) error { return errCall }); err != errCall {
+				t.Errorf("Run = %v, want fn's error as is", err)
 			}
-			if err := g.Execute(ctx, func(ctx context.Context) error {
-				return g.Execute(ctx, func(context.Context) error { return nil }) // no slot left
-			}); !errors.Is(err, bulkhead.ErrBulkheadFull) {
-				t.Errorf("nested Execute = %v, want ErrBulkheadFull", err)
+			if err := g.Run(ctx, func(ctx context.Context) error {
+				return g.Run(ctx, func(context.Context) error { return nil }) // no slot left
+			}); !errors.Is(err, bulkhead.ErrBulkheadFull) || !errors.Is(err, backoff.ErrRefused) {
+				t.Errorf("nested Run = %v, want a refusal matching ErrBulkheadFull", err)
 			}
-			if err := g.Execute(ctx, nil); !errors.Is(err, backoff.ErrInvalidConfiguration) {
-				t.Errorf("Execute(nil fn) = %v, want ErrInvalidConfiguration", err)
+			if err := g.Run(ctx, nil); !errors.Is(err, backoff.ErrInvalidConfiguration) {
+				t.Errorf("Run(nil fn) = %v, want ErrInvalidConfiguration", err)
 			}
 			//lint:ignore SA1012 a nil context is what is tested
-			if err := g.Execute(nil, func(context.Context) error { return nil }); !errors.Is(err, backoff.ErrInvalidConfiguration) {
-				t.Errorf("Execute(nil ctx) = %v, want ErrInvalidConfiguration", err)
+			if err := g.Run(nil, func(context.Context) error { return nil }); !errors.Is(err, backoff.ErrInvalidConfiguration) {
+				t.Errorf("Run(nil ctx) = %v, want ErrInvalidConfiguration", err)
 			}
 			func() {
 				defer func() {
@@ -178,9 +183,9 @@ func TestExecute(t *testing.T) {
 						t.Errorf("recovered %v, want fn's panic to go on", r)
 					}
 				}()
-				_ = g.Execute(ctx, func(context.Context) error { panic(errCall) })
+				_ = g.Run(ctx, func(context.Context) error { panic(errCall) })
 			}()
-			if err := g.Execute(ctx, func(context.Context) error { return nil }); err != nil {
+			if err := g.Run(ctx, func(context.Context) error { return nil }); err != nil {
 				t.Errorf("after a panic: %v; the slot was not freed", err)
 			}
 		})
@@ -194,17 +199,17 @@ func TestInPolicy(t *testing.T) {
 	ctx := context.Background()
 	fill(t, b, ctx, 1)
 	var calls int
-	p := backoff.NewPolicy(backoff.WithRetry(backoff.WithMaxTries(5)), backoff.WithGuard(b))
-	err := p.Execute(ctx, func(context.Context) error { calls++; return nil })
+	p := policy.New(policy.Retry(backoff.WithMaxTries(5)), policy.Guard(b))
+	err := p.DoErr(ctx, func(context.Context) error { calls++; return nil })
 	var e *backoff.Error
-	if !errors.As(err, &e) || !errors.Is(e.Cause, bulkhead.ErrBulkheadFull) {
-		t.Fatalf("Execute = %v, want an *Error with Cause ErrBulkheadFull", err)
+	if !errors.As(err, &e) || !errors.Is(e.Cause, bulkhead.ErrBulkheadFull) || !errors.Is(e.Cause, backoff.ErrRefused) {
+		t.Fatalf("DoErr = %v, want an *Error with Cause a refusal matching ErrBulkheadFull", err)
 	}
-	if calls != 0 || !backoff.IsRefusal(err) {
-		t.Errorf("%d calls, IsRefusal %v; want 0 calls and a refusal", calls, backoff.IsRefusal(err))
+	if calls != 0 || !guard.IsRefusal(err) {
+		t.Errorf("%d calls, IsRefusal %v; want 0 calls and a refusal", calls, guard.IsRefusal(err))
 	}
 	record(b)
-	if err := p.Execute(ctx, func(context.Context) error { calls++; return nil }); err != nil || calls != 1 {
+	if err := p.DoErr(ctx, func(context.Context) error { calls++; return nil }); err != nil || calls != 1 {
 		t.Errorf("with a free slot: %v after %d calls", err, calls)
 	}
 	wantStats(t, b, bulkhead.Stats{Capacity: 1, Refused: 1})
@@ -249,7 +254,7 @@ func TestConcurrentCallsStayWithinCapacity(t *testing.T) {
 	for range callers {
 		wg.Go(func() {
 			for range rounds {
-				err := b.Execute(context.Background(), func(context.Context) error {
+				err := b.Run(context.Background(), func(context.Context) error {
 					n := active.Add(1)
 					for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
 					}
@@ -272,7 +277,7 @@ func TestConcurrentCallsStayWithinCapacity(t *testing.T) {
 	}
 }
 
-// The admitted path allocates nothing: Allow and Record, Execute, a Policy
+// The admitted path allocates nothing: Allow and Record, Run, a Policy
 // with the bulkhead as its guard; nor does a refusal without a queue.
 func TestSuccessPathAllocatesNothing(t *testing.T) {
 	ctx := context.Background()
@@ -282,23 +287,23 @@ func TestSuccessPathAllocatesNothing(t *testing.T) {
 	fill(t, full, ctx, 1)
 	critical := bulkhead.WithPriority(ctx, bulkhead.Critical)
 	fn := func(context.Context) error { return nil }
-	policy := backoff.NewPolicy(backoff.WithGuard(b), backoff.WithRetry())
+	p := policy.New(policy.Guard(b), policy.Retry())
 	cases := []struct {
 		name string
 		run  func()
 	}{
 		{"Allow and Record", func() {
-			p, _ := b.Allow(ctx, backoff.Call{Attempt: 1})
-			b.Record(p, backoff.Outcome{})
+			p, _ := b.Allow(ctx, guard.Call{Attempt: 1})
+			b.Record(p, guard.Outcome{})
 		}},
-		{"Execute", func() { _ = b.Execute(ctx, fn) }},
-		{"Policy", func() { _ = policy.Execute(ctx, fn) }},
+		{"Run", func() { _ = b.Run(ctx, fn) }},
+		{"Policy", func() { _ = p.DoErr(ctx, fn) }},
 		{"refusal", func() { _ = allow(full, ctx) }},
 		{"priority Allow and Record", func() {
-			p, _ := pb.Allow(critical, backoff.Call{Attempt: 1})
-			pb.Record(p, backoff.Outcome{})
+			p, _ := pb.Allow(critical, guard.Call{Attempt: 1})
+			pb.Record(p, guard.Outcome{})
 		}},
-		{"priority Execute", func() { _ = pb.Execute(ctx, fn) }},
+		{"priority Run", func() { _ = pb.Run(ctx, fn) }},
 	}
 	for _, c := range cases {
 		if n := testing.AllocsPerRun(200, c.run); n != 0 {

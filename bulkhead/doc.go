@@ -9,17 +9,20 @@
 // of its capacity, standard ones past 80%, and critical calls may fill it,
 // so that background work cannot starve the calls that matter.
 //
-// Both implement [backoff.Guard], so they serve as a stage of a
-// [backoff.Policy] through [backoff.WithGuard], usually the outermost guard:
+// Both implement [guard.Guard], so they serve as a stage of a policy
+// through policy.Guard (package github.com/herdsafe/backoff/policy),
+// usually the outermost guard:
 //
-//	policy := backoff.NewPolicy(
-//		backoff.WithGuard(bulkhead.New(20)),
-//		backoff.WithRetry(backoff.WithMaxTries(3)),
+//	p := policy.New(
+//		policy.Guard(bulkhead.New(20)),
+//		policy.Retry(backoff.WithMaxTries(3)),
 //	)
 //
-// Each also has an Execute method for use on its own. A refusal matches
-// [ErrBulkheadFull] with errors.Is, whichever guard made it; within a
-// Policy it is the Cause of the *backoff.Error the call returns.
+// Each also has a Run method for use on its own. A refusal matches
+// [ErrBulkheadFull] with errors.Is, whichever guard made it; through Run,
+// guard.Run or a policy it comes back wrapped in an error that matches
+// [backoff.ErrRefused], and within a policy that error is the Cause of the
+// *backoff.Error the call returns.
 //
 // The path of an admitted call, a slot free and nobody queued, takes no
 // lock, allocates nothing and reads no clock: an atomic counter is all the

@@ -7,6 +7,8 @@ import (
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/bulkhead"
+	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/policy"
 )
 
 // A bulkhead of two slots admits two calls at a time and refuses a third
@@ -16,11 +18,11 @@ func ExampleNew() {
 	ctx := context.Background()
 
 	for i := 1; i <= 3; i++ {
-		_, err := b.Allow(ctx, backoff.Call{Attempt: 1})
+		_, err := b.Allow(ctx, guard.Call{Attempt: 1})
 		fmt.Printf("call %d: %v\n", i, err)
 	}
-	b.Record(backoff.Permit{}, backoff.Outcome{}) // the first call ended
-	_, err := b.Allow(ctx, backoff.Call{Attempt: 1})
+	b.Record(guard.Permit{}, guard.Outcome{}) // the first call ended
+	_, err := b.Allow(ctx, guard.Call{Attempt: 1})
 	fmt.Println("after a slot was freed:", err)
 
 	s := b.Stats()
@@ -33,14 +35,14 @@ func ExampleNew() {
 	// in flight 2 of 2, refused 1
 }
 
-// Execute runs a function in a slot, and frees the slot when it returns.
-func ExampleBulkhead_Execute() {
+// Run runs a function in a slot, and frees the slot when it returns.
+func ExampleBulkhead_Run() {
 	b := bulkhead.New(1)
 	ctx := context.Background()
 
-	err := b.Execute(ctx, func(ctx context.Context) error {
+	err := b.Run(ctx, func(ctx context.Context) error {
 		// While this call holds the only slot, another is refused.
-		inner := b.Execute(ctx, func(context.Context) error { return nil })
+		inner := b.Run(ctx, func(context.Context) error { return nil })
 		fmt.Println("inner call:", inner, errors.Is(inner, bulkhead.ErrBulkheadFull))
 		return nil
 	})
@@ -57,25 +59,25 @@ func ExampleBulkhead_Execute() {
 // *backoff.Error, and a fallback can answer it.
 func ExampleBulkhead_policy() {
 	b := bulkhead.New(1)
-	policy := backoff.NewPolicy(
-		backoff.WithFallback(func(ctx context.Context, err error) (string, error) {
+	p := policy.New(
+		policy.Fallback(func(ctx context.Context, err error) (string, error) {
 			if errors.Is(err, bulkhead.ErrBulkheadFull) {
 				return "busy, try later", nil
 			}
 			return "", err
 		}),
-		backoff.WithGuard(b),
-		backoff.WithRetry(backoff.WithMaxTries(3)),
+		policy.Guard(b),
+		policy.Retry(backoff.WithMaxTries(3)),
 	)
 	ctx := context.Background()
 
 	fetch := func(context.Context) (string, error) { return "fresh data", nil }
-	v, err := backoff.Execute(ctx, policy, fetch)
+	v, err := policy.Do(ctx, p, fetch)
 	fmt.Println(v, err)
 
 	// Hold the only slot, as a slow call in flight would.
-	_, _ = b.Allow(ctx, backoff.Call{Attempt: 1})
-	v, err = backoff.Execute(ctx, policy, fetch)
+	_, _ = b.Allow(ctx, guard.Call{Attempt: 1})
+	v, err = policy.Do(ctx, p, fetch)
 	fmt.Println(v, err)
 	// Output:
 	// fresh data <nil>
@@ -91,7 +93,7 @@ func ExampleNewPriority() {
 
 	admitted := 0
 	for {
-		if _, err := b.Allow(low, backoff.Call{Attempt: 1}); err != nil {
+		if _, err := b.Allow(low, guard.Call{Attempt: 1}); err != nil {
 			fmt.Println(err)
 			break
 		}
@@ -101,11 +103,11 @@ func ExampleNewPriority() {
 
 	// A context with no priority is standard: admitted up to 8 in flight.
 	for range 3 {
-		_, err := b.Allow(context.Background(), backoff.Call{Attempt: 1})
+		_, err := b.Allow(context.Background(), guard.Call{Attempt: 1})
 		fmt.Println("standard:", err)
 	}
 	for range 3 {
-		_, err := b.Allow(critical, backoff.Call{Attempt: 1})
+		_, err := b.Allow(critical, guard.Call{Attempt: 1})
 		fmt.Println("critical:", err)
 	}
 	s := b.Stats()
@@ -127,19 +129,19 @@ func ExampleNewPriority() {
 // Policy, to the priority bulkhead.
 func ExampleWithPriority() {
 	b := bulkhead.NewPriority(2, bulkhead.WithThresholds(0.5, 0.5))
-	policy := backoff.NewPolicy(backoff.WithGuard(b))
+	p := policy.New(policy.Guard(b))
 
 	work := func(ctx context.Context) error {
 		// While this call holds one of the two slots, a low-priority call
 		// would take the bulkhead past 50%; a critical one would not.
-		lowErr := policy.Execute(bulkhead.WithPriority(ctx, bulkhead.Low), func(context.Context) error { return nil })
+		lowErr := p.DoErr(bulkhead.WithPriority(ctx, bulkhead.Low), func(context.Context) error { return nil })
 		var shed bulkhead.ShedError
 		fmt.Println("low:", errors.As(lowErr, &shed), shed.Priority)
-		critErr := policy.Execute(bulkhead.WithPriority(ctx, bulkhead.Critical), func(context.Context) error { return nil })
+		critErr := p.DoErr(bulkhead.WithPriority(ctx, bulkhead.Critical), func(context.Context) error { return nil })
 		fmt.Println("critical:", critErr)
 		return nil
 	}
-	_ = policy.Execute(bulkhead.WithPriority(context.Background(), bulkhead.Critical), work)
+	_ = p.DoErr(bulkhead.WithPriority(context.Background(), bulkhead.Critical), work)
 	// Output:
 	// low: true low
 	// critical: <nil>

@@ -11,14 +11,15 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/bulkhead"
+	"github.com/herdsafe/backoff/policy"
 )
 
 // A bad configuration is reported by Validate, naming the setting, and
-// refuses every call with that error; NewPolicy reports it too.
+// refuses every call with that error; policy.Guard reports it too.
 func TestInvalidConfiguration(t *testing.T) {
 	cases := []struct {
 		name string
-		g    guard
+		g    bulkheadGuard
 		want string // in the message
 	}{
 		{"zero capacity", bulkhead.New(0), "New(0)"},
@@ -56,20 +57,20 @@ func TestInvalidConfiguration(t *testing.T) {
 				t.Fatalf("Validate() = %v, want ErrInvalidConfiguration naming %q", err, c.want)
 			}
 			// A nil pointer's methods, but Validate, panic, as the
-			// standard library's do; WithGuard reports it below.
+			// standard library's do; policy.Guard reports it below.
 			if !strings.HasPrefix(c.name, "nil *") {
 				if got := allow(c.g, ctx); got == nil || got.Error() != err.Error() {
 					t.Errorf("Allow = %v, want %v", got, err)
 				}
-				if got := c.g.Execute(ctx, func(context.Context) error { return nil }); got == nil || got.Error() != err.Error() {
-					t.Errorf("Execute = %v, want %v", got, err)
+				if got := c.g.Run(ctx, func(context.Context) error { return nil }); !errors.Is(got, err) || !errors.Is(got, backoff.ErrRefused) {
+					t.Errorf("Run = %v, want a refusal with %v", got, err)
 				}
 			}
 			if errors.Is(err, bulkhead.ErrBulkheadFull) {
 				t.Errorf("%v matches ErrBulkheadFull", err)
 			}
 			ran := false
-			perr := backoff.NewPolicy(backoff.WithGuard(c.g)).Execute(ctx, func(context.Context) error { ran = true; return nil })
+			perr := policy.New(policy.Guard(c.g)).DoErr(ctx, func(context.Context) error { ran = true; return nil })
 			if ran || !errors.Is(perr, backoff.ErrInvalidConfiguration) {
 				t.Errorf("a Policy with it: %v (ran %v), want ErrInvalidConfiguration before running", perr, ran)
 			}
@@ -78,7 +79,7 @@ func TestInvalidConfiguration(t *testing.T) {
 }
 
 func TestValidConfiguration(t *testing.T) {
-	for name, g := range map[string]guard{
+	for name, g := range map[string]bulkheadGuard{
 		"capacity 1":          bulkhead.New(1),
 		"largest":             bulkhead.New(bulkhead.MaxCapacity, bulkhead.WithQueue(bulkhead.MaxCapacity)),
 		"queue":               bulkhead.New(2, bulkhead.WithQueue(3)),
@@ -96,7 +97,7 @@ func TestValidConfiguration(t *testing.T) {
 
 // Allow with a nil context reports it, rather than panic.
 func TestNilContext(t *testing.T) {
-	for name, g := range map[string]guard{"Bulkhead": bulkhead.New(1), "PriorityBulkhead": bulkhead.NewPriority(10)} {
+	for name, g := range map[string]bulkheadGuard{"Bulkhead": bulkhead.New(1), "PriorityBulkhead": bulkhead.NewPriority(10)} {
 		if err := allow(g, nil); !errors.Is(err, backoff.ErrInvalidConfiguration) {
 			t.Errorf("%s: Allow(nil) = %v, want ErrInvalidConfiguration", name, err)
 		}

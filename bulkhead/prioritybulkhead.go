@@ -5,7 +5,7 @@ import (
 	"math"
 	"sync/atomic"
 
-	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
 )
 
 // The default thresholds of a PriorityBulkhead, as fractions of its
@@ -32,10 +32,9 @@ const (
 // [ErrBulkheadFull]: a PriorityBulkhead has no queue.
 //
 // Make one with [NewPriority] and share it: a PriorityBulkhead is safe for
-// concurrent use. Use it as a stage of a [backoff.Policy] through
-// [backoff.WithGuard], on its own with [PriorityBulkhead.Execute], or call
-// [PriorityBulkhead.Allow] and [PriorityBulkhead.Record] around work of
-// your own. Its zero value is not usable: it refuses every call with an
+// concurrent use. Put it in a policy with policy.Guard, use it on its own
+// with [PriorityBulkhead.Run], or call [PriorityBulkhead.Allow] and
+// [PriorityBulkhead.Record] around work of your own. Its zero value is not usable: it refuses every call with an
 // error matching [backoff.ErrInvalidConfiguration]. It takes no lock,
 // allocates nothing, reads no clock and starts no goroutine: an admission
 // or a refusal is a compare-and-swap on one counter, and a context lookup.
@@ -53,7 +52,10 @@ type PriorityBulkhead struct {
 	canceled atomic.Uint64
 }
 
-var _ backoff.Guard = (*PriorityBulkhead)(nil)
+var (
+	_ guard.Guard     = (*PriorityBulkhead)(nil)
+	_ guard.Validator = (*PriorityBulkhead)(nil)
+)
 
 // PriorityOption configures a [PriorityBulkhead].
 type PriorityOption func(*priorityConfig)
@@ -152,7 +154,8 @@ func slots(t float64, capacity int) int64 {
 
 // Validate reports a bad configuration given to [NewPriority], as an error
 // that matches [backoff.ErrInvalidConfiguration] and names the setting, or
-// nil. [backoff.WithGuard] calls it.
+// nil. It makes the PriorityBulkhead a [guard.Validator]: policy.Guard
+// calls it.
 func (b *PriorityBulkhead) Validate() error {
 	switch {
 	case b == nil:
@@ -172,21 +175,21 @@ func (b *PriorityBulkhead) Validate() error {
 // [ShedError], which matches [ErrBulkheadFull]. A ctx that is done is
 // refused with an error that matches ctx.Err() and context.Cause(ctx),
 // and not ErrBulkheadFull. The Call is not used.
-func (b *PriorityBulkhead) Allow(ctx context.Context, _ backoff.Call) (backoff.Permit, error) {
+func (b *PriorityBulkhead) Allow(ctx context.Context, _ guard.Call) (guard.Permit, error) {
 	if ctx != nil && ctx.Err() == nil {
 		i := PriorityFrom(ctx).index()
 		limit := b.limits[i]
 		for n := b.inFlight.Load(); n < limit; n = b.inFlight.Load() {
 			if b.inFlight.CompareAndSwap(n, n+1) {
-				return backoff.Permit{}, nil
+				return guard.Permit{}, nil
 			}
 		}
 		if limit > 0 {
 			b.refused[i].Add(1)
-			return backoff.Permit{}, b.shed[i]
+			return guard.Permit{}, b.shed[i]
 		}
 	}
-	return backoff.Permit{}, b.refuse(ctx)
+	return guard.Permit{}, b.refuse(ctx)
 }
 
 // refuse is the error of Allow for a bulkhead or a context that cannot be
@@ -205,7 +208,7 @@ func (b *PriorityBulkhead) refuse(ctx context.Context) error {
 // Record frees the slot of a call that [PriorityBulkhead.Allow] admitted.
 // The Permit and the Outcome are not used. Record panics if no call is in
 // flight, as it is then called once too often.
-func (b *PriorityBulkhead) Record(backoff.Permit, backoff.Outcome) {
+func (b *PriorityBulkhead) Record(guard.Permit, guard.Outcome) {
 	b.release()
 }
 
@@ -216,12 +219,14 @@ func (b *PriorityBulkhead) release() {
 	}
 }
 
-// Execute runs fn in a slot of the bulkhead, as [Bulkhead.Execute] does:
-// it returns Allow's error as is if Allow refuses, and otherwise fn's
-// error, freeing the slot when fn returns or panics. The call's priority
-// is the one ctx carries.
-func (b *PriorityBulkhead) Execute(ctx context.Context, fn func(context.Context) error) error {
-	return backoff.RunGuarded(ctx, b, backoff.Call{Attempt: 1}, fn)
+// Run runs fn in a slot of the bulkhead, as [Bulkhead.Run] does: it is
+// [guard.Run] with guard.Call{Attempt: 1}. If Allow refuses, it returns
+// without calling fn an error that matches [backoff.ErrRefused] and wraps
+// Allow's error (a [ShedError], or the context's); otherwise fn's error,
+// freeing the slot when fn returns or panics. The call's priority is the
+// one ctx carries.
+func (b *PriorityBulkhead) Run(ctx context.Context, fn func(context.Context) error) error {
+	return guard.Run(ctx, b, guard.Call{Attempt: 1}, fn)
 }
 
 // PriorityStats is a reading of a [PriorityBulkhead], for telemetry.

@@ -7,8 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/bulkhead"
+	"github.com/herdsafe/backoff/guard"
 )
 
 // at returns a context carrying p.
@@ -204,7 +204,7 @@ func TestPriorityUnderLoad(t *testing.T) {
 		p := bulkhead.Priority(g%3) + bulkhead.Low
 		wg.Go(func() {
 			for range rounds {
-				_ = b.Execute(at(p), func(context.Context) error {
+				_ = b.Run(at(p), func(context.Context) error {
 					n := active.Add(1)
 					raise(&peak, n)
 					if p == bulkhead.Low {
@@ -232,7 +232,7 @@ func TestPriorityRefusalAllocatesNothing(t *testing.T) {
 	b := bulkhead.NewPriority(10)
 	fill(t, b, at(bulkhead.Critical), 10)
 	low := at(bulkhead.Low)
-	if n := testing.AllocsPerRun(200, func() { _, _ = b.Allow(low, backoff.Call{Attempt: 1}) }); n != 0 {
+	if n := testing.AllocsPerRun(200, func() { _, _ = b.Allow(low, guard.Call{Attempt: 1}) }); n != 0 {
 		t.Errorf("%v allocations per refusal, want 0", n)
 	}
 }

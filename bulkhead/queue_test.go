@@ -407,7 +407,7 @@ func TestConcurrentQueueing(t *testing.T) {
 				} else if (g+i)%7 == 0 {
 					go cancel()
 				}
-				err := b.Execute(ctx, func(context.Context) error {
+				err := b.Run(ctx, func(context.Context) error {
 					mu.Lock()
 					active++
 					peak = max(peak, active)

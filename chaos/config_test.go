@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
 )
 
 var errInjected = errors.New("synthetic failure")
@@ -52,9 +53,9 @@ func TestConfigValidate(t *testing.T) {
 	}
 }
 
-// An Injector with an invalid Config never admits a call: Allow and
-// Execute refuse with the Config's error, and a Policy with it fails
-// before running anything.
+// An Injector with an invalid Config never admits a call: Allow refuses
+// with the Config's error, and Run with a refusal of it (a Policy with it
+// fails before running anything: see policy_test.go).
 func TestInvalidInjectorRefuses(t *testing.T) {
 	in := New(Config{ErrorProbability: 0.5}) // no InjectedError
 	want := in.Validate()
@@ -62,18 +63,14 @@ func TestInvalidInjectorRefuses(t *testing.T) {
 		t.Fatalf("Validate() = %v, want ErrInvalidConfiguration", want)
 	}
 	for range 3 {
-		if _, err := in.Allow(context.Background(), backoff.Call{Attempt: 1}); err != want {
+		if _, err := in.Allow(context.Background(), guard.Call{Attempt: 1}); err != want {
 			t.Errorf("Allow: %v, want the Config's error itself (a refusal, not a Failure)", err)
 		}
 	}
 	called := false
-	if err := in.Execute(context.Background(), func(context.Context) error { called = true; return nil }); err != want || called {
-		t.Errorf("Execute: %v (fn called: %v), want the Config's error and fn not called", err, called)
-	}
-	err := backoff.NewPolicy(backoff.WithGuard(in)).Execute(context.Background(), func(context.Context) error { called = true; return nil })
-	var e *backoff.Error
-	if !errors.As(err, &e) || !errors.Is(e.Cause, backoff.ErrInvalidConfiguration) || called {
-		t.Errorf("through a Policy: %v (fn called: %v), want an *Error with Cause ErrInvalidConfiguration", err, called)
+	if err := in.Run(context.Background(), func(context.Context) error { called = true; return nil }); !errors.Is(err, want) ||
+		!errors.Is(err, backoff.ErrRefused) || called {
+		t.Errorf("Run: %v (fn called: %v), want a refusal with the Config's error and fn not called", err, called)
 	}
 	if got := in.Stats(); got != (Stats{Calls: 4}) {
 		t.Errorf("Stats() = %+v, want 4 calls and nothing injected", got)
@@ -88,16 +85,21 @@ func TestZeroInjectorAndNilContextRefused(t *testing.T) {
 	if err := zero.Validate(); !errors.Is(err, backoff.ErrInvalidConfiguration) {
 		t.Fatalf("zero Injector: Validate() = %v, want ErrInvalidConfiguration", err)
 	}
-	if _, err := zero.Allow(context.Background(), backoff.Call{Attempt: 1}); err != zero.Validate() {
+	if _, err := zero.Allow(context.Background(), guard.Call{Attempt: 1}); err != zero.Validate() {
 		t.Errorf("zero Injector: Allow: %v, want Validate's error", err)
 	}
 	called := false
-	if err := zero.Execute(context.Background(), func(context.Context) error { called = true; return nil }); err != zero.Validate() || called {
-		t.Errorf("zero Injector: Execute: %v (fn called: %v), want Validate's error and fn not called", err, called)
+	if err := zero.Run(context.Background(), func(context.Context) error { called = true; return nil }); !errors.Is(err, zero.Validate()) ||
+		!errors.Is(err, backoff.ErrRefused) || called {
+		t.Errorf("zero Injector: Run: %v (fn called: %v), want a refusal with Validate's error and fn not called", err, called)
+	}
+	var nilInjector *Injector
+	if err := nilInjector.Validate(); !errors.Is(err, backoff.ErrInvalidConfiguration) {
+		t.Errorf("nil *Injector: Validate() = %v, want ErrInvalidConfiguration", err)
 	}
 	slow := New(Config{LatencyProbability: 1, LatencyDuration: time.Second})
 	//lint:ignore SA1012 a nil context is what is being tested
-	if _, err := slow.Allow(nil, backoff.Call{Attempt: 1}); !errors.Is(err, backoff.ErrInvalidConfiguration) {
+	if _, err := slow.Allow(nil, guard.Call{Attempt: 1}); !errors.Is(err, backoff.ErrInvalidConfiguration) {
 		t.Errorf("Allow(nil): %v, want ErrInvalidConfiguration", err)
 	}
 }

@@ -2,19 +2,23 @@
 // synthetic errors, so that a test or a game day can show what the stages
 // around a dependency do when it is slow or failing.
 //
-// An [Injector] is a [backoff.Guard], a stage like any other. Put it where
-// the dependency would be, inside the stages it is meant to exercise:
+// An [Injector] is a [guard.Guard], a stage like any other: put it in a
+// policy (package github.com/herdsafe/backoff/policy) with policy.Guard,
+// where the dependency would be, inside the stages it is meant to
+// exercise:
 //
-//	policy := backoff.NewPolicy(
-//		backoff.WithRetry(backoff.WithMaxTries(3)),
-//		backoff.WithTimeout(time.Second),
-//		backoff.WithGuard(chaos.New(chaos.Config{
+//	p := policy.New(
+//		policy.Retry(backoff.WithMaxTries(3)),
+//		policy.Timeout(time.Second),
+//		policy.Guard(chaos.New(chaos.Config{
 //			ErrorProbability:   0.1,
 //			InjectedError:      errSynthetic,
 //			LatencyProbability: 0.2,
 //			LatencyDuration:    2 * time.Second,
 //		})),
 //	)
+//
+// On its own, [Injector.Run] runs a function of your own under it.
 //
 // Nothing here is switched on by default or by the environment: a Policy
 // injects faults only if its author put an Injector in it, and a zero
@@ -25,7 +29,7 @@
 // For each call, [Injector.Allow] first waits LatencyDuration with
 // probability LatencyProbability, on the Injector's clock, as a slow
 // dependency would. Then, with probability ErrorProbability, it fails the
-// call with InjectedError, marked with [backoff.Failure]: the function is
+// call with InjectedError, marked with [guard.Failure]: the function is
 // not called, and the stages around the guard handle the error as the
 // call's own failure (a retry stage retries it, a breaker counts it, a
 // fallback replaces it). Otherwise the call goes ahead.

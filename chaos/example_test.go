@@ -7,6 +7,7 @@ import (
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/chaos"
+	"github.com/herdsafe/backoff/policy"
 )
 
 // An Injector inside a retry stage: every attempt fails with the injected
@@ -15,11 +16,11 @@ import (
 func Example() {
 	errSynthetic := errors.New("synthetic failure")
 	injector := chaos.New(chaos.Config{ErrorProbability: 1, InjectedError: errSynthetic})
-	policy := backoff.NewPolicy(
-		backoff.WithRetry(backoff.WithMaxTries(3), backoff.WithBackOff(&backoff.ZeroBackOff{})),
-		backoff.WithGuard(injector),
+	p := policy.New(
+		policy.Retry(backoff.WithMaxTries(3), backoff.WithBackOff(&backoff.ZeroBackOff{})),
+		policy.Guard(injector),
 	)
-	_, err := backoff.Execute(context.Background(), policy, func(context.Context) (string, error) {
+	_, err := policy.Do(context.Background(), p, func(context.Context) (string, error) {
 		return "reached the dependency", nil
 	})
 	var e *backoff.Error
@@ -36,18 +37,18 @@ func Example() {
 // them. The seeded source makes the run the same every time.
 func ExampleNew() {
 	errSynthetic := errors.New("synthetic failure")
-	policy := backoff.NewPolicy(
-		backoff.WithFallback(func(ctx context.Context, err error) (string, error) {
+	p := policy.New(
+		policy.Fallback(func(ctx context.Context, err error) (string, error) {
 			return "cached", nil
 		}),
-		backoff.WithGuard(chaos.New(chaos.Config{
+		policy.Guard(chaos.New(chaos.Config{
 			ErrorProbability: 0.5,
 			InjectedError:    errSynthetic,
 			Rand:             chaos.Seeded(3),
 		})),
 	)
 	for range 6 {
-		v, _ := backoff.Execute(context.Background(), policy, func(context.Context) (string, error) {
+		v, _ := policy.Do(context.Background(), p, func(context.Context) (string, error) {
 			return "fresh", nil
 		})
 		fmt.Print(v, " ")
@@ -57,12 +58,12 @@ func ExampleNew() {
 	// cached fresh fresh cached cached fresh
 }
 
-// Execute wraps a function of your own, outside any Policy, and returns
-// the injected error itself.
-func ExampleInjector_Execute() {
+// Run wraps a function of your own, outside any Policy, and returns the
+// injected error itself.
+func ExampleInjector_Run() {
 	errSynthetic := errors.New("synthetic failure")
 	injector := chaos.New(chaos.Config{ErrorProbability: 1, InjectedError: errSynthetic})
-	err := injector.Execute(context.Background(), func(context.Context) error {
+	err := injector.Run(context.Background(), func(context.Context) error {
 		fmt.Println("not called")
 		return nil
 	})
@@ -76,7 +77,7 @@ func ExampleInjector_Execute() {
 func ExampleInjector_Validate() {
 	injector := chaos.New(chaos.Config{ErrorProbability: 1.5, InjectedError: errors.New("x")})
 	fmt.Println(injector.Validate())
-	err := backoff.NewPolicy(backoff.WithGuard(injector)).Execute(context.Background(), func(context.Context) error { return nil })
+	err := policy.New(policy.Guard(injector)).DoErr(context.Background(), func(context.Context) error { return nil })
 	fmt.Println(errors.Is(err, backoff.ErrInvalidConfiguration))
 	// Output:
 	// backoff: invalid configuration: chaos.Config: ErrorProbability is 1.5, not in [0, 1]

@@ -8,12 +8,13 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
 )
 
-// Injector is a [backoff.Guard] that injects the faults its [Config]
+// Injector is a [guard.Guard] that injects the faults its [Config]
 // describes into the calls it is asked to admit. Make one with [New]; put
-// it in a Policy with [backoff.WithGuard], or call [Injector.Execute]
-// around work of your own.
+// it in a policy with policy.Guard, or call [Injector.Run] around work of
+// your own.
 //
 // An Injector is safe for concurrent use. It keeps no state between calls
 // but its counters, which are atomic: a call that is not injected takes no
@@ -21,15 +22,21 @@ import (
 type Injector struct {
 	cfg   Config // validated, with the defaults filled in
 	err   error  // why cfg cannot be used
+	made  bool   // made by New
 	calls atomic.Uint64
 	errs  atomic.Uint64
 	slow  atomic.Uint64
 }
 
+var (
+	_ guard.Guard     = (*Injector)(nil)
+	_ guard.Validator = (*Injector)(nil)
+)
+
 // Stats are an [Injector]'s counts since it was made.
 type Stats struct {
 	// Calls is how many calls the Injector was asked to admit, by Allow
-	// or Execute, those it refused for an invalid Config included.
+	// or Run, those it refused for an invalid Config included.
 	Calls uint64
 	// InjectedErrors is how many calls failed with the InjectedError.
 	InjectedErrors uint64
@@ -39,10 +46,10 @@ type Stats struct {
 }
 
 // New returns an Injector for cfg. A cfg that [Config.Validate] rejects is
-// kept, not fixed: [Injector.Validate] reports it, [backoff.WithGuard]
-// fails the Policy with it, and every Allow refuses with it.
+// kept, not fixed: [Injector.Validate] reports it, policy.Guard fails the
+// Policy with it, and every Allow refuses with it.
 func New(cfg Config) *Injector {
-	in := &Injector{cfg: cfg, err: cfg.Validate()}
+	in := &Injector{cfg: cfg, err: cfg.Validate(), made: true}
 	if in.cfg.Clock == nil {
 		in.cfg.Clock = clock.New()
 	}
@@ -54,9 +61,10 @@ func New(cfg Config) *Injector {
 
 // Validate reports why the Injector's Config cannot be used, as
 // [Config.Validate] does, or that New did not make the Injector (a zero
-// Injector), or nil. [backoff.WithGuard] calls it.
+// or nil Injector), or nil. It makes the Injector a [guard.Validator]:
+// policy.Guard calls it.
 func (in *Injector) Validate() error {
-	if in.err == nil && in.cfg.Clock == nil {
+	if in == nil || !in.made {
 		return errNotMade
 	}
 	return in.err
@@ -77,49 +85,42 @@ func (in *Injector) Stats() Stats {
 
 // Allow injects the faults of one call, as the package documentation
 // describes: it may wait, and then admits the call or fails it with
-// [backoff.Failure] of the InjectedError. An injected wait that ctx cuts
-// short fails the call with [backoff.Failure] of context.Cause(ctx). An
+// [guard.Failure] of the InjectedError. An injected wait that ctx cuts
+// short fails the call with [guard.Failure] of context.Cause(ctx). An
 // Injector whose Config is invalid, or that New did not make, refuses
 // every call with the error [Injector.Validate] reports; a nil ctx is
 // refused with an error matching [backoff.ErrInvalidConfiguration].
 //
 // Rand is called on the calling goroutine, with no lock held; if it
 // panics, the panic goes on to the caller, and the call was not admitted.
-func (in *Injector) Allow(ctx context.Context, _ backoff.Call) (backoff.Permit, error) {
+func (in *Injector) Allow(ctx context.Context, _ guard.Call) (guard.Permit, error) {
 	if ctx == nil {
-		return backoff.Permit{}, errNilContext
+		return guard.Permit{}, errNilContext
 	}
 	if err := in.Validate(); err != nil {
 		in.calls.Add(1)
-		return backoff.Permit{}, err
+		return guard.Permit{}, err
 	}
 	if err := in.inject(ctx); err != nil {
-		return backoff.Permit{}, backoff.Failure(err)
+		return guard.Permit{}, guard.Failure(err)
 	}
-	return backoff.Permit{}, nil
+	return guard.Permit{}, nil
 }
 
 // Record does nothing: an Injector does not learn from outcomes.
-func (in *Injector) Record(backoff.Permit, backoff.Outcome) {}
+func (in *Injector) Record(guard.Permit, guard.Outcome) {}
 
-// Execute calls fn under the Injector: it injects what Allow would, and
-// calls fn with ctx only if no error was injected. It returns the
-// InjectedError itself (not marked with [backoff.Failure]), the context's
-// cause if an injected wait was cut short, the Config's error if it is
-// invalid, or what fn returned. A nil fn is reported as an error matching
+// Run calls fn under the Injector: it is [guard.Run] with
+// guard.Call{Attempt: 1}. It injects what Allow would, and calls fn with
+// ctx only if no error was injected. It returns the InjectedError itself
+// (not marked with [guard.Failure]), the context's cause if an injected
+// wait was cut short, or what fn returned; an Injector whose Config is
+// invalid, or that New did not make, refuses the call with an error that
+// matches [backoff.ErrRefused] and wraps the error [Injector.Validate]
+// reports. A nil ctx or fn is reported as an error matching
 // [backoff.ErrInvalidConfiguration]. A panic in fn goes on to the caller.
-func (in *Injector) Execute(ctx context.Context, fn func(context.Context) error) error {
-	if ctx == nil || fn == nil {
-		return fmt.Errorf("%w: chaos: Execute was given a nil context or function", backoff.ErrInvalidConfiguration)
-	}
-	if err := in.Validate(); err != nil {
-		in.calls.Add(1)
-		return err
-	}
-	if err := in.inject(ctx); err != nil {
-		return err
-	}
-	return fn(ctx) // Record does nothing: there is nothing to tell it
+func (in *Injector) Run(ctx context.Context, fn func(context.Context) error) error {
+	return guard.Run(ctx, in, guard.Call{Attempt: 1}, fn)
 }
 
 // inject counts a call and injects its faults: it returns the error the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
 )
 
 // draws returns a Rand that returns ds in turn, and a count of the draws
@@ -28,7 +29,7 @@ func draws(t *testing.T, ds ...float64) (func() float64, *int) {
 	}, n
 }
 
-// isFailure reports whether err is err marked with backoff.Failure: it
+// isFailure reports whether err is err marked with guard.Failure: it
 // matches target and is not target itself.
 func isFailure(err, target error) bool { return err != target && errors.Is(err, target) }
 
@@ -59,7 +60,7 @@ func TestAllowDraws(t *testing.T) {
 			var used *int
 			cfg.Rand, used = draws(t, c.draws...)
 			in := New(cfg) // LatencyDuration 0: a delay is counted but takes no time
-			_, err := in.Allow(context.Background(), backoff.Call{Attempt: 1})
+			_, err := in.Allow(context.Background(), guard.Call{Attempt: 1})
 			if c.injected != isFailure(err, errInjected) || (!c.injected && err != nil) {
 				t.Errorf("Allow: %v, want injected=%v", err, c.injected)
 			}
@@ -80,32 +81,6 @@ func TestAllowDraws(t *testing.T) {
 	}
 }
 
-// Retry (3 tries, no wait) around an Injector that fails every call: three
-// attempts, all injected, the function never called, and the call's error
-// says the retries ran out on the injected error.
-func TestInjectedErrorIsRetried(t *testing.T) {
-	in := New(Config{ErrorProbability: 1, InjectedError: errInjected})
-	policy := backoff.NewPolicy(
-		backoff.WithRetry(backoff.WithMaxTries(3), backoff.WithBackOff(&backoff.ZeroBackOff{})),
-		backoff.WithGuard(in),
-	)
-	calls := 0
-	_, err := backoff.Execute(context.Background(), policy, func(context.Context) (int, error) { calls++; return 1, nil })
-	var e *backoff.Error
-	if !errors.As(err, &e) || e.Cause != backoff.ErrExhausted || e.LastErr != errInjected || e.Attempts != 3 {
-		t.Fatalf("err = %+v, want Cause ErrExhausted, LastErr the injected error, 3 attempts", err)
-	}
-	if calls != 0 {
-		t.Errorf("the function was called %d times, want 0", calls)
-	}
-	if got := in.Stats(); got != (Stats{Calls: 3, InjectedErrors: 3}) {
-		t.Errorf("Stats() = %+v, want 3 calls, 3 injected errors", got)
-	}
-	if backoff.IsRefusal(err) {
-		t.Error("IsRefusal reports an injected failure as a refusal")
-	}
-}
-
 // An injected delay waits LatencyDuration on the configured clock, and no
 // longer; the call is then admitted.
 func TestLatencyOnClock(t *testing.T) {
@@ -114,7 +89,7 @@ func TestLatencyOnClock(t *testing.T) {
 		in := New(Config{LatencyProbability: 1, LatencyDuration: time.Second, Clock: clk})
 		done := make(chan error, 1)
 		go func() {
-			_, err := in.Allow(context.Background(), backoff.Call{Attempt: 1})
+			_, err := in.Allow(context.Background(), guard.Call{Attempt: 1})
 			done <- err
 		}()
 		synctest.Wait()
@@ -146,7 +121,7 @@ func TestLatencyCancelled(t *testing.T) {
 		ctx, cancel := context.WithCancelCause(context.Background())
 		done := make(chan error, 1)
 		go func() {
-			_, err := in.Allow(ctx, backoff.Call{Attempt: 1})
+			_, err := in.Allow(ctx, guard.Call{Attempt: 1})
 			done <- err
 		}()
 		synctest.Wait()
@@ -162,7 +137,7 @@ func TestLatencyCancelled(t *testing.T) {
 			t.Errorf("Stats() = %+v, want one delayed call and no injected error", got)
 		}
 		// A context already done starts no timer.
-		if _, err := in.Allow(ctx, backoff.Call{Attempt: 1}); !isFailure(err, cause) {
+		if _, err := in.Allow(ctx, guard.Call{Attempt: 1}); !isFailure(err, cause) {
 			t.Errorf("Allow with a done context: %v, want Failure of its cause", err)
 		}
 		if clk.WaitForAllTimers(); !clk.Now().Equal(now) {
@@ -171,61 +146,27 @@ func TestLatencyCancelled(t *testing.T) {
 	})
 }
 
-// Through a Policy, the caller's cancellation during an injected delay
-// ends the call with the context's cause and the function is not called;
-// an attempt timeout during one is a slow attempt, retried.
-func TestLatencyInPolicy(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		clk := clock.NewMock()
-		in := New(Config{LatencyProbability: 1, LatencyDuration: time.Hour, Clock: clk})
-		calls := 0
-		fn := func(context.Context) error { calls++; return nil }
-
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error, 1)
-		go func() {
-			done <- backoff.NewPolicy(backoff.WithRetry(), backoff.WithGuard(in)).Execute(ctx, fn)
-		}()
-		synctest.Wait()
-		cancel()
-		var e *backoff.Error
-		if err := <-done; !errors.As(err, &e) || e.Cause != context.Canceled || calls != 0 {
-			t.Errorf("cancelled: %+v after %d calls, want Cause context.Canceled and no call", err, calls)
-		}
-
-		policy := backoff.NewPolicy(
-			backoff.WithRetry(backoff.WithMaxTries(2), backoff.WithBackOff(&backoff.ZeroBackOff{})),
-			backoff.WithTimeoutClock(clk, time.Second),
-			backoff.WithGuard(in),
-		)
-		go func() { done <- policy.Execute(context.Background(), fn) }()
-		for range 2 {
-			synctest.Wait()
-			clk.Add(time.Second)
-		}
-		if err := <-done; !errors.As(err, &e) || e.Cause != backoff.ErrExhausted || !errors.Is(e.LastErr, context.DeadlineExceeded) || e.Attempts != 2 || calls != 0 {
-			t.Errorf("attempt timeouts: %+v after %d calls, want 2 attempts, Cause ErrExhausted, LastErr DeadlineExceeded, no call", err, calls)
-		}
-	})
-}
-
-func TestExecute(t *testing.T) {
+func TestRun(t *testing.T) {
 	in := New(Config{ErrorProbability: 1, InjectedError: errInjected})
 	called := false
-	if err := in.Execute(context.Background(), func(context.Context) error { called = true; return nil }); err != errInjected || called {
+	if err := in.Run(context.Background(), func(context.Context) error { called = true; return nil }); err != errInjected || called {
 		t.Errorf("injected: %v (fn called: %v), want the InjectedError itself and fn not called", err, called)
 	}
 	fnErr := errors.New("fn failed")
-	if err := New(Config{}).Execute(context.Background(), func(context.Context) error { called = true; return fnErr }); err != fnErr || !called {
+	if err := New(Config{}).Run(context.Background(), func(context.Context) error { called = true; return fnErr }); err != fnErr || !called {
 		t.Errorf("admitted: %v (fn called: %v), want fn's error", err, called)
 	}
-	if err := New(Config{}).Execute(context.Background(), nil); !errors.Is(err, backoff.ErrInvalidConfiguration) {
+	if err := New(Config{}).Run(context.Background(), nil); !errors.Is(err, backoff.ErrInvalidConfiguration) {
 		t.Errorf("nil fn: %v, want ErrInvalidConfiguration", err)
+	}
+	//lint:ignore SA1012 a nil context is what is being tested
+	if err := New(Config{}).Run(nil, func(context.Context) error { t.Error("fn called"); return nil }); !errors.Is(err, backoff.ErrInvalidConfiguration) {
+		t.Errorf("nil ctx: %v, want ErrInvalidConfiguration", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	slow := New(Config{LatencyProbability: 1, LatencyDuration: time.Hour})
-	if err := slow.Execute(ctx, func(context.Context) error { t.Error("fn called"); return nil }); err != context.Canceled {
+	if err := slow.Run(ctx, func(context.Context) error { t.Error("fn called"); return nil }); err != context.Canceled {
 		t.Errorf("delay cut short: %v, want context.Canceled itself", err)
 	}
 	defer func() {
@@ -233,7 +174,7 @@ func TestExecute(t *testing.T) {
 			t.Errorf("recovered %v, want the panic of fn", v)
 		}
 	}()
-	_ = New(Config{}).Execute(context.Background(), func(context.Context) error { panic("boom") })
+	_ = New(Config{}).Run(context.Background(), func(context.Context) error { panic("boom") })
 }
 
 // Concurrent calls: every call is counted, and every injected error is
@@ -246,11 +187,11 @@ func TestConcurrentCounts(t *testing.T) {
 	for range goroutines {
 		wg.Go(func() {
 			for range each {
-				_, err := in.Allow(context.Background(), backoff.Call{Attempt: 1})
+				_, err := in.Allow(context.Background(), guard.Call{Attempt: 1})
 				switch {
 				case err == nil:
 					admitted.Add(1)
-					in.Record(backoff.Permit{}, backoff.Outcome{})
+					in.Record(guard.Permit{}, guard.Outcome{})
 				case isFailure(err, errInjected):
 					injected.Add(1)
 				default:
@@ -269,7 +210,8 @@ func TestConcurrentCounts(t *testing.T) {
 	}
 }
 
-// A call that is not injected allocates nothing, alone or in a Policy.
+// A call that is not injected allocates nothing (see also the test through
+// a Policy, in policy_test.go).
 func TestAdmitAllocatesNothing(t *testing.T) {
 	ctx := context.Background()
 	miss := func() float64 { return 0.99 }
@@ -284,19 +226,14 @@ func TestAdmitAllocatesNothing(t *testing.T) {
 	}
 	for _, c := range cases {
 		if n := testing.AllocsPerRun(200, func() {
-			p, err := c.in.Allow(ctx, backoff.Call{Attempt: 1})
+			p, err := c.in.Allow(ctx, guard.Call{Attempt: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
-			c.in.Record(p, backoff.Outcome{})
+			c.in.Record(p, guard.Outcome{})
 		}); n != 0 {
 			t.Errorf("%s: %v allocations per admitted call, want 0", c.name, n)
 		}
-	}
-	policy := backoff.NewPolicy(backoff.WithRetry(), backoff.WithGuard(New(Config{ErrorProbability: 0.5, InjectedError: errInjected, Rand: miss})))
-	fn := func(context.Context) (int, error) { return 1, nil }
-	if n := testing.AllocsPerRun(200, func() { _, _ = backoff.Execute(ctx, policy, fn) }); n != 0 {
-		t.Errorf("through a Policy: %v allocations per admitted call, want 0", n)
 	}
 }
 
@@ -306,16 +243,16 @@ func BenchmarkAllowRecord(b *testing.B) {
 	b.Run("serial", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			p, _ := in.Allow(ctx, backoff.Call{Attempt: 1})
-			in.Record(p, backoff.Outcome{})
+			p, _ := in.Allow(ctx, guard.Call{Attempt: 1})
+			in.Record(p, guard.Outcome{})
 		}
 	})
 	b.Run("parallel", func(b *testing.B) {
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
-				p, _ := in.Allow(ctx, backoff.Call{Attempt: 1})
-				in.Record(p, backoff.Outcome{})
+				p, _ := in.Allow(ctx, guard.Call{Attempt: 1})
+				in.Record(p, guard.Outcome{})
 			}
 		})
 	})
@@ -324,8 +261,8 @@ func BenchmarkAllowRecord(b *testing.B) {
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
-				p, _ := def.Allow(ctx, backoff.Call{Attempt: 1})
-				def.Record(p, backoff.Outcome{})
+				p, _ := def.Allow(ctx, guard.Call{Attempt: 1})
+				def.Record(p, guard.Outcome{})
 			}
 		})
 	})
@@ -333,7 +270,7 @@ func BenchmarkAllowRecord(b *testing.B) {
 	b.Run("injected_error", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			_, _ = inj.Allow(ctx, backoff.Call{Attempt: 1})
+			_, _ = inj.Allow(ctx, guard.Call{Attempt: 1})
 		}
 	})
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
 )
 
 // Two Injectors with the same seed inject on the same calls; another seed
@@ -15,7 +15,7 @@ func TestSeededReproducible(t *testing.T) {
 		in := New(Config{ErrorProbability: 0.3, InjectedError: errInjected, LatencyProbability: 0.5, Rand: Seeded(seed)})
 		out := make([]bool, 2000)
 		for i := range out {
-			_, err := in.Allow(context.Background(), backoff.Call{Attempt: 1})
+			_, err := in.Allow(context.Background(), guard.Call{Attempt: 1})
 			out[i] = err != nil
 		}
 		return out

@@ -96,7 +96,8 @@ var ErrPanicked = errors.New("backoff: the call panicked")
 //
 // A refusal returns, without calling fn, an error that matches
 // backoff.ErrRefused and wraps Allow's error (errors.Is finds
-// breaker.ErrCircuitOpen in it); an error Allow marked with Failure is
+// breaker.ErrCircuitOpen in it), a misconfigured guard's
+// ErrInvalidConfiguration included; an error Allow marked with Failure is
 // returned unmarked, as fn's own failure would be. A ctx already done is
 // the guard's to judge: a bulkhead refuses it, a breaker admits it, and fn,
 // which receives ctx, should then return at once.

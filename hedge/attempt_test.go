@@ -8,10 +8,11 @@ import (
 	"testing/synctest"
 
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/policy"
 )
 
 // A panic in an attempt the call waits for is raised again on the
-// caller's goroutine, as a *backoff.PanicError with the attempt's stack,
+// caller's goroutine, as a *policy.PanicError with the attempt's stack,
 // after the other attempts are cancelled.
 func TestPanicReachesCaller(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -22,10 +23,10 @@ func TestPanicReachesCaller(t *testing.T) {
 			}
 			return s.fn(ctx)
 		})
-		o := <-goExecute(context.Background(), New(WithDelay(0), WithMaxAttempts(2)), nil, op)
-		pe, ok := o.panic.(*backoff.PanicError)
+		o := <-goDo(context.Background(), New(WithDelay(0), WithMaxAttempts(2)), nil, op)
+		pe, ok := o.panic.(*policy.PanicError)
 		if !ok || pe.Value != "boom" || len(pe.Stack) == 0 {
-			t.Fatalf("panic %#v, want a *backoff.PanicError of boom with a stack", o.panic)
+			t.Fatalf("panic %#v, want a *policy.PanicError of boom with a stack", o.panic)
 		}
 		synctest.Wait()
 		if cause := context.Cause(s.ctx(2)); cause != ErrCanceled || !s.hasEnded(2) {
@@ -34,16 +35,16 @@ func TestPanicReachesCaller(t *testing.T) {
 	})
 }
 
-// A WithRecover stage in the inner Policy makes a panic an attempt's
+// A policy.Recover stage in the inner Policy makes a panic an attempt's
 // error: the other attempts go on.
 func TestPanicRecoveredByInnerPolicy(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		op := Idempotent(func(ctx context.Context) (string, error) {
 			panic("boom")
 		})
-		inner := backoff.NewPolicy(backoff.WithRecover())
-		v, err := Execute(context.Background(), New(WithDelay(0), WithMaxAttempts(3)), inner, op)
-		var pe *backoff.PanicError
+		inner := policy.New(policy.Recover())
+		v, err := Do(context.Background(), New(WithDelay(0), WithMaxAttempts(3)), inner, op)
+		var pe *policy.PanicError
 		if e := asError(t, err); e.Cause != backoff.ErrExhausted || !errors.As(e.LastErr, &pe) || e.Attempts != 3 || v != "" {
 			t.Errorf("(%q, %+v), want ErrExhausted after 3 attempts, with a *PanicError as LastErr", v, e)
 		}
@@ -64,7 +65,7 @@ func TestPanicAfterCallDropped(t *testing.T) {
 			return "a2", nil
 		})
 		h := New(WithDelay(0), WithMaxAttempts(2))
-		if v, err := Execute(context.Background(), h, nil, op); v != "a2" || err != nil {
+		if v, err := Do(context.Background(), h, nil, op); v != "a2" || err != nil {
 			t.Fatalf("(%q, %v), want a2", v, err)
 		}
 		close(release)
@@ -81,8 +82,8 @@ func TestInnerPolicyPerAttempt(t *testing.T) {
 			tries.Add(1)
 			return 0, errTransient
 		})
-		inner := backoff.NewPolicy(backoff.WithRetry(backoff.WithMaxTries(2), backoff.WithBackOff(&backoff.ZeroBackOff{})))
-		_, err := Execute(context.Background(), New(WithDelay(0), WithMaxAttempts(3)), inner, op)
+		inner := policy.New(policy.Retry(backoff.WithMaxTries(2), backoff.WithBackOff(&backoff.ZeroBackOff{})))
+		_, err := Do(context.Background(), New(WithDelay(0), WithMaxAttempts(3)), inner, op)
 		e := asError(t, err)
 		var last *backoff.Error
 		if e.Cause != backoff.ErrExhausted || e.Attempts != 3 || !errors.As(e.LastErr, &last) || last.Attempts != 2 || tries.Load() != 6 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
 )
 
 // Pitfall 27 (failsafe-go#141): a budget that refuses every hedge
@@ -16,9 +17,9 @@ import (
 func TestBudgetRefusalKeepsPrimary(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clk := clock.NewMock()
-		g := &guard{admit: refuseAll}
+		g := &spyGuard{admit: refuseAll}
 		s := newScript()
-		done := goExecute(context.Background(), New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk), WithBudget(g)), nil, s.op())
+		done := goDo(context.Background(), New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk), WithBudget(g)), nil, s.op())
 		for range 3 {
 			synctest.Wait()
 			clk.Add(delay)
@@ -34,7 +35,7 @@ func TestBudgetRefusalKeepsPrimary(t *testing.T) {
 			t.Fatalf("outcome %+v, want the primary's a1", o)
 		}
 		calls, outcomes, _ := g.snapshot()
-		if want := []backoff.Call{{Attempt: 2}, {Attempt: 3}}; !reflect.DeepEqual(calls, want) {
+		if want := []guard.Call{{Attempt: 2}, {Attempt: 3}}; !reflect.DeepEqual(calls, want) {
 			t.Errorf("the budget was asked %v, want %v", calls, want)
 		}
 		if len(outcomes) != 0 {
@@ -48,9 +49,9 @@ func TestBudgetRefusalKeepsPrimary(t *testing.T) {
 func TestBudgetRecords(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clk := clock.NewMock()
-		g := &guard{admit: admitAll}
+		g := &spyGuard{admit: admitAll}
 		s := newScript()
-		done := goExecute(context.Background(), New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk), WithBudget(g)), nil, s.op())
+		done := goDo(context.Background(), New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk), WithBudget(g)), nil, s.op())
 		for range 2 {
 			synctest.Wait()
 			clk.Add(delay)
@@ -63,14 +64,14 @@ func TestBudgetRecords(t *testing.T) {
 		}
 		synctest.Wait()
 		calls, outcomes, permits := g.snapshot()
-		if want := []backoff.Call{{Attempt: 2}, {Attempt: 3}}; !reflect.DeepEqual(calls, want) {
+		if want := []guard.Call{{Attempt: 2}, {Attempt: 3}}; !reflect.DeepEqual(calls, want) {
 			t.Fatalf("the budget was asked %v, want %v", calls, want)
 		}
 		if len(outcomes) != 2 {
 			t.Fatalf("%d outcomes recorded, want 2: %+v", len(outcomes), outcomes)
 		}
 		// The winner reports first: the loser ends only once cancelled.
-		if outcomes[0] != (backoff.Outcome{}) || permits[0].Token != 2 {
+		if outcomes[0] != (guard.Outcome{}) || permits[0].Token != 2 {
 			t.Errorf("first record %+v with %v, want the winner's success with permit 2", outcomes[0], permits[0])
 		}
 		if o := outcomes[1]; !o.Abandoned || !errors.Is(o.Err, context.Canceled) || permits[1].Token != 1 {
@@ -84,9 +85,9 @@ func TestBudgetRecords(t *testing.T) {
 func TestBudgetRefusalIsCause(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clk := clock.NewMock()
-		g := &guard{admit: func(c backoff.Call) bool { return c.Attempt == 2 }}
+		g := &spyGuard{admit: func(c guard.Call) bool { return c.Attempt == 2 }}
 		s := newScript()
-		done := goExecute(context.Background(), New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk), WithBudget(g)), nil, s.op())
+		done := goDo(context.Background(), New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk), WithBudget(g)), nil, s.op())
 		synctest.Wait()
 		s.answer(1, "", errTransient)
 		clk.Add(delay)
@@ -97,8 +98,9 @@ func TestBudgetRefusalIsCause(t *testing.T) {
 		pending(t, done)
 		s.answer(2, "", errFatal)
 		o := <-done
-		if e := asError(t, o.err); e.Cause != errBudget || e.LastErr != errFatal || e.Attempts != 2 {
-			t.Errorf("err = %+v, want Cause the budget's refusal, LastErr the last failure, 2 attempts", e)
+		if e := asError(t, o.err); !errors.Is(e.Cause, errBudget) || !errors.Is(e.Cause, backoff.ErrRefused) ||
+			e.LastErr != errFatal || e.Attempts != 2 {
+			t.Errorf("err = %+v, want Cause a refusal of the budget's error, LastErr the last failure, 2 attempts", e)
 		}
 		if !errors.Is(o.err, errBudget) {
 			t.Error("errors.Is does not find the budget's refusal")
@@ -111,10 +113,10 @@ func TestBudgetRefusalIsCause(t *testing.T) {
 func TestBudgetWithRetryable(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clk := clock.NewMock()
-		g := &guard{admit: func(c backoff.Call) bool { return c.Attempt != 2 }}
+		g := &spyGuard{admit: func(c guard.Call) bool { return c.Attempt != 2 }}
 		s := newScript()
 		h := New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk), WithBudget(g), WithRetryable(func(error) bool { return true }))
-		done := goExecute(context.Background(), h, nil, s.op())
+		done := goDo(context.Background(), h, nil, s.op())
 		synctest.Wait()
 		s.answer(1, "", errTransient) // attempt 2 is asked for at once, and refused
 		synctest.Wait()
@@ -126,7 +128,7 @@ func TestBudgetWithRetryable(t *testing.T) {
 		if o := <-done; o.v != "a3" || o.err != nil {
 			t.Fatalf("outcome %+v, want a3", o)
 		}
-		if calls, _, _ := g.snapshot(); !reflect.DeepEqual(calls, []backoff.Call{{Attempt: 2}, {Attempt: 3}}) {
+		if calls, _, _ := g.snapshot(); !reflect.DeepEqual(calls, []guard.Call{{Attempt: 2}, {Attempt: 3}}) {
 			t.Errorf("the budget was asked %v", calls)
 		}
 	})

@@ -7,15 +7,17 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/policy"
 )
 
 // call is one hedged call. Its first fields are what the attempts share
-// with the goroutine of Execute, read-only but for state; the others are
-// the bookkeeping of Execute's goroutine alone.
+// with the goroutine of Do, read-only but for state; the others are the
+// bookkeeping of Do's goroutine alone.
 type call[T any] struct {
 	h       *Hedger
 	fn      func(context.Context) (T, error)
-	inner   *backoff.Policy
+	inner   *policy.Policy
 	discard func(T)
 	results chan result[T] // room for every attempt: a send never blocks
 	state   atomic.Int32   // open, won or closed
@@ -31,7 +33,7 @@ type call[T any] struct {
 }
 
 // The states of a call. An attempt that succeeds while the call is open
-// wins it; one that succeeds later discards its result. Execute closes the
+// wins it; one that succeeds later discards its result. Do closes the
 // call when it gives up, so that no attempt wins after.
 const (
 	open int32 = iota
@@ -44,7 +46,7 @@ type result[T any] struct {
 	n     int // the attempt's index, from 0
 	v     T
 	err   error
-	panic *backoff.PanicError
+	panic *policy.PanicError
 }
 
 // run makes the call's attempts and returns its outcome.
@@ -133,11 +135,11 @@ func (c *call[T]) launch(ctx context.Context) {
 	if ctx.Err() != nil {
 		return
 	}
-	var p backoff.Permit
+	var p guard.Permit
 	if n > 0 && c.h.budget != nil {
 		var err error
-		if p, err = c.h.budget.Allow(ctx, backoff.Call{Attempt: n + 1}); err != nil {
-			c.refusal = err
+		if p, err = c.h.budget.Allow(ctx, guard.Call{Attempt: n + 1}); err != nil {
+			c.refusal = refused(err)
 			return
 		}
 	}

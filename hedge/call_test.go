@@ -10,6 +10,7 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/policy"
 )
 
 const delay = 50 * time.Millisecond
@@ -20,7 +21,7 @@ func TestPrimaryAnswersFirst(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clk := clock.NewMock()
 		s := newScript()
-		done := goExecute(context.Background(), New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk)), nil, s.op())
+		done := goDo(context.Background(), New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk)), nil, s.op())
 		synctest.Wait()
 		s.wantStarted(t, 1)
 		s.answer(1, "a1", nil)
@@ -42,7 +43,7 @@ func TestHedgeAfterDelay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clk := clock.NewMock()
 		s := newScript()
-		done := goExecute(context.Background(), New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk)), nil, s.op())
+		done := goDo(context.Background(), New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk)), nil, s.op())
 		synctest.Wait()
 		clk.Add(delay - time.Nanosecond)
 		synctest.Wait()
@@ -59,7 +60,7 @@ func TestHedgeAfterDelay(t *testing.T) {
 			t.Errorf("the loser's context: cause %v (ended: %v), want ErrCanceled and ended", cause, s.hasEnded(1))
 		}
 		if err := s.ctx(2).Err(); err != nil {
-			t.Errorf("the winner's context is done (%v), want it alive after Execute returns", err)
+			t.Errorf("the winner's context is done (%v), want it alive after Do returns", err)
 		}
 		clk.Add(time.Hour)
 		synctest.Wait()
@@ -74,7 +75,7 @@ func TestAllAttemptsFail(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clk := clock.NewMock()
 		s := newScript()
-		done := goExecute(context.Background(), New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk)), nil, s.op())
+		done := goDo(context.Background(), New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk)), nil, s.op())
 		for range 4 {
 			synctest.Wait()
 			clk.Add(delay)
@@ -101,7 +102,7 @@ func TestFailureWaitsForDelay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clk := clock.NewMock()
 		s := newScript()
-		done := goExecute(context.Background(), New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk)), nil, s.op())
+		done := goDo(context.Background(), New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk)), nil, s.op())
 		synctest.Wait()
 		s.answer(1, "", errTransient)
 		synctest.Wait()
@@ -125,7 +126,7 @@ func TestRetryable(t *testing.T) {
 		clk := clock.NewMock()
 		s := newScript()
 		h := New(WithDelay(delay), WithMaxAttempts(4), WithClock(clk), WithRetryable(func(err error) bool { return errors.Is(err, errTransient) }))
-		done := goExecute(context.Background(), h, nil, s.op())
+		done := goDo(context.Background(), h, nil, s.op())
 		synctest.Wait()
 		clk.Add(delay / 2)
 		s.answer(1, "", errTransient)
@@ -156,7 +157,7 @@ func TestRetryable(t *testing.T) {
 func TestZeroDelay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newScript()
-		done := goExecute(context.Background(), New(WithDelay(0), WithMaxAttempts(3)), nil, s.op())
+		done := goDo(context.Background(), New(WithDelay(0), WithMaxAttempts(3)), nil, s.op())
 		synctest.Wait()
 		s.wantStarted(t, 3)
 		s.answer(2, "a2", nil)
@@ -171,11 +172,11 @@ func TestZeroDelay(t *testing.T) {
 func TestCallerContext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newScript()
-		s.ignoreCtx = true // Execute must not wait for the attempts
+		s.ignoreCtx = true // Do must not wait for the attempts
 		cause := errors.New("caller left")
 		ctx, cancel := context.WithCancelCause(context.Background())
 		clk := clock.NewMock()
-		done := goExecute(ctx, New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk)), nil, s.op())
+		done := goDo(ctx, New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk)), nil, s.op())
 		synctest.Wait()
 		clk.Add(delay)
 		synctest.Wait()
@@ -192,7 +193,7 @@ func TestCallerContext(t *testing.T) {
 		}
 		s.answer(2, "", context.Canceled)
 
-		_, err := Execute(ctx, New(WithDelay(delay)), nil, Idempotent(func(context.Context) (string, error) {
+		_, err := Do(ctx, New(WithDelay(delay)), nil, Idempotent(func(context.Context) (string, error) {
 			t.Error("an attempt started under a done context")
 			return "", nil
 		}))
@@ -210,7 +211,7 @@ func TestDiscardLosers(t *testing.T) {
 		s.ignoreCtx = true
 		var discarded []string
 		h := New(WithDelay(0), WithMaxAttempts(3), WithDiscard(func(v string) { discarded = append(discarded, v) }))
-		done := goExecute(context.Background(), h, nil, s.op())
+		done := goDo(context.Background(), h, nil, s.op())
 		synctest.Wait()
 		s.answer(2, "a2", nil)
 		if o := <-done; o.v != "a2" {
@@ -229,14 +230,14 @@ func TestDiscardLosers(t *testing.T) {
 // would be.
 func TestGoexit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		done := goExecute(context.Background(), New(WithDelay(delay), WithMaxAttempts(1)), nil, Idempotent(func(context.Context) (string, error) {
+		done := goDo(context.Background(), New(WithDelay(delay), WithMaxAttempts(1)), nil, Idempotent(func(context.Context) (string, error) {
 			runtime.Goexit()
 			return "", nil
 		}))
 		o := <-done
-		pe, ok := o.panic.(*backoff.PanicError)
+		pe, ok := o.panic.(*policy.PanicError)
 		if !ok || pe.Value != errGoexit {
-			t.Errorf("panic %v, want a *backoff.PanicError of errGoexit", o.panic)
+			t.Errorf("panic %v, want a *policy.PanicError of errGoexit", o.panic)
 		}
 	})
 }

@@ -3,19 +3,21 @@
 // wins; the others are cancelled through their contexts.
 //
 //	h := hedge.New(hedge.WithDelay(50*time.Millisecond), hedge.WithMaxAttempts(3))
-//	v, err := hedge.Execute(ctx, h, inner, hedge.Idempotent(read))
+//	v, err := hedge.Do(ctx, h, inner, hedge.Idempotent(read))
 //
-// Each attempt runs read through the inner [backoff.Policy] (nil: read
-// alone). Stages that must see the whole hedged call, such as a bulkhead
-// or a fallback, go in a Policy around it:
+// Each attempt runs read through the inner [policy.Policy], with
+// [policy.Do] (nil: read alone): a timeout or a breaker for each attempt
+// goes there, as policy.Timeout or policy.Guard. Stages that must see the
+// whole hedged call, such as a bulkhead or a fallback, go in a Policy
+// around it:
 //
-//	v, err := backoff.Execute(ctx, outer, func(ctx context.Context) (T, error) {
-//		return hedge.Execute(ctx, h, inner, hedge.Idempotent(read))
+//	v, err := policy.Do(ctx, outer, func(ctx context.Context) (T, error) {
+//		return hedge.Do(ctx, h, inner, hedge.Idempotent(read))
 //	})
 //
 // # Only for idempotent operations
 //
-// A hedged operation runs more than once, at the same time. [Execute] takes
+// A hedged operation runs more than once, at the same time. [Do] takes
 // an [Op], which only [Idempotent] makes, so that every hedged call site
 // says, in its own words, that the operation may be run so; see [Op] for
 // why the declaration is not carried by the context.
@@ -27,7 +29,7 @@
 // so would move every call's function through every Policy to the heap,
 // and a Policy's calls allocate nothing. Hedging is therefore an entry
 // point of its own that takes a Policy for its attempts, and it allocates
-// (see the Cost section of [Execute]).
+// (see the Cost section of [Do]).
 //
 // # Load
 //

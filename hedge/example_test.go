@@ -9,7 +9,9 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/hedge"
+	"github.com/herdsafe/backoff/policy"
 )
 
 // A hedged read: a second attempt starts if the first has not answered
@@ -19,7 +21,7 @@ func Example() {
 	h := hedge.New(hedge.WithDelay(50*time.Millisecond), hedge.WithMaxAttempts(3))
 	read := func(ctx context.Context) (string, error) { return "value", nil }
 
-	v, err := hedge.Execute(context.Background(), h, nil, hedge.Idempotent(read))
+	v, err := hedge.Do(context.Background(), h, nil, hedge.Idempotent(read))
 	fmt.Println(v, err)
 	// Output:
 	// value <nil>
@@ -28,7 +30,7 @@ func Example() {
 // A slow first attempt: when the delay passes (here on a mock clock, which
 // the first attempt moves itself), a second starts and wins; the first is
 // cancelled with ErrCanceled.
-func ExampleExecute() {
+func ExampleDo() {
 	clk := clock.NewMock()
 	h := hedge.New(hedge.WithDelay(50*time.Millisecond), hedge.WithClock(clk))
 
@@ -45,7 +47,7 @@ func ExampleExecute() {
 		return fmt.Sprintf("from attempt %d", attempt), nil
 	}
 
-	v, err := hedge.Execute(context.Background(), h, nil, hedge.Idempotent(read))
+	v, err := hedge.Do(context.Background(), h, nil, hedge.Idempotent(read))
 	fmt.Println(v, err)
 	fmt.Println("the first attempt:", <-primary)
 	// Output:
@@ -56,18 +58,18 @@ func ExampleExecute() {
 // Hedging composes with policies: each attempt runs through the inner
 // Policy (here, a short retry), and the stages that must see the whole
 // hedged call (here, a fallback) go in a Policy around it.
-func ExampleExecute_policy() {
+func ExampleDo_policy() {
 	errUnavailable := errors.New("unavailable")
 	h := hedge.New(hedge.WithDelay(0), hedge.WithMaxAttempts(2)) // both attempts at once
-	inner := backoff.NewPolicy(backoff.WithRetry(backoff.WithMaxTries(2), backoff.WithBackOff(&backoff.ZeroBackOff{})))
-	outer := backoff.NewPolicy(backoff.WithFallback(func(ctx context.Context, err error) (string, error) {
+	inner := policy.New(policy.Retry(backoff.WithMaxTries(2), backoff.WithBackOff(&backoff.ZeroBackOff{})))
+	outer := policy.New(policy.Fallback(func(ctx context.Context, err error) (string, error) {
 		fmt.Println("hedged call failed:", err)
 		return "stale value", nil
 	}))
 	read := func(ctx context.Context) (string, error) { return "", errUnavailable }
 
-	v, err := backoff.Execute(context.Background(), outer, func(ctx context.Context) (string, error) {
-		return hedge.Execute(ctx, h, inner, hedge.Idempotent(read))
+	v, err := policy.Do(context.Background(), outer, func(ctx context.Context) (string, error) {
+		return hedge.Do(ctx, h, inner, hedge.Idempotent(read))
 	})
 	fmt.Println(v, err)
 	// Output:
@@ -91,7 +93,7 @@ func ExampleWithDiscard() {
 		}
 		return &connection{name: "fast"}, nil
 	}
-	conn, _ := hedge.Execute(context.Background(), h, nil, hedge.Idempotent(open))
+	conn, _ := hedge.Do(context.Background(), h, nil, hedge.Idempotent(open))
 	fmt.Println("using", conn.name)
 	close(release)
 	fmt.Println("closed", <-closed)
@@ -114,7 +116,7 @@ func ExampleWithBudget() {
 		clk.Add(100 * time.Millisecond) // both hedges are due, and refused
 		return "from the first attempt", nil
 	}
-	v, err := hedge.Execute(context.Background(), h, nil, hedge.Idempotent(read))
+	v, err := hedge.Do(context.Background(), h, nil, hedge.Idempotent(read))
 	fmt.Println(v, err)
 	// Output:
 	// from the first attempt <nil>
@@ -123,8 +125,8 @@ func ExampleWithBudget() {
 // spent is a budget with nothing left.
 type spent struct{}
 
-func (spent) Allow(context.Context, backoff.Call) (backoff.Permit, error) {
-	return backoff.Permit{}, errors.New("budget spent")
+func (spent) Allow(context.Context, guard.Call) (guard.Permit, error) {
+	return guard.Permit{}, errors.New("budget spent")
 }
 
-func (spent) Record(backoff.Permit, backoff.Outcome) {}
+func (spent) Record(guard.Permit, guard.Outcome) {}

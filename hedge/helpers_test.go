@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/policy"
 )
 
 var (
@@ -90,15 +92,15 @@ func (s *script) wantStarted(t *testing.T, n int) {
 	}
 }
 
-// outcome is how a call through Execute ended.
+// outcome is how a call through Do ended.
 type outcome struct {
 	v     string
 	err   error
 	panic any
 }
 
-// goExecute calls Execute on a goroutine of its own.
-func goExecute(ctx context.Context, h *Hedger, inner *backoff.Policy, op Op[string]) <-chan outcome {
+// goDo calls Do on a goroutine of its own.
+func goDo(ctx context.Context, h *Hedger, inner *policy.Policy, op Op[string]) <-chan outcome {
 	done := make(chan outcome, 1)
 	go func() {
 		var o outcome
@@ -106,7 +108,7 @@ func goExecute(ctx context.Context, h *Hedger, inner *backoff.Policy, op Op[stri
 			o.panic = recover()
 			done <- o
 		}()
-		o.v, o.err = Execute(ctx, h, inner, op)
+		o.v, o.err = Do(ctx, h, inner, op)
 	}()
 	return done
 }
@@ -131,46 +133,46 @@ func asError(t *testing.T, err error) *backoff.Error {
 	return e
 }
 
-// guard is a test Guard: it admits the calls admit accepts, and records
+// spyGuard is a test Guard: it admits the calls admit accepts, and records
 // what it was asked and told.
-type guard struct {
-	admit  func(backoff.Call) bool
+type spyGuard struct {
+	admit  func(guard.Call) bool
 	refuse error
 
 	mu       sync.Mutex
-	calls    []backoff.Call
-	outcomes []backoff.Outcome
-	permits  []backoff.Permit
+	calls    []guard.Call
+	outcomes []guard.Outcome
+	permits  []guard.Permit
 	next     atomic.Uint64
 }
 
 var errBudget = errors.New("budget exhausted")
 
-func (g *guard) Allow(_ context.Context, c backoff.Call) (backoff.Permit, error) {
+func (g *spyGuard) Allow(_ context.Context, c guard.Call) (guard.Permit, error) {
 	g.mu.Lock()
 	g.calls = append(g.calls, c)
 	g.mu.Unlock()
 	if g.admit != nil && !g.admit(c) {
 		if g.refuse != nil {
-			return backoff.Permit{}, g.refuse
+			return guard.Permit{}, g.refuse
 		}
-		return backoff.Permit{}, errBudget
+		return guard.Permit{}, errBudget
 	}
-	return backoff.Permit{Token: g.next.Add(1)}, nil
+	return guard.Permit{Token: g.next.Add(1)}, nil
 }
 
-func (g *guard) Record(p backoff.Permit, o backoff.Outcome) {
+func (g *spyGuard) Record(p guard.Permit, o guard.Outcome) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.permits = append(g.permits, p)
 	g.outcomes = append(g.outcomes, o)
 }
 
-func (g *guard) snapshot() ([]backoff.Call, []backoff.Outcome, []backoff.Permit) {
+func (g *spyGuard) snapshot() ([]guard.Call, []guard.Outcome, []guard.Permit) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return append([]backoff.Call(nil), g.calls...), append([]backoff.Outcome(nil), g.outcomes...), append([]backoff.Permit(nil), g.permits...)
+	return append([]guard.Call(nil), g.calls...), append([]guard.Outcome(nil), g.outcomes...), append([]guard.Permit(nil), g.permits...)
 }
 
-func refuseAll(backoff.Call) bool { return false }
-func admitAll(backoff.Call) bool  { return true }
+func refuseAll(guard.Call) bool { return false }
+func admitAll(guard.Call) bool  { return true }

@@ -4,7 +4,7 @@ import "context"
 
 // Op is an operation declared idempotent: safe to run several times at
 // once, and to run again after a run that may have taken effect. Hedging
-// runs an operation more than once, so [Execute] takes only an Op, and the
+// runs an operation more than once, so [Do] takes only an Op, and the
 // only way to make one is [Idempotent]: the declaration is at the call site,
 // wrapped around the very function it speaks for, and a call that forgets
 // it does not compile.
@@ -13,7 +13,7 @@ import "context"
 // travels far from where it was marked, and a mark made for one operation
 // would reach every call made under it, non-idempotent ones included.)
 //
-// The zero Op has no function; Execute reports it as
+// The zero Op has no function; Do reports it as
 // [backoff.ErrInvalidConfiguration].
 type Op[T any] struct {
 	fn func(context.Context) (T, error)

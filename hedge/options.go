@@ -6,16 +6,19 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/typednil"
 )
 
 // Hedger is a hedging configuration: how long to wait for an attempt before
 // starting another, and how many attempts a call may make. Make one with
-// [New] and call through it with [Execute]. A Hedger is immutable and safe
+// [New] and call through it with [Do]. A Hedger is immutable and safe
 // for concurrent use: calls through it share nothing but its budget guard,
 // if it has one.
 type Hedger struct {
 	config
-	err error // why the configuration cannot be used
+	err  error // why the configuration cannot be used
+	made bool  // made by New
 }
 
 // config is what the options set.
@@ -25,8 +28,8 @@ type config struct {
 	maxAttempts int
 	clock       clock.Clock
 	classifiers []func(error) bool
-	budget      backoff.Guard
-	discard     any // a func(T), checked against the call's T by Execute
+	budget      guard.Guard
+	discard     any // a func(T), checked against the call's T by Do
 	err         error
 }
 
@@ -56,14 +59,14 @@ func New(opts ...Option) *Hedger {
 	if !c.delaySet {
 		c.fail("WithDelay is required (about the dependency's 95th percentile latency)")
 	}
-	return &Hedger{config: c, err: c.err}
+	return &Hedger{config: c, err: c.err, made: true}
 }
 
 // Validate reports the first option the Hedger could not use, as an error
 // matching [backoff.ErrInvalidConfiguration] that names it, or that New
-// did not make the Hedger (a zero Hedger), or nil.
+// did not make the Hedger (a zero or nil Hedger), or nil.
 func (h *Hedger) Validate() error {
-	if h.err == nil && h.clock == nil {
+	if h == nil || !h.made {
 		return errNotMade
 	}
 	return h.err
@@ -124,13 +127,15 @@ func WithClock(c clock.Clock) Option {
 // Without a classifier a failed attempt ends, and the others go on: the
 // next still starts when the delay passes. Either way some errors are
 // fatal before any classifier is asked, those that stop a retry stage at
-// once: a [backoff.Permanent] error, a [backoff.Pushback] that cancels
-// retries, and, from the inner Policy, an *backoff.Error whose Cause is a
-// guard's refusal ([backoff.IsRefusal]), ErrPermanent, ErrRetriesCanceled
-// or ErrInvalidConfiguration.
+// once: an error that matches [backoff.ErrPermanent] (a
+// [backoff.Permanent] error), [backoff.ErrRetriesCanceled] or
+// [backoff.ErrRefused] (a guard's refusal, as guard.Run returns it), and,
+// from the inner Policy, an *backoff.Error whose Cause is a guard's
+// refusal ([guard.IsRefusal]), ErrPermanent, ErrRetriesCanceled or
+// ErrInvalidConfiguration.
 //
 // Several classifiers add up: an error is retryable if any accepts it.
-// They run on the goroutine that called Execute; a panic in one goes on to
+// They run on the goroutine that called Do; a panic in one goes on to
 // the caller, after the attempts in flight are cancelled. A nil fn is
 // reported as [backoff.ErrInvalidConfiguration].
 func WithRetryable(fn func(error) bool) Option {
@@ -145,7 +150,7 @@ func WithRetryable(fn func(error) bool) Option {
 
 // WithBudget sets a guard, such as a retry budget, that is asked to admit
 // each extra attempt: g.Allow is called with the call's context and
-// backoff.Call{Attempt: k} before attempt k (k ≥ 2; the first attempt is
+// guard.Call{Attempt: k} before attempt k (k ≥ 2; the first attempt is
 // never asked). A refusal suppresses that attempt only: it is not made,
 // the attempts in flight go on (the first among them), and the next one is
 // asked for when the delay passes again. An admitted attempt's outcome is
@@ -153,21 +158,23 @@ func WithRetryable(fn func(error) bool) Option {
 // for an attempt whose context was done by then (a loser cancelled after
 // another won), so that a guard can tell it from a failure.
 //
-// Allow is called on the goroutine that called Execute and should not
+// Allow is called on the goroutine that called Do and should not
 // block: one that does delays the call until it returns. A panic in Allow
 // goes on to the caller; a panic in Record, which runs on an attempt's
 // goroutine, ends the program. If the call ended in failure because
-// attempts were refused, its Cause is the guard's latest refusal.
+// attempts were refused, its Cause is the guard's latest refusal, as
+// guard.Run returns one: an error that matches [backoff.ErrRefused] and
+// wraps the guard's (errors.Is finds budget.ErrBudgetExhausted in it).
 //
-// A nil g, or one whose Validate method reports an error, is reported as
-// [backoff.ErrInvalidConfiguration].
-func WithBudget(g backoff.Guard) Option {
+// A nil g, typed or not, or one that implements [guard.Validator] and
+// reports an error, is reported as [backoff.ErrInvalidConfiguration].
+func WithBudget(g guard.Guard) Option {
 	return func(c *config) {
-		if g == nil {
-			c.fail("WithBudget was given a nil Guard")
+		if g == nil || typednil.Is(g) {
+			c.fail("WithBudget was given a nil guard.Guard")
 			return
 		}
-		if v, ok := g.(interface{ Validate() error }); ok {
+		if v, ok := g.(guard.Validator); ok {
 			if err := v.Validate(); err != nil {
 				if c.err == nil {
 					c.err = fmt.Errorf("%w: hedge: WithBudget was given a Guard that reports: %w", backoff.ErrInvalidConfiguration, err)
@@ -181,12 +188,12 @@ func WithBudget(g backoff.Guard) Option {
 
 // WithDiscard sets a function that releases the result of an attempt that
 // succeeded but lost, such as an *http.Response to close: every successful
-// result is either returned by Execute or passed to fn, exactly once. fn
-// runs on the losing attempt's goroutine, usually after Execute has
+// result is either returned by Do or passed to fn, exactly once. fn
+// runs on the losing attempt's goroutine, usually after Do has
 // returned; a panic in it ends the program, as any goroutine's panic does.
 //
 // fn's argument type must be the call's result type: a Hedger with
-// WithDiscard serves Execute for that type only, and reports any other as
+// WithDiscard serves Do for that type only, and reports any other as
 // [backoff.ErrInvalidConfiguration] before running anything. A nil fn is
 // reported as ErrInvalidConfiguration.
 func WithDiscard[T any](fn func(T)) Option {

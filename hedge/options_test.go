@@ -28,6 +28,7 @@ func TestInvalidConfiguration(t *testing.T) {
 		{"nil_clock", New(WithDelay(delay), WithClock(nil)), Idempotent(okFn), "WithClock"},
 		{"nil_classifier", New(WithDelay(delay), WithRetryable(nil)), Idempotent(okFn), "WithRetryable"},
 		{"nil_budget", New(WithDelay(delay), WithBudget(nil)), Idempotent(okFn), "WithBudget"},
+		{"typed_nil_budget", New(WithDelay(delay), WithBudget((*spyGuard)(nil))), Idempotent(okFn), "WithBudget"},
 		{"invalid_budget", New(WithDelay(delay), WithBudget(invalidGuard{})), Idempotent(okFn), "capacity is 0"},
 		{"nil_discard", New(WithDelay(delay), WithDiscard[string](nil)), Idempotent(okFn), "WithDiscard"},
 		{"discard_type", New(WithDelay(delay), WithDiscard(func(int) {})), Idempotent(okFn), "func(int)"},
@@ -39,7 +40,7 @@ func TestInvalidConfiguration(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			v, err := Execute(context.Background(), c.h, nil, c.op)
+			v, err := Do(context.Background(), c.h, nil, c.op)
 			e := asError(t, err)
 			if !errors.Is(e.Cause, backoff.ErrInvalidConfiguration) || !strings.Contains(e.Cause.Error(), c.says) || e.Attempts != 0 || v != "" {
 				t.Errorf("err = %v, want ErrInvalidConfiguration naming %q, before any attempt", err, c.says)
@@ -50,7 +51,7 @@ func TestInvalidConfiguration(t *testing.T) {
 		})
 	}
 	//lint:ignore SA1012 a nil context is what is being tested
-	if _, err := Execute(nil, New(WithDelay(delay)), nil, Idempotent(okFn)); !errors.Is(err, backoff.ErrInvalidConfiguration) {
+	if _, err := Do(nil, New(WithDelay(delay)), nil, Idempotent(okFn)); !errors.Is(err, backoff.ErrInvalidConfiguration) {
 		t.Errorf("nil context: %v, want ErrInvalidConfiguration", err)
 	}
 	if err := New(WithDelay(0), WithMaxAttempts(1)).Validate(); err != nil {

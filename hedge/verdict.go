@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
 )
 
 // verdict says what the error err of a failed attempt does to the call: a
@@ -24,12 +25,15 @@ func (h *Hedger) verdict(err error) (cause error, now bool) {
 }
 
 // fatal returns the Cause of a call that err ends at once whatever the
-// classifiers say, as it would stop a retry stage at once, or nil.
+// classifiers say, as it would stop a retry stage at once, or nil: a
+// guard's refusal, a Permanent error, a cancellation of retries, or, from
+// the inner Policy, an *backoff.Error that reports one (or an invalid
+// configuration).
 func fatal(err error) error {
 	var e *backoff.Error
 	if errors.As(err, &e) { // the inner Policy's: it has classified the error
 		switch {
-		case backoff.IsRefusal(e),
+		case guard.IsRefusal(e),
 			errors.Is(e.Cause, backoff.ErrPermanent),
 			errors.Is(e.Cause, backoff.ErrRetriesCanceled),
 			errors.Is(e.Cause, backoff.ErrInvalidConfiguration):
@@ -37,12 +41,33 @@ func fatal(err error) error {
 		}
 		return nil
 	}
-	if backoff.IsPermanent(err) {
+	switch {
+	case errors.Is(err, backoff.ErrRefused):
+		return err
+	case errors.Is(err, backoff.ErrPermanent):
 		return backoff.ErrPermanent
-	}
-	var p backoff.Pushback
-	if errors.As(err, &p) && p.CancelAllRetries() {
+	case errors.Is(err, backoff.ErrRetriesCanceled):
 		return backoff.ErrRetriesCanceled
 	}
 	return nil
 }
+
+// refused returns the error of an attempt that the budget guard refused
+// with err, as guard.Run returns a refusal: err itself if it matches
+// backoff.ErrRefused already, else err marked so.
+func refused(err error) error {
+	if errors.Is(err, backoff.ErrRefused) {
+		return err
+	}
+	return &refusal{err: err}
+}
+
+// refusal marks the error of a budget guard that refused an attempt.
+type refusal struct{ err error }
+
+func (r *refusal) Error() string { return r.err.Error() }
+
+func (r *refusal) Unwrap() error { return r.err }
+
+// Is reports that a refusal matches backoff.ErrRefused.
+func (r *refusal) Is(target error) bool { return target == backoff.ErrRefused }

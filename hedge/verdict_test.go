@@ -3,6 +3,7 @@ package hedge
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -10,46 +11,49 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/policy"
 )
 
-// cancelAll is a Pushback that asks for no further attempt.
-type cancelAll struct{}
+// errCancelAll asks for no further attempt, as the other end's "quota
+// exhausted" would.
+var errCancelAll = fmt.Errorf("%w: quota exhausted", backoff.ErrRetriesCanceled)
 
-func (cancelAll) Error() string             { return "quota exhausted" }
-func (cancelAll) RetryAfter() time.Duration { return 0 }
-func (cancelAll) CancelAllRetries() bool    { return true }
+// okErrFn is a function that succeeds.
+func okErrFn(context.Context) error { return nil }
 
 // refuser is a Guard that refuses every call with err.
 type refuser struct{ err error }
 
-func (g refuser) Allow(context.Context, backoff.Call) (backoff.Permit, error) {
-	return backoff.Permit{}, g.err
+func (g refuser) Allow(context.Context, guard.Call) (guard.Permit, error) {
+	return guard.Permit{}, g.err
 }
 
-func (refuser) Record(backoff.Permit, backoff.Outcome) {}
+func (refuser) Record(guard.Permit, guard.Outcome) {}
 
 // Some errors end the call at once without any classifier, as they stop a
 // retry stage at once; the others leave the attempts in flight going.
 func TestFatalWithoutClassifier(t *testing.T) {
 	base := errors.New("bad request")
 	errOpen := errors.New("circuit open")
-	retry2 := backoff.WithRetry(backoff.WithMaxTries(2), backoff.WithBackOff(&backoff.ZeroBackOff{}))
+	retry2 := policy.Retry(backoff.WithMaxTries(2), backoff.WithBackOff(&backoff.ZeroBackOff{}))
 	cases := []struct {
 		name  string
-		inner *backoff.Policy
+		inner *policy.Policy
 		err   error
 		cause error // nil: not fatal
 	}{
 		{"plain", nil, errTransient, nil},
 		{"permanent", nil, backoff.Permanent(base), backoff.ErrPermanent},
 		{"wrapped_permanent", nil, errors.Join(errTransient, backoff.Permanent(base)), backoff.ErrPermanent},
-		{"pushback_cancels", nil, cancelAll{}, backoff.ErrRetriesCanceled},
+		{"retries_canceled", nil, errCancelAll, backoff.ErrRetriesCanceled},
+		{"refusal", nil, guard.Run(context.Background(), refuser{errOpen}, guard.Call{Attempt: 1}, okErrFn), errOpen},
 		{"retry_after", nil, backoff.RetryAfter(time.Second, base), nil},
-		{"inner_exhausted", backoff.NewPolicy(retry2), errTransient, nil},
-		{"inner_permanent", backoff.NewPolicy(retry2), backoff.Permanent(base), backoff.ErrPermanent},
-		{"inner_canceled", backoff.NewPolicy(retry2), cancelAll{}, backoff.ErrRetriesCanceled},
-		{"inner_refusal", backoff.NewPolicy(retry2, backoff.WithGuard(refuser{errOpen})), errTransient, errOpen},
-		{"inner_invalid", backoff.NewPolicy(backoff.WithTimeout(-1)), errTransient, backoff.ErrInvalidConfiguration},
+		{"inner_exhausted", policy.New(retry2), errTransient, nil},
+		{"inner_permanent", policy.New(retry2), backoff.Permanent(base), backoff.ErrPermanent},
+		{"inner_canceled", policy.New(retry2), errCancelAll, backoff.ErrRetriesCanceled},
+		{"inner_refusal", policy.New(retry2, policy.Guard(refuser{errOpen})), errTransient, errOpen},
+		{"inner_invalid", policy.New(policy.Timeout(-1)), errTransient, backoff.ErrInvalidConfiguration},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -65,7 +69,7 @@ func TestFatalWithoutClassifier(t *testing.T) {
 					<-ctx.Done()
 					return "", ctx.Err()
 				})
-				done := goExecute(ctx, New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk)), c.inner, op)
+				done := goDo(ctx, New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk)), c.inner, op)
 				synctest.Wait()
 				if c.cause == nil {
 					pending(t, done)
@@ -109,7 +113,7 @@ func TestClassifiers(t *testing.T) {
 		if cause != c.cause || now != c.now {
 			t.Errorf("verdict(%v) = (%v, %v), want (%v, %v)", c.err, cause, now, c.cause, c.now)
 		}
-		if backoff.IsPermanent(c.err) && len(asked) != 0 {
+		if errors.Is(c.err, backoff.ErrPermanent) && len(asked) != 0 {
 			t.Errorf("the classifier was asked about a permanent error")
 		}
 	}
@@ -126,7 +130,7 @@ func TestClassifierPanics(t *testing.T) {
 		h := New(WithDelay(0), WithMaxAttempts(2),
 			WithRetryable(func(error) bool { panic("classifier") }),
 			WithDiscard(func(v string) { discarded = append(discarded, v) }))
-		done := goExecute(context.Background(), h, nil, s.op())
+		done := goDo(context.Background(), h, nil, s.op())
 		synctest.Wait()
 		s.answer(1, "", errTransient)
 		if o := <-done; o.panic != "classifier" {

@@ -29,15 +29,24 @@
 // against the backend; name the errors that mean "processed" (a not
 // found, an invalid argument) with WithAccepted, so that they count as
 // accepts. A call whose caller gave up (Outcome.Abandoned) and one that a
-// guard inside the Throttle refused (backoff.IsRefusal) count neither
+// guard inside the Throttle refused (guard.IsRefusal) count neither
 // way: they are taken out of the requests too.
 //
-// A Throttle is a [backoff.Guard]. In a Policy, put it inside the retry
-// stage, next to the dependency, so that it counts and sheds every
-// attempt: its rejection then stops the retry stage with Cause
-// ErrThrottled and LastErr the last real error. Outside the retry stage it
-// takes a whole retry loop for one request, and a rejection refuses the
-// call before its first attempt.
+// A Throttle is a [guard.Guard]. In a policy (package
+// github.com/herdsafe/backoff/policy), put it inside the retry stage with
+// policy.Guard, next to the dependency, so that it counts and sheds every
+// attempt:
+//
+//	p := policy.New(
+//		policy.Retry(backoff.WithMaxTries(3)),
+//		policy.Guard(throttle.New()),
+//	)
+//
+// Its rejection then stops the retry stage with a Cause that matches
+// [backoff.ErrRefused] and wraps ErrThrottled, and LastErr the last real
+// error. Outside the retry stage it takes a whole retry loop for one
+// request, and a rejection refuses the call before its first attempt. On
+// its own, [Throttle.Run] runs a function under it.
 //
 // A Throttle is safe for concurrent use. Its counts are a ring of ten
 // atomic slots, a tenth of the window each, on the library's clock

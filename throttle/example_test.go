@@ -8,6 +8,8 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/policy"
 	"github.com/herdsafe/backoff/throttle"
 )
 
@@ -21,23 +23,23 @@ func Example_policy() {
 		throttle.WithClock(clk),
 		throttle.WithRandom(func() float64 { return 0.5 }), // a fixed draw, for a stable output
 	)
-	policy := backoff.NewPolicy(
-		backoff.WithRetry(backoff.WithBackOff(&backoff.ZeroBackOff{}), backoff.WithMaxTries(3)),
-		backoff.WithGuard(th),
+	p := policy.New(
+		policy.Retry(backoff.WithBackOff(&backoff.ZeroBackOff{}), backoff.WithMaxTries(3)),
+		policy.Guard(th),
 	)
 	ctx := context.Background()
 	sent := 0
 	down := func(context.Context) (string, error) { sent++; return "", errOverloaded }
 	for range 20 {
-		_, _ = backoff.Execute(ctx, policy, down)
+		_, _ = policy.Do(ctx, p, down)
 	}
 	s := th.Stats()
 	fmt.Printf("sent %d of %d requests; rejection probability now %.2f\n", sent, s.Requests, s.Probability)
 
-	_, err := backoff.Execute(ctx, policy, down)
+	_, err := policy.Do(ctx, p, down)
 	var e *backoff.Error
 	errors.As(err, &e)
-	fmt.Println("throttled:", errors.Is(e.Cause, throttle.ErrThrottled), "before any attempt:", backoff.IsRefusal(err))
+	fmt.Println("throttled:", errors.Is(e.Cause, throttle.ErrThrottled), "before any attempt:", guard.IsRefusal(err))
 
 	clk.Add(2 * time.Minute) // the outage leaves the window
 	fmt.Printf("two minutes later: %+v\n", th.Stats())
@@ -59,20 +61,20 @@ func ExampleNew() {
 	)
 	ctx := context.Background()
 	for _, err := range []error{nil, errors.New("404 not found"), errOverloaded, errOverloaded, errOverloaded, errOverloaded, errOverloaded} {
-		p, _ := th.Allow(ctx, backoff.Call{Attempt: 1})
-		th.Record(p, backoff.Outcome{Err: err})
+		p, _ := th.Allow(ctx, guard.Call{Attempt: 1})
+		th.Record(p, guard.Outcome{Err: err})
 	}
 	fmt.Printf("%+v\n", th.Stats()) // (7 − 2·2) / 8
-	_, err := th.Allow(ctx, backoff.Call{Attempt: 1})
+	_, err := th.Allow(ctx, guard.Call{Attempt: 1})
 	fmt.Println(err)
 	// Output:
 	// {Requests:7 Accepts:2 Probability:0.375 Rejected:0}
 	// throttle: rejected locally: the backend rejects too many calls
 }
 
-func ExampleThrottle_Execute() {
+func ExampleThrottle_Run() {
 	th := throttle.New(throttle.WithClock(clock.NewMock()))
-	err := th.Execute(context.Background(), func(context.Context) error {
+	err := th.Run(context.Background(), func(context.Context) error {
 		return nil // call the backend
 	})
 	fmt.Println(err, th.Stats())

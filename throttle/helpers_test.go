@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/benbjohnson/clock"
-	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
 )
 
 var (
@@ -41,9 +41,9 @@ func newThrottle(t *testing.T, opts ...Option) (*Throttle, *clock.Mock) {
 
 // call makes one call through th that ends with o, and reports whether it
 // was admitted.
-func call(t *testing.T, th *Throttle, o backoff.Outcome) bool {
+func call(t *testing.T, th *Throttle, o guard.Outcome) bool {
 	t.Helper()
-	p, err := th.Allow(context.Background(), backoff.Call{Attempt: 1})
+	p, err := th.Allow(context.Background(), guard.Call{Attempt: 1})
 	switch {
 	case err == nil:
 		th.Record(p, o)
@@ -60,7 +60,7 @@ func call(t *testing.T, th *Throttle, o backoff.Outcome) bool {
 func load(t *testing.T, th *Throttle, req, acc int) {
 	t.Helper()
 	for i := range req {
-		o := backoff.Outcome{}
+		o := guard.Outcome{}
 		if i >= acc {
 			o.Err = errOverloaded
 		}

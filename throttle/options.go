@@ -125,16 +125,13 @@ func WithClock(c clock.Clock) Option {
 
 // newConfig returns the configuration of the options, over the defaults.
 func newConfig(opts []Option) *config {
-	c := &config{k: DefaultK, window: DefaultWindow, random: rand.Float64}
+	c := &config{k: DefaultK, window: DefaultWindow, random: rand.Float64, clock: clock.New()}
 	for _, o := range opts {
 		if o == nil {
 			c.fail("an Option is nil")
 			continue
 		}
 		o(c)
-	}
-	if c.clock == nil {
-		c.clock = clock.New()
 	}
 	return c
 }

@@ -3,11 +3,13 @@ package throttle
 import (
 	"context"
 	"errors"
-	"github.com/herdsafe/backoff/internal/window"
 	"math"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/window"
 
 	"github.com/herdsafe/backoff"
 )
@@ -44,19 +46,21 @@ func TestInvalidConfiguration(t *testing.T) {
 				t.Fatalf("Validate() = %v, want ErrInvalidConfiguration naming %q", err, tc.want)
 			}
 			for range 3 {
-				if _, aerr := tc.th.Allow(context.Background(), backoff.Call{Attempt: 1}); aerr != err {
+				if _, aerr := tc.th.Allow(context.Background(), guard.Call{Attempt: 1}); aerr != err {
 					t.Fatalf("Allow = %v, want the configuration error", aerr)
 				}
 			}
-			tc.th.Record(backoff.Permit{}, backoff.Outcome{}) // no panic
+			tc.th.Record(guard.Permit{}, guard.Outcome{}) // no panic
 			if s := tc.th.Stats(); s != (Stats{}) {
 				t.Fatalf("Stats = %+v, want zero", s)
 			}
 			ran := false
-			p := backoff.NewPolicy(backoff.WithGuard(tc.th))
-			perr := p.Execute(context.Background(), func(context.Context) error { ran = true; return nil })
-			if ran || !errors.Is(perr, backoff.ErrInvalidConfiguration) {
-				t.Fatalf("Policy.Execute = %v (ran %v), want ErrInvalidConfiguration before running", perr, ran)
+			rerr := guard.Run(context.Background(), tc.th, guard.Call{Attempt: 1}, func(context.Context) error { ran = true; return nil })
+			switch {
+			case ran || !errors.Is(rerr, backoff.ErrInvalidConfiguration):
+				t.Fatalf("guard.Run = %v (ran %v), want ErrInvalidConfiguration before running", rerr, ran)
+			case tc.th != nil && (!errors.Is(rerr, err) || !errors.Is(rerr, backoff.ErrRefused)):
+				t.Fatalf("guard.Run = %v, want a refusal with the configuration error", rerr)
 			}
 		})
 	}
@@ -75,7 +79,7 @@ func TestValidConfigurations(t *testing.T) {
 			if err := th.Validate(); err != nil {
 				t.Fatal(err)
 			}
-			if !call(t, th, backoff.Outcome{}) {
+			if !call(t, th, guard.Outcome{}) {
 				t.Fatal("the first call rejected")
 			}
 		})

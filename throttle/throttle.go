@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/herdsafe/backoff/internal/window"
 	"sync/atomic"
 
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/window"
 )
 
 // The kinds of event the window counts.
@@ -17,14 +18,15 @@ const (
 )
 
 // ErrThrottled is the error of a call that a Throttle rejected locally.
-// Inside a Policy it becomes the Cause of the call's *backoff.Error (of
-// the retry stage it stops, whose LastErr keeps the last real error):
-// match it with errors.Is.
+// Through guard.Run or a policy it comes back wrapped in an error that
+// matches backoff.ErrRefused; inside a policy that error is the Cause of
+// the call's *backoff.Error (of the retry stage it stops, whose LastErr
+// keeps the last real error): match it with errors.Is.
 var ErrThrottled = errors.New("throttle: rejected locally: the backend rejects too many calls")
 
 // A Throttle rejects calls locally, at random, in proportion to the share
 // of recent calls the backend did not accept; see the package
-// documentation for the rule and what counts. It is a [backoff.Guard].
+// documentation for the rule and what counts. It is a [guard.Guard].
 //
 // A Throttle is safe for concurrent use, and is meant to be shared by
 // every call to the same backend. Its zero value is not a throttle: it
@@ -40,6 +42,11 @@ type Throttle struct {
 
 	rejected atomic.Uint64
 }
+
+var (
+	_ guard.Guard     = (*Throttle)(nil)
+	_ guard.Validator = (*Throttle)(nil)
+)
 
 // New returns a Throttle with the options' settings: the book's K = 2
 // (WithK) over the last 2 minutes (WithWindow), a success as the only
@@ -61,8 +68,8 @@ var errZero = fmt.Errorf("%w: throttle: a zero or nil Throttle; make one with Ne
 
 // Validate reports the Throttle's configuration error, if it has one: an
 // error matching backoff.ErrInvalidConfiguration that names the option.
-// backoff.WithGuard calls it, so that a Policy with a bad Throttle fails
-// before it runs anything.
+// It makes the Throttle a [guard.Validator]: policy.Guard calls it, so
+// that a Policy with a bad Throttle fails before it runs anything.
 func (t *Throttle) Validate() error {
 	switch {
 	case t == nil:
@@ -82,9 +89,9 @@ func (t *Throttle) Validate() error {
 // misconfigured Throttle refuses every call with its configuration error.
 // Allow never blocks, and ignores ctx. An admitted call must be reported
 // to Record with the Permit Allow returned.
-func (t *Throttle) Allow(_ context.Context, _ backoff.Call) (backoff.Permit, error) {
+func (t *Throttle) Allow(_ context.Context, _ guard.Call) (guard.Permit, error) {
 	if t == nil || !t.ready {
-		return backoff.Permit{}, t.Validate()
+		return guard.Permit{}, t.Validate()
 	}
 	e := t.w.Epoch()
 	p := t.probability(t.w.Counts(e))
@@ -92,9 +99,9 @@ func (t *Throttle) Allow(_ context.Context, _ backoff.Call) (backoff.Permit, err
 	e = t.w.Add(e, requests)
 	if reject {
 		t.rejected.Add(1)
-		return backoff.Permit{}, ErrThrottled
+		return guard.Permit{}, ErrThrottled
 	}
-	return backoff.Permit{Token: uint64(e)}, nil
+	return guard.Permit{Token: uint64(e)}, nil
 }
 
 // Record reports how a call that Allow admitted ended: a success is an
@@ -105,7 +112,7 @@ func (t *Throttle) Allow(_ context.Context, _ backoff.Call) (backoff.Permit, err
 // is counted with its request, in the slot of the window that was current
 // at Allow, so that the two leave the window together; Record reads no
 // clock.
-func (t *Throttle) Record(p backoff.Permit, o backoff.Outcome) {
+func (t *Throttle) Record(p guard.Permit, o guard.Outcome) {
 	if t == nil || !t.ready {
 		return
 	}
@@ -115,7 +122,7 @@ func (t *Throttle) Record(p backoff.Permit, o backoff.Outcome) {
 		t.w.Remove(e, requests)
 	case o.Err == nil:
 		t.w.Add(e, accepts)
-	case backoff.IsRefusal(o.Err):
+	case guard.IsRefusal(o.Err):
 		t.w.Remove(e, requests)
 	case t.accepted != nil && t.accepted(o.Err):
 		t.w.Add(e, accepts)

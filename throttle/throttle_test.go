@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
 )
 
 // TestProbability checks the rejection probability at exact counts, and
@@ -46,13 +46,13 @@ func TestProbability(t *testing.T) {
 			}
 			// The draw decides against the probability of the counts so far.
 			th.random, _ = fixed(tc.want)
-			if !call(t, th, backoff.Outcome{}) {
+			if !call(t, th, guard.Outcome{}) {
 				t.Fatalf("a draw of exactly %v rejected", tc.want)
 			}
 			th2, _ := newThrottle(t, WithK(tc.k))
 			load(t, th2, tc.req, tc.acc)
 			th2.random, _ = fixed(tc.want - 1e-12)
-			if call(t, th2, backoff.Outcome{}) {
+			if call(t, th2, guard.Outcome{}) {
 				t.Fatalf("a draw just below %v admitted", tc.want)
 			}
 		})
@@ -66,7 +66,7 @@ func TestRejectionCountsAsRequest(t *testing.T) {
 	load(t, th, 4, 0) // probability 4/5
 	th.random, _ = fixed(0)
 	for i := range 6 {
-		if call(t, th, backoff.Outcome{}) {
+		if call(t, th, guard.Outcome{}) {
 			t.Fatalf("call %d admitted under a draw of 0", i)
 		}
 	}
@@ -85,7 +85,7 @@ func TestRandomOnlyWhenNeeded(t *testing.T) {
 	if draws.Load() != 0 {
 		t.Fatalf("%d draws for calls that could not be rejected", draws.Load())
 	}
-	call(t, th, backoff.Outcome{Err: errOverloaded})
+	call(t, th, guard.Outcome{Err: errOverloaded})
 	if draws.Load() != 0 {
 		t.Fatal("a draw at probability 0")
 	}
@@ -98,16 +98,16 @@ func TestAccepts(t *testing.T) {
 	cases := []struct {
 		name     string
 		opts     []Option
-		o        backoff.Outcome
+		o        guard.Outcome
 		req, acc uint64
 	}{
-		{"success", nil, backoff.Outcome{}, 1, 1},
-		{"error", nil, backoff.Outcome{Err: errOverloaded}, 1, 0},
-		{"error_not_accepted_by_default", nil, backoff.Outcome{Err: errNotFound}, 1, 0},
-		{"classified_accepted", []Option{onlyNotFound}, backoff.Outcome{Err: fmt.Errorf("get: %w", errNotFound)}, 1, 1},
-		{"classified_not_accepted", []Option{onlyNotFound}, backoff.Outcome{Err: errOverloaded}, 1, 0},
-		{"abandoned_error", nil, backoff.Outcome{Err: errOverloaded, Abandoned: true}, 0, 0},
-		{"abandoned_success", nil, backoff.Outcome{Abandoned: true}, 0, 0},
+		{"success", nil, guard.Outcome{}, 1, 1},
+		{"error", nil, guard.Outcome{Err: errOverloaded}, 1, 0},
+		{"error_not_accepted_by_default", nil, guard.Outcome{Err: errNotFound}, 1, 0},
+		{"classified_accepted", []Option{onlyNotFound}, guard.Outcome{Err: fmt.Errorf("get: %w", errNotFound)}, 1, 1},
+		{"classified_not_accepted", []Option{onlyNotFound}, guard.Outcome{Err: errOverloaded}, 1, 0},
+		{"abandoned_error", nil, guard.Outcome{Err: errOverloaded, Abandoned: true}, 0, 0},
+		{"abandoned_success", nil, guard.Outcome{Abandoned: true}, 0, 0},
 		{"inner_refusal", nil, refusal, 0, 0},
 		{"classifier_not_asked_for_refusal", []Option{WithAccepted(func(error) bool { return true })}, refusal, 0, 0},
 	}
@@ -123,51 +123,53 @@ func TestAccepts(t *testing.T) {
 }
 
 // refusalOutcome returns the Outcome a guard sees when a guard inside it
-// refused the call, as a Policy makes it.
-func refusalOutcome(t *testing.T) backoff.Outcome {
+// refused the call, as guard.Run (and so a policy) makes it.
+func refusalOutcome(t *testing.T) guard.Outcome {
 	t.Helper()
-	var got backoff.Outcome
-	spy := &spyGuard{record: func(o backoff.Outcome) { got = o }}
+	var got guard.Outcome
+	spy := &spyGuard{record: func(o guard.Outcome) { got = o }}
 	inner, _ := newThrottle(t)
 	load(t, inner, 1, 0)
 	inner.random, _ = fixed(0)
-	p := backoff.NewPolicy(backoff.WithGuard(spy), backoff.WithGuard(inner))
-	_ = p.Execute(t.Context(), func(context.Context) error { return nil })
-	if !backoff.IsRefusal(got.Err) {
+	c := guard.Call{Attempt: 1}
+	_ = guard.Run(t.Context(), spy, c, func(ctx context.Context) error {
+		return guard.Run(ctx, inner, c, func(context.Context) error { return nil })
+	})
+	if !guard.IsRefusal(got.Err) {
 		t.Fatalf("the spy recorded %v, want a refusal", got.Err)
 	}
 	return got
 }
 
 // spyGuard admits everything and hands each Outcome to record.
-type spyGuard struct{ record func(backoff.Outcome) }
+type spyGuard struct{ record func(guard.Outcome) }
 
-func (s *spyGuard) Allow(context.Context, backoff.Call) (backoff.Permit, error) {
-	return backoff.Permit{}, nil
+func (s *spyGuard) Allow(context.Context, guard.Call) (guard.Permit, error) {
+	return guard.Permit{}, nil
 }
 
-func (s *spyGuard) Record(_ backoff.Permit, o backoff.Outcome) { s.record(o) }
+func (s *spyGuard) Record(_ guard.Permit, o guard.Outcome) { s.record(o) }
 
 // TestAbandonedAcrossSlots checks that an abandoned call takes back its
 // request from the slot it was counted in, even after the clock moved on,
 // and not from a later one.
 func TestAbandonedAcrossSlots(t *testing.T) {
 	th, clk := newThrottle(t) // 12 s slots
-	p, err := th.Allow(t.Context(), backoff.Call{})
+	p, err := th.Allow(t.Context(), guard.Call{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	clk.Add(30 * time.Second)
 	load(t, th, 3, 0)
-	th.Record(p, backoff.Outcome{Err: errOverloaded, Abandoned: true})
+	th.Record(p, guard.Outcome{Err: errOverloaded, Abandoned: true})
 	if s := th.Stats(); s.Requests != 3 {
 		t.Fatalf("Stats = %+v, want the 3 later requests", s)
 	}
 	// Once its slot has left the window, there is nothing to take back.
-	p, _ = th.Allow(t.Context(), backoff.Call{})
+	p, _ = th.Allow(t.Context(), guard.Call{})
 	clk.Add(2 * time.Minute)
 	load(t, th, 2, 0)
-	th.Record(p, backoff.Outcome{Abandoned: true})
+	th.Record(p, guard.Outcome{Abandoned: true})
 	if s := th.Stats(); s.Requests != 2 {
 		t.Fatalf("Stats = %+v, want the 2 requests of the new window", s)
 	}
@@ -178,12 +180,12 @@ func TestAbandonedAcrossSlots(t *testing.T) {
 // window together.
 func TestAcceptCountedWithRequest(t *testing.T) {
 	th, clk := newThrottle(t) // 2 min window, 12 s slots
-	p, err := th.Allow(t.Context(), backoff.Call{})
+	p, err := th.Allow(t.Context(), guard.Call{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	clk.Add(50 * time.Second) // a slow call
-	th.Record(p, backoff.Outcome{})
+	th.Record(p, guard.Outcome{})
 	if s := th.Stats(); s.Requests != 1 || s.Accepts != 1 {
 		t.Fatalf("Stats = %+v, want 1 request, 1 accept", s)
 	}
@@ -203,7 +205,7 @@ func TestClassifierPanics(t *testing.T) {
 				t.Fatalf("recovered %v, want the classifier's panic", r)
 			}
 		}()
-		call(t, th, backoff.Outcome{Err: errNotFound})
+		call(t, th, guard.Outcome{Err: errNotFound})
 	}()
 	if s := th.Stats(); s.Requests != 1 || s.Accepts != 0 {
 		t.Fatalf("Stats = %+v, want 1 request, 0 accepts", s)
@@ -222,7 +224,7 @@ func TestRandomPanics(t *testing.T) {
 				t.Fatalf("recovered %v, want the source's panic", r)
 			}
 		}()
-		_, _ = th.Allow(t.Context(), backoff.Call{})
+		_, _ = th.Allow(t.Context(), guard.Call{})
 	}()
 	if s := th.Stats(); s.Requests != 2 || s.Rejected != 0 {
 		t.Fatalf("Stats = %+v, want the 2 requests before", s)
@@ -235,15 +237,15 @@ func TestRandomPanics(t *testing.T) {
 func TestDefaultRandom(t *testing.T) {
 	th := New(WithClock(newMock()))
 	for range 10 {
-		p, err := th.Allow(t.Context(), backoff.Call{})
+		p, err := th.Allow(t.Context(), guard.Call{})
 		if err == nil {
-			th.Record(p, backoff.Outcome{Err: errOverloaded})
+			th.Record(p, guard.Outcome{Err: errOverloaded})
 		}
 	}
 	rejected := 0
 	const n = 2000
 	for range n {
-		if _, err := th.Allow(t.Context(), backoff.Call{}); err != nil {
+		if _, err := th.Allow(t.Context(), guard.Call{}); err != nil {
 			rejected++
 		}
 	}
@@ -289,7 +291,7 @@ func TestRecovery(t *testing.T) {
 	load(t, th, 20, 20)
 	admitted := 0
 	for range 100 { // the backend is down: every admitted call fails
-		if call(t, th, backoff.Outcome{Err: errOverloaded}) {
+		if call(t, th, guard.Outcome{Err: errOverloaded}) {
 			admitted++
 		}
 	}
@@ -307,7 +309,7 @@ func TestRecovery(t *testing.T) {
 		t.Fatalf("a window later: Stats = %+v, want an empty window", s)
 	}
 	for i := range 50 {
-		if !call(t, th, backoff.Outcome{}) {
+		if !call(t, th, guard.Outcome{}) {
 			t.Fatalf("call %d rejected after recovery", i)
 		}
 	}
@@ -321,12 +323,12 @@ func TestConcurrent(t *testing.T) {
 	for g := range goroutines {
 		wg.Go(func() {
 			for i := range each {
-				p, err := th.Allow(context.Background(), backoff.Call{Attempt: 1})
+				p, err := th.Allow(context.Background(), guard.Call{Attempt: 1})
 				if err != nil {
 					t.Error(err)
 					return
 				}
-				var o backoff.Outcome
+				var o guard.Outcome
 				switch {
 				case g%2 == 1:
 					o.Err = errOverloaded
@@ -356,7 +358,7 @@ func TestConcurrentRejections(t *testing.T) {
 	for range goroutines {
 		wg.Go(func() {
 			for range each {
-				_, _ = th.Allow(context.Background(), backoff.Call{})
+				_, _ = th.Allow(context.Background(), guard.Call{})
 			}
 		})
 	}
@@ -366,65 +368,25 @@ func TestConcurrentRejections(t *testing.T) {
 	}
 }
 
-// TestPolicyCause checks a Throttle inside a retry stage: its rejection
-// stops the stage with Cause ErrThrottled, and LastErr keeps the real
-// error.
-func TestPolicyCause(t *testing.T) {
-	th, _ := newThrottle(t, WithRandom(func() float64 { return 0.4 }))
-	p := backoff.NewPolicy(
-		backoff.WithRetry(backoff.WithBackOff(&backoff.ZeroBackOff{}), backoff.WithMaxTries(5)),
-		backoff.WithGuard(th),
-	)
-	calls := 0
-	_, err := backoff.Execute(t.Context(), p, func(context.Context) (int, error) {
-		calls++
-		return 0, errOverloaded
-	})
-	var e *backoff.Error
-	if !errors.As(err, &e) || !errors.Is(e.Cause, ErrThrottled) || e.LastErr != errOverloaded {
-		t.Fatalf("err = %+v; want Cause ErrThrottled, LastErr errOverloaded", err)
-	}
-	// Attempt 1 at probability 0, attempt 2 at 1/2: rejected by 0.4.
-	if calls != 1 {
-		t.Fatalf("calls = %d, want 1", calls)
-	}
-	if s := th.Stats(); s.Requests != 2 || s.Accepts != 0 || s.Rejected != 1 {
-		t.Fatalf("Stats = %+v", s)
-	}
-}
-
-// TestPolicyFirstAttemptRejected checks that a Throttle rejects first
-// attempts too: outside any retry stage, a rejection is a refusal the
-// dependency never saw.
-func TestPolicyFirstAttemptRejected(t *testing.T) {
-	th, _ := newThrottle(t, WithRandom(func() float64 { return 0 }))
-	load(t, th, 1, 0)
-	ran := false
-	err := backoff.NewPolicy(backoff.WithGuard(th)).Execute(t.Context(), func(context.Context) error { ran = true; return nil })
-	if ran || !errors.Is(err, ErrThrottled) || !backoff.IsRefusal(err) {
-		t.Fatalf("err = %v, ran = %v; want a refusal with ErrThrottled before running", err, ran)
-	}
-}
-
 // TestSuccessPathAllocs checks that an admitted success allocates nothing,
 // and neither does a draw at a probability above 0.
 func TestSuccessPathAllocs(t *testing.T) {
 	ctx := context.Background()
 	th := New()
 	allocs := testing.AllocsPerRun(1000, func() {
-		p, err := th.Allow(ctx, backoff.Call{Attempt: 1})
+		p, err := th.Allow(ctx, guard.Call{Attempt: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		th.Record(p, backoff.Outcome{})
+		th.Record(p, guard.Outcome{})
 	})
 	if allocs != 0 {
 		t.Errorf("success: %v allocs, want 0", allocs)
 	}
 	failing := New()
 	allocs = testing.AllocsPerRun(1000, func() {
-		if p, err := failing.Allow(ctx, backoff.Call{Attempt: 1}); err == nil {
-			failing.Record(p, backoff.Outcome{Err: errOverloaded})
+		if p, err := failing.Allow(ctx, guard.Call{Attempt: 1}); err == nil {
+			failing.Record(p, guard.Outcome{Err: errOverloaded})
 		}
 	})
 	if allocs != 0 {
@@ -438,8 +400,8 @@ func BenchmarkSuccess(b *testing.B) {
 		th := New()
 		b.ReportAllocs()
 		for b.Loop() {
-			p, _ := th.Allow(ctx, backoff.Call{Attempt: 1})
-			th.Record(p, backoff.Outcome{})
+			p, _ := th.Allow(ctx, guard.Call{Attempt: 1})
+			th.Record(p, guard.Outcome{})
 		}
 	})
 	b.Run("parallel", func(b *testing.B) {
@@ -447,8 +409,8 @@ func BenchmarkSuccess(b *testing.B) {
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
-				p, _ := th.Allow(ctx, backoff.Call{Attempt: 1})
-				th.Record(p, backoff.Outcome{})
+				p, _ := th.Allow(ctx, guard.Call{Attempt: 1})
+				th.Record(p, guard.Outcome{})
 			}
 		})
 	})
@@ -461,19 +423,8 @@ func BenchmarkOverloaded(b *testing.B) {
 	th := New()
 	b.ReportAllocs()
 	for b.Loop() {
-		if p, err := th.Allow(ctx, backoff.Call{Attempt: 1}); err == nil {
-			th.Record(p, backoff.Outcome{Err: errOverloaded})
+		if p, err := th.Allow(ctx, guard.Call{Attempt: 1}); err == nil {
+			th.Record(p, guard.Outcome{Err: errOverloaded})
 		}
-	}
-}
-
-// BenchmarkPolicy measures a successful call through a Policy with a
-// Throttle inside its retry stage.
-func BenchmarkPolicy(b *testing.B) {
-	ctx := context.Background()
-	p := backoff.NewPolicy(backoff.WithRetry(), backoff.WithGuard(New()))
-	b.ReportAllocs()
-	for b.Loop() {
-		_ = p.Execute(ctx, func(context.Context) error { return nil })
 	}
 }

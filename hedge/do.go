@@ -6,6 +6,7 @@ import (
 	"reflect"
 
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/policy"
 )
 
 // ErrCanceled is the cause of an attempt's context once the call no longer
@@ -13,26 +14,25 @@ import (
 // call ended. An attempt's function sees it with context.Cause.
 var ErrCanceled = errors.New("hedge: attempt no longer needed")
 
-// Execute runs op, hedged as h says: it starts the first attempt at once,
-// and another each time the delay passes with no attempt answered, up to
-// h's maximum; each attempt runs op through the inner Policy, as
-// [backoff.Execute] does (a nil inner runs op alone). Stages that must see
-// the whole hedged call, such as a bulkhead or a fallback, go in a Policy
-// around Execute; stages for each attempt, such as a timeout or a breaker,
-// go in inner.
+// Do runs op, hedged as h says: it starts the first attempt at once, and
+// another each time the delay passes with no attempt answered, up to h's
+// maximum; each attempt runs op through the inner Policy, as [policy.Do]
+// does (a nil inner runs op alone). Stages that must see the whole hedged
+// call, such as a bulkhead or a fallback, go in a Policy around Do; stages
+// for each attempt, such as a timeout or a breaker, go in inner.
 //
-// Execute returns as soon as an attempt succeeds, with its result; the
-// other attempts are cancelled through their contexts (whose cause is
+// Do returns as soon as an attempt succeeds, with its result; the other
+// attempts are cancelled through their contexts (whose cause is
 // [ErrCanceled]), and a loser that succeeds anyway has its result passed to
 // the [WithDiscard] function. It does not wait for them: an attempt that
 // honours its context returns soon after, and its goroutine ends; one that
 // ignores its context runs until it returns. The winner's context is not
-// cancelled, so that a result read after Execute returns (an HTTP
-// response's body) can still be read; it ends when ctx ends, and until
-// then it stays attached to ctx, as any context derived from ctx does:
-// hedge under a context that ends, such as a request's, not one that
-// outlives many calls. A guard in inner (a breaker) sees a loser's
-// cancelled call as Abandoned, not as a failure of the dependency.
+// cancelled, so that a result read after Do returns (an HTTP response's
+// body) can still be read; it ends when ctx ends, and until then it stays
+// attached to ctx, as any context derived from ctx does: hedge under a
+// context that ends, such as a request's, not one that outlives many
+// calls. A guard in inner (a breaker) sees a loser's cancelled call as
+// Abandoned, not as a failure of the dependency.
 //
 // A call that fails returns the zero value and a *backoff.Error whose
 // Attempts is the number of attempts made and whose LastErr is the error of
@@ -43,32 +43,33 @@ var ErrCanceled = errors.New("hedge: attempt no longer needed")
 //   - backoff.ErrExhausted: every attempt h allows was made and failed;
 //   - the budget guard's refusal (see [WithBudget]), if it suppressed an
 //     attempt of a call whose attempts then all failed;
-//   - context.Cause(ctx), when ctx is done: Execute returns at once;
+//   - context.Cause(ctx), when ctx is done: Do returns at once;
 //   - for a fatal error (see [WithRetryable]), which ends the call at once:
-//     backoff.ErrPermanent, backoff.ErrRetriesCanceled, or the Cause of the
-//     inner Policy's error (a guard's refusal, ErrPermanent...);
+//     backoff.ErrPermanent, backoff.ErrRetriesCanceled, a guard's refusal
+//     (an error matching backoff.ErrRefused), or the Cause of the inner
+//     Policy's error (a guard's refusal, ErrPermanent...);
 //   - an error matching backoff.ErrInvalidConfiguration, before anything
 //     runs, for a nil or invalid h, a nil ctx, a zero Op, or a [WithDiscard]
 //     function for another type.
 //
-// Like the core's entry points, Execute starts nothing once ctx is done.
+// Like the core's entry points, Do starts nothing once ctx is done.
 //
 // # Panics
 //
 // A panic in an attempt is recovered on the attempt's goroutine. If the
-// call is still waiting for that attempt, Execute cancels the others and
-// panics on the caller's goroutine with a *backoff.PanicError that holds
-// the value and the attempt's stack (put a backoff.WithRecover stage in
-// inner to have panics handled as errors instead). If the call has already
+// call is still waiting for that attempt, Do cancels the others and
+// panics on the caller's goroutine with a *policy.PanicError that holds
+// the value and the attempt's stack (put a policy.Recover stage in inner
+// to have panics handled as errors instead). If the call has already
 // returned, nobody is left to receive it and it is dropped.
 //
 // # Cost
 //
 // Every attempt runs on a goroutine of its own, the first included, so that
-// Execute can return the moment any attempt succeeds: a call allocates (the
+// Do can return the moment any attempt succeeds: a call allocates (the
 // goroutines, their contexts, a channel, the timer), unlike a Policy's
 // calls. That is why hedging is not a Policy stage.
-func Execute[T any](ctx context.Context, h *Hedger, inner *backoff.Policy, op Op[T]) (T, error) {
+func Do[T any](ctx context.Context, h *Hedger, inner *policy.Policy, op Op[T]) (T, error) {
 	var zero T
 	discard, err := check[T](ctx, h, op)
 	if err != nil {
@@ -92,13 +93,13 @@ func Execute[T any](ctx context.Context, h *Hedger, inner *backoff.Policy, op Op
 func check[T any](ctx context.Context, h *Hedger, op Op[T]) (func(T), error) {
 	switch {
 	case h == nil:
-		return nil, invalid("Execute was given a nil *Hedger")
+		return nil, invalid("Do was given a nil *Hedger")
 	case h.Validate() != nil:
 		return nil, h.Validate()
 	case ctx == nil:
-		return nil, invalid("Execute was given a nil context")
+		return nil, invalid("Do was given a nil context")
 	case op.fn == nil:
-		return nil, invalid("Execute was given an Op with no function; make one with Idempotent")
+		return nil, invalid("Do was given an Op with no function; make one with Idempotent")
 	case h.discard == nil:
 		return nil, nil
 	}

@@ -9,7 +9,8 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/policy"
 	"go.uber.org/goleak"
 )
 
@@ -26,25 +27,25 @@ func TestNoGoroutineLeft(t *testing.T) {
 		return 0, ctx.Err()
 	})
 	h := New(WithDelay(0), WithMaxAttempts(3))
-	if v, err := Execute(context.Background(), h, nil, op); v != 3 || err != nil {
+	if v, err := Do(context.Background(), h, nil, op); v != 3 || err != nil {
 		t.Fatalf("(%d, %v), want the third attempt's 3", v, err)
 	}
-	// The caller cancels: Execute returns, and the attempts end.
+	// The caller cancels: Do returns, and the attempts end.
 	n.Store(-10)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { _, err := Execute(ctx, h, nil, op); done <- err }()
+	go func() { _, err := Do(ctx, h, nil, op); done <- err }()
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 }
 
-// The winner's context is left alive by Execute and ends with the caller's.
+// The winner's context is left alive by Do and ends with the caller's.
 func TestWinnerContextEndsWithCaller(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var got context.Context
-	_, err := Execute(ctx, New(WithDelay(0), WithMaxAttempts(1)), nil, Idempotent(func(ctx context.Context) (int, error) {
+	_, err := Do(ctx, New(WithDelay(0), WithMaxAttempts(1)), nil, Idempotent(func(ctx context.Context) (int, error) {
 		got = ctx
 		return 1, nil
 	}))
@@ -65,7 +66,7 @@ func TestConcurrentCalls(t *testing.T) {
 		const goroutines, each, attempts = 16, 50, 3
 		var discarded atomic.Int64
 		var admitted atomic.Int64
-		g := &guard{admit: func(backoff.Call) bool { return admitted.Add(1)%2 == 0 }}
+		g := &spyGuard{admit: func(guard.Call) bool { return admitted.Add(1)%2 == 0 }}
 		h := New(WithDelay(0), WithMaxAttempts(attempts), WithBudget(g), WithDiscard(func(int) { discarded.Add(1) }))
 		var made atomic.Int64
 		op := Idempotent(func(ctx context.Context) (int, error) { // ignores its context
@@ -76,7 +77,7 @@ func TestConcurrentCalls(t *testing.T) {
 		for range goroutines {
 			wg.Go(func() {
 				for range each {
-					if v, err := Execute(context.Background(), h, nil, op); v != 1 || err != nil {
+					if v, err := Do(context.Background(), h, nil, op); v != 1 || err != nil {
 						t.Errorf("(%d, %v), want success", v, err)
 					}
 				}
@@ -100,7 +101,7 @@ func TestConcurrentCalls(t *testing.T) {
 	})
 }
 
-func BenchmarkExecute(b *testing.B) {
+func BenchmarkDo(b *testing.B) {
 	ctx := context.Background()
 	fast := Idempotent(func(context.Context) (int, error) { return 1, nil })
 	var n atomic.Int64
@@ -113,31 +114,31 @@ func BenchmarkExecute(b *testing.B) {
 	})
 	h := New(WithDelay(time.Second)) // the primary always answers first
 	all := New(WithDelay(0), WithMaxAttempts(2))
-	inner := backoff.NewPolicy(backoff.WithRetry())
+	inner := policy.New(policy.Retry())
 	b.Run("primary_wins", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			_, _ = Execute(ctx, h, nil, fast)
+			_, _ = Do(ctx, h, nil, fast)
 		}
 	})
 	b.Run("primary_wins_inner_policy", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			_, _ = Execute(ctx, h, inner, fast)
+			_, _ = Do(ctx, h, inner, fast)
 		}
 	})
 	b.Run("primary_wins_parallel", func(b *testing.B) {
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
-				_, _ = Execute(ctx, h, nil, fast)
+				_, _ = Do(ctx, h, nil, fast)
 			}
 		})
 	})
 	b.Run("two_attempts_one_cancelled", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			_, _ = Execute(ctx, all, nil, second)
+			_, _ = Do(ctx, all, nil, second)
 		}
 	})
 }
