@@ -8,6 +8,8 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/policy"
 )
 
 // Scenario names what the simulated clients try to do. See [OCC],
@@ -66,8 +68,8 @@ const (
 	// DefaultRate is how many user calls one client starts per second.
 	DefaultRate = 20
 	// DefaultTries is how many attempts a user call makes at most, as in a
-	// retry stage (backoff.DefaultRetryMaxTries).
-	DefaultTries = backoff.DefaultRetryMaxTries
+	// retry stage (policy.DefaultMaxTries).
+	DefaultTries = policy.DefaultMaxTries
 	// DefaultWarmup, DefaultDown, DefaultDegraded and DefaultHealthy are
 	// the lengths of the phases.
 	DefaultWarmup   = 2 * time.Minute
@@ -137,11 +139,11 @@ type Config struct {
 	// per client, and must not return the same stateful BackOff twice.
 	//
 	// Simulate owns the randomness of the library's own BackOffs: when
-	// NewBackOff returns a *backoff.ExponentialBackOff, Simulate gives it
-	// a random source of its own, seeded from Seed and the client's
-	// number, in place of any it had (as backoff.WithRandom would). That
-	// is what makes a Result repeatable. A BackOff of another type must be
-	// deterministic itself for the Result to be.
+	// NewBackOff returns a *backoff.ExponentialBackOff, Simulate sets its
+	// Random field to a random source of its own, seeded from Seed and the
+	// client's number, in place of any it had. That is what makes a Result
+	// repeatable. A BackOff of another type must be deterministic itself
+	// for the Result to be.
 	//
 	// In the Outage scenario NewBackOff is the BackOff of the retry loop
 	// of one user call: a client calls it whenever it starts a user call
@@ -150,8 +152,8 @@ type Config struct {
 	NewBackOff func() backoff.BackOff
 	// NewGuards, for the Outage scenario, returns the guards of one
 	// client, outermost first, as they would stand inside the retry stage
-	// of its Policy: backoff.NewPolicy(backoff.WithRetry(...),
-	// backoff.WithGuard(gs[0]), backoff.WithGuard(gs[1]), ...). It is
+	// of its Policy: policy.New(policy.Retry(...),
+	// policy.Guard(gs[0]), policy.Guard(gs[1]), ...). It is
 	// called once per client, in the order of the clients. nil, or an
 	// empty slice, means no guard: retries only.
 	//
@@ -166,7 +168,7 @@ type Config struct {
 	// context of SimulateContext is done, which Allow is given). Returning
 	// the same guard to every client models one guard shared by the whole
 	// fleet.
-	NewGuards func(clk clock.Clock, random func() float64) []backoff.Guard
+	NewGuards func(clk clock.Clock, random func() float64) []guard.Guard
 	// Seed seeds the network delays and every client's random source (in
 	// Outage, also the guards' draws and which calls the degraded
 	// dependency fails).

@@ -9,6 +9,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/budget"
+	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/herd"
 )
 
@@ -98,13 +99,13 @@ func TestOutageInvalidGuards(t *testing.T) {
 	shared := backoff.NewExponentialBackOff()
 	cases := []struct {
 		name    string
-		guards  func(clock.Clock, func() float64) []backoff.Guard
+		guards  func(clock.Clock, func() float64) []guard.Guard
 		backOff func() backoff.BackOff
 		also    error
 	}{
-		{"nil_guard", func(clock.Clock, func() float64) []backoff.Guard { return []backoff.Guard{nil} }, nil, nil},
-		{"invalid_guard", func(clock.Clock, func() float64) []backoff.Guard {
-			return []backoff.Guard{budget.NewTokenBucket(budget.WithMaxTokens(0))}
+		{"nil_guard", func(clock.Clock, func() float64) []guard.Guard { return []guard.Guard{nil} }, nil, nil},
+		{"invalid_guard", func(clock.Clock, func() float64) []guard.Guard {
+			return []guard.Guard{budget.NewTokenBucket(budget.WithMaxTokens(0))}
 		}, nil, backoff.ErrInvalidConfiguration},
 		{"nil_backoff", nil, func() backoff.BackOff { return nil }, nil},
 		{"shared_backoff", nil, func() backoff.BackOff { return shared }, nil},

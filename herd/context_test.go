@@ -8,6 +8,7 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/herd"
 )
 
@@ -118,8 +119,8 @@ func TestSimulateContextStopsAnOutage(t *testing.T) {
 	defer cancel()
 	allows := 0
 	cfg := tinyOutage(herd.Strategy{NewBackOff: outageStrategy(t, "retry").NewBackOff,
-		NewGuards: func(clock.Clock, func() float64) []backoff.Guard {
-			return []backoff.Guard{guardFunc(func() {
+		NewGuards: func(clock.Clock, func() float64) []guard.Guard {
+			return []guard.Guard{guardFunc(func() {
 				if allows++; allows == 100 {
 					cancel()
 				}
@@ -134,7 +135,7 @@ func TestSimulateContextStopsAnOutage(t *testing.T) {
 	defer cancel()
 	built := 0
 	cfg.Clients = 5000
-	cfg.NewGuards = func(clock.Clock, func() float64) []backoff.Guard {
+	cfg.NewGuards = func(clock.Clock, func() float64) []guard.Guard {
 		if built++; built == 10 {
 			cancel()
 		}

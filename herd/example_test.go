@@ -7,7 +7,9 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/budget"
+	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/herd"
+	"github.com/herdsafe/backoff/policy"
 )
 
 // Check a BackOff before shipping it: simulate a herd of 100 clients
@@ -16,12 +18,12 @@ import (
 // into a test of your own and replace the BackOff with yours.
 func Example() {
 	mine := func() backoff.BackOff {
-		return backoff.NewExponentialBackOff(
-			backoff.WithInitialInterval(5*time.Millisecond),
-			backoff.WithMaxInterval(2*time.Second),
-			backoff.WithMultiplier(2),
-			backoff.WithJitter(backoff.FullJitter),
-		)
+		return &backoff.ExponentialBackOff{
+			InitialInterval: 5 * time.Millisecond,
+			MaxInterval:     2 * time.Second,
+			Multiplier:      2,
+			Jitter:          backoff.FullJitter,
+		}
 	}
 
 	cfg := herd.Config{Scenario: herd.OCC, Clients: 100, Seed: 1, NewBackOff: mine}
@@ -76,11 +78,11 @@ func Example_outage() {
 	cfg := herd.Config{Scenario: herd.Outage, Clients: 20, Rate: 50, Seed: 1,
 		Phases: herd.Phases{Warmup: 11 * time.Second, Down: 10 * time.Second, Degraded: 2 * time.Second,
 			Healthy: 2 * time.Second, DegradedFailures: 0.3},
-		NewBackOff: func() backoff.BackOff { return backoff.FullJitterBackOff() },
+		NewBackOff: func() backoff.BackOff { return policy.DefaultBackOff() },
 	}
 	retries := herd.Simulate(cfg)
-	cfg.NewGuards = func(clk clock.Clock, _ func() float64) []backoff.Guard {
-		return []backoff.Guard{budget.NewRatio(budget.WithClock(clk), budget.WithRetryRatio(0.1), budget.WithMinRetriesPerSecond(0))}
+	cfg.NewGuards = func(clk clock.Clock, _ func() float64) []guard.Guard {
+		return []guard.Guard{budget.NewRatio(budget.WithClock(clk), budget.WithRetryRatio(0.1), budget.WithMinRetriesPerSecond(0))}
 	}
 	budgeted := herd.Simulate(cfg)
 	for _, r := range []herd.Result{retries, budgeted} {

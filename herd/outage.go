@@ -8,11 +8,12 @@ import (
 	"time"
 
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
 )
 
 // ErrUnavailable is the error of a call that the Outage scenario's
 // dependency failed, as the client's guards are told of it in
-// backoff.Outcome.Err: every call while it is down, a fraction of them
+// guard.Outcome.Err: every call while it is down, a fraction of them
 // while it is degraded.
 var ErrUnavailable = errors.New("herd: dependency unavailable")
 
@@ -21,8 +22,8 @@ var ErrUnavailable = errors.New("herd: dependency unavailable")
 type outage struct {
 	clk    virtualClock
 	view   *stageView
-	guards [][]backoff.Guard // per client, outermost first
-	jitter []*rand.Rand      // per client: the draws of its BackOffs
+	guards [][]guard.Guard // per client, outermost first
+	jitter []*rand.Rand    // per client: the draws of its BackOffs
 	free   [][]backoff.BackOff
 	seen   map[*backoff.ExponentialBackOff]bool
 	server *rand.Rand // which calls fail while degraded
@@ -39,7 +40,7 @@ type outage struct {
 // userCall is one user call in flight: a first attempt and its retries.
 type userCall struct {
 	backOff backoff.BackOff // nil: the slot is free
-	permits []backoff.Permit
+	permits []guard.Permit
 	client  int32
 	attempt int32
 	phase   Phase // when it started
@@ -51,7 +52,7 @@ func (s *sim) initOutage() error {
 	n := len(s.clients)
 	o := &outage{
 		view:     newStageView(),
-		guards:   make([][]backoff.Guard, n),
+		guards:   make([][]guard.Guard, n),
 		jitter:   make([]*rand.Rand, n),
 		free:     make([][]backoff.BackOff, n),
 		seen:     make(map[*backoff.ExponentialBackOff]bool),
@@ -84,7 +85,7 @@ func (s *sim) initOutage() error {
 			if g == nil {
 				return fmt.Errorf("%w: NewGuards returned a nil guard (number %d) for client %d", ErrInvalidBackOff, i, c)
 			}
-			if v, ok := g.(interface{ Validate() error }); ok {
+			if v, ok := g.(guard.Validator); ok {
 				if err := v.Validate(); err != nil {
 					return fmt.Errorf("%w: guard %d: %w", ErrInvalidBackOff, i, err)
 				}
@@ -153,7 +154,7 @@ func (s *sim) backOffFor(c int32) (backoff.BackOff, error) {
 			return nil, fmt.Errorf("%w: NewBackOff returned the same *backoff.ExponentialBackOff twice; return a fresh one per call", ErrInvalidBackOff)
 		}
 		o.seen[e] = true
-		backoff.WithRandom(o.jitter[c].Float64)(e)
+		e.Random = o.jitter[c].Float64
 	}
 	p.Reset()
 	return p, nil
@@ -175,18 +176,18 @@ func (s *sim) slot() int32 {
 // guards are asked, outermost first, as a Policy's guard stages would ask
 // them; if all admit it, the attempt is sent. A refusal ends the user
 // call; an error an Allow marked as the call's own failure
-// (backoff.Failure) fails the attempt without sending it.
+// (guard.Failure) fails the attempt without sending it.
 func (s *sim) try(slot int32) {
 	o := s.out
 	u := &o.calls[slot]
 	u.attempt++
 	gs := o.guards[u.client]
 	if cap(u.permits) < len(gs) {
-		u.permits = make([]backoff.Permit, len(gs))
+		u.permits = make([]guard.Permit, len(gs))
 	}
 	u.permits = u.permits[:len(gs)]
 	for i, g := range gs {
-		p, err := g.Allow(s.ctx, backoff.Call{Attempt: int(u.attempt)})
+		p, err := g.Allow(s.ctx, guard.Call{Attempt: int(u.attempt)})
 		if err == nil {
 			u.permits[i] = p
 			continue
@@ -209,9 +210,9 @@ func (s *sim) try(slot int32) {
 
 // record tells gs, innermost first, how the attempt ended, as the guard
 // stages of a Policy do when the call returns through them.
-func (s *sim) record(gs []backoff.Guard, permits []backoff.Permit, err error) {
+func (s *sim) record(gs []guard.Guard, permits []guard.Permit, err error) {
 	for i := len(gs) - 1; i >= 0; i-- {
-		gs[i].Record(permits[i], backoff.Outcome{Err: err})
+		gs[i].Record(permits[i], guard.Outcome{Err: err})
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/budget"
+	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/policy"
 	"github.com/herdsafe/backoff/throttle"
 )
 
@@ -20,7 +22,7 @@ const SRERetryRatio = 0.1
 // in the Outage scenario, built from this library's own guards, each on
 // its defaults unless said otherwise. Every one retries as a Policy's
 // retry stage does by default: up to Config.Tries attempts (3 by
-// default), waiting backoff.FullJitterBackOff's waits (full jitter, from
+// default), waiting policy.DefaultBackOff's waits (full jitter, from
 // 100 ms, doubling, capped at 5 s); they differ in the guards every client
 // has inside its retry loop, outermost first. In this order:
 //
@@ -55,16 +57,16 @@ func OutageStrategies() []Strategy {
 }
 
 // retryStage returns the waits of a Policy's retry stage by default.
-func retryStage() backoff.BackOff { return backoff.FullJitterBackOff() }
+func retryStage() backoff.BackOff { return policy.DefaultBackOff() }
 
 // guardMaker makes one guard of a client.
-type guardMaker func(clk clock.Clock, random func() float64) backoff.Guard
+type guardMaker func(clk clock.Clock, random func() float64) guard.Guard
 
 // guards returns a Config.NewGuards that makes one guard of each maker,
 // in order.
-func guards(makers ...guardMaker) func(clock.Clock, func() float64) []backoff.Guard {
-	return func(clk clock.Clock, random func() float64) []backoff.Guard {
-		gs := make([]backoff.Guard, len(makers))
+func guards(makers ...guardMaker) func(clock.Clock, func() float64) []guard.Guard {
+	return func(clk clock.Clock, random func() float64) []guard.Guard {
+		gs := make([]guard.Guard, len(makers))
 		for i, m := range makers {
 			gs[i] = m(clk, random)
 		}
@@ -72,20 +74,20 @@ func guards(makers ...guardMaker) func(clock.Clock, func() float64) []backoff.Gu
 	}
 }
 
-func tokenBucket(clock.Clock, func() float64) backoff.Guard { return budget.NewTokenBucket() }
+func tokenBucket(clock.Clock, func() float64) guard.Guard { return budget.NewTokenBucket() }
 
-func ratio(clk clock.Clock, _ func() float64) backoff.Guard {
+func ratio(clk clock.Clock, _ func() float64) guard.Guard {
 	return budget.NewRatio(budget.WithClock(clk))
 }
 
-func ratio10(clk clock.Clock, _ func() float64) backoff.Guard {
+func ratio10(clk clock.Clock, _ func() float64) guard.Guard {
 	return budget.NewRatio(budget.WithClock(clk), budget.WithRetryRatio(SRERetryRatio), budget.WithMinRetriesPerSecond(0))
 }
 
-func circuit(clk clock.Clock, _ func() float64) backoff.Guard {
+func circuit(clk clock.Clock, _ func() float64) guard.Guard {
 	return breaker.New(breaker.WithClock(clk))
 }
 
-func throttled(clk clock.Clock, random func() float64) backoff.Guard {
+func throttled(clk clock.Clock, random func() float64) guard.Guard {
 	return throttle.New(throttle.WithClock(clk), throttle.WithRandom(random))
 }

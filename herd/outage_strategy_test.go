@@ -10,7 +10,9 @@ import (
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/budget"
+	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/herd"
+	"github.com/herdsafe/backoff/policy"
 	"github.com/herdsafe/backoff/throttle"
 )
 
@@ -27,9 +29,9 @@ func TestOutageStrategiesNamesAndOrder(t *testing.T) {
 		}
 		// Every one retries as a Policy's retry stage does by default.
 		b, ok := s.NewBackOff().(*backoff.ExponentialBackOff)
-		d := backoff.FullJitterBackOff()
+		d := policy.DefaultBackOff()
 		if !ok || b.InitialInterval != d.InitialInterval || b.MaxInterval != d.MaxInterval || b.Multiplier != d.Multiplier || b.Jitter != d.Jitter {
-			t.Errorf("%s: BackOff %+v, want backoff.FullJitterBackOff()", s.Name, b)
+			t.Errorf("%s: BackOff %+v, want policy.DefaultBackOff()", s.Name, b)
 		}
 		if s.NewBackOff() == s.NewBackOff() {
 			t.Errorf("%s: NewBackOff returned the same BackOff twice", s.Name)
@@ -38,7 +40,7 @@ func TestOutageStrategiesNamesAndOrder(t *testing.T) {
 }
 
 // guardsOf returns the guards the strategy name makes on clk, drawing r.
-func guardsOf(t *testing.T, name string, clk clock.Clock, r func() float64) []backoff.Guard {
+func guardsOf(t *testing.T, name string, clk clock.Clock, r func() float64) []guard.Guard {
 	t.Helper()
 	gs := outageStrategy(t, name).NewGuards(clk, r)
 	for _, g := range gs {
@@ -50,10 +52,10 @@ func guardsOf(t *testing.T, name string, clk clock.Clock, r func() float64) []ba
 }
 
 // attempt asks g to admit an attempt, and tells it the attempt failed.
-func attempt(g backoff.Guard, n int) error {
-	p, err := g.Allow(context.Background(), backoff.Call{Attempt: n})
+func attempt(g guard.Guard, n int) error {
+	p, err := g.Allow(context.Background(), guard.Call{Attempt: n})
 	if err == nil {
-		g.Record(p, backoff.Outcome{Err: herd.ErrUnavailable})
+		g.Record(p, guard.Outcome{Err: herd.ErrUnavailable})
 	}
 	return err
 }

@@ -13,7 +13,9 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/herd"
+	"github.com/herdsafe/backoff/policy"
 )
 
 // shortPhases are long enough for the ratio budget's 10 s window to fill
@@ -189,8 +191,8 @@ func TestOutageBreakerFallsToTheProbeRate(t *testing.T) {
 	t.Parallel()
 	const open = 500 * time.Millisecond
 	st := herd.Strategy{Name: "breaker-500ms", NewBackOff: outageStrategy(t, "retry").NewBackOff,
-		NewGuards: func(clk clock.Clock, _ func() float64) []backoff.Guard {
-			return []backoff.Guard{breaker.New(breaker.WithClock(clk), breaker.WithOpenDuration(open))}
+		NewGuards: func(clk clock.Clock, _ func() float64) []guard.Guard {
+			return []guard.Guard{breaker.New(breaker.WithClock(clk), breaker.WithOpenDuration(open))}
 		}}
 	cfg := smallOutage(st, 3)
 	r := mustSimulate(t, cfg)
@@ -298,19 +300,19 @@ type logGuard struct {
 	issued uint64
 }
 
-func (g *logGuard) Allow(_ context.Context, c backoff.Call) (backoff.Permit, error) {
+func (g *logGuard) Allow(_ context.Context, c guard.Call) (guard.Permit, error) {
 	*g.log = append(*g.log, fmt.Sprintf("%s.Allow(%d)", g.name, c.Attempt))
 	if err := g.script[c.Attempt]; err != nil {
-		return backoff.Permit{}, err
+		return guard.Permit{}, err
 	}
 	g.issued++
-	return backoff.Permit{Token: g.issued}, nil
+	return guard.Permit{Token: g.issued}, nil
 }
 
-func (g *logGuard) Record(p backoff.Permit, o backoff.Outcome) {
+func (g *logGuard) Record(p guard.Permit, o guard.Outcome) {
 	what := "ok"
 	switch {
-	case backoff.IsRefusal(o.Err):
+	case guard.IsRefusal(o.Err):
 		what = "refused: " + o.Err.Error()
 	case o.Err != nil:
 		what = o.Err.Error()
@@ -321,7 +323,7 @@ func (g *logGuard) Record(p backoff.Permit, o backoff.Outcome) {
 // The simulation drives a client's guards as a Policy's guard stages
 // inside its retry stage do: the same calls, in the same order, with the
 // same attempt numbers, permits and outcomes, whether every attempt fails,
-// a guard refuses one, or an Allow fails one as its own (backoff.Failure).
+// a guard refuses one, or an Allow fails one as its own (guard.Failure).
 func TestOutageDrivesGuardsAsAPolicyDoes(t *testing.T) {
 	t.Parallel()
 	errNo, errBoom := errors.New("no"), errors.New("boom")
@@ -329,13 +331,13 @@ func TestOutageDrivesGuardsAsAPolicyDoes(t *testing.T) {
 		"all_fail":                 {},
 		"inner_refuses_2":          {nil, {2: errNo}},
 		"outer_refuses_3":          {{3: errNo}, nil},
-		"inner_fails_2_as_its_own": {nil, {2: backoff.Failure(errBoom)}},
+		"inner_fails_2_as_its_own": {nil, {2: guard.Failure(errBoom)}},
 	}
 	for name, script := range scripts {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			newGuards := func(log *[]string) []backoff.Guard {
-				return []backoff.Guard{&logGuard{name: "outer", log: log, script: script[0]},
+			newGuards := func(log *[]string) []guard.Guard {
+				return []guard.Guard{&logGuard{name: "outer", log: log, script: script[0]},
 					&logGuard{name: "inner", log: log, script: script[1]}}
 			}
 			// One client, one user call a second: the first while the
@@ -345,15 +347,15 @@ func TestOutageDrivesGuardsAsAPolicyDoes(t *testing.T) {
 			cfg := herd.Config{Scenario: herd.Outage, Clients: 1, Rate: 1, Seed: 1,
 				Phases:     herd.Phases{Down: time.Second, Healthy: time.Second},
 				NewBackOff: outageStrategy(t, "retry").NewBackOff,
-				NewGuards:  func(clock.Clock, func() float64) []backoff.Guard { return newGuards(&sim) }}
+				NewGuards:  func(clock.Clock, func() float64) []guard.Guard { return newGuards(&sim) }}
 			r := mustSimulate(t, cfg)
 
 			var real []string
 			gs := newGuards(&real)
-			p := backoff.NewPolicy(backoff.WithRetry(backoff.WithMaxTries(herd.DefaultTries), backoff.WithBackOff(&backoff.ZeroBackOff{})),
-				backoff.WithGuard(gs[0]), backoff.WithGuard(gs[1]))
-			downErr := p.Execute(context.Background(), func(context.Context) error { return herd.ErrUnavailable })
-			healthyErr := p.Execute(context.Background(), func(context.Context) error { return nil })
+			p := policy.New(policy.Retry(backoff.WithMaxTries(herd.DefaultTries), backoff.WithBackOff(&backoff.ZeroBackOff{})),
+				policy.Guard(gs[0]), policy.Guard(gs[1]))
+			downErr := p.DoErr(context.Background(), func(context.Context) error { return herd.ErrUnavailable })
+			healthyErr := p.DoErr(context.Background(), func(context.Context) error { return nil })
 			if !slices.Equal(sim, real) {
 				t.Fatalf("the simulation drove the guards so:\n%q\na Policy so:\n%q", sim, real)
 			}
@@ -376,9 +378,9 @@ func TestOutageGuardsReadVirtualTime(t *testing.T) {
 	var clk clock.Clock
 	var seen []time.Time
 	cfg := tinyOutage(herd.Strategy{NewBackOff: outageStrategy(t, "retry").NewBackOff,
-		NewGuards: func(c clock.Clock, _ func() float64) []backoff.Guard {
+		NewGuards: func(c clock.Clock, _ func() float64) []guard.Guard {
 			clk = c
-			return []backoff.Guard{guardFunc(func() { seen = append(seen, clk.Now()) })}
+			return []guard.Guard{guardFunc(func() { seen = append(seen, clk.Now()) })}
 		}}, 7)
 	cfg.Clients = 1
 	r := mustSimulate(t, cfg)
@@ -399,8 +401,8 @@ func TestOutageGuardsReadVirtualTime(t *testing.T) {
 // guardFunc is a guard that admits every call and calls f in Allow.
 type guardFunc func()
 
-func (f guardFunc) Allow(context.Context, backoff.Call) (backoff.Permit, error) {
+func (f guardFunc) Allow(context.Context, guard.Call) (guard.Permit, error) {
 	f()
-	return backoff.Permit{}, nil
+	return guard.Permit{}, nil
 }
-func (guardFunc) Record(backoff.Permit, backoff.Outcome) {}
+func (guardFunc) Record(guard.Permit, guard.Outcome) {}

@@ -4,14 +4,15 @@ import (
 	"context"
 	"reflect"
 
-	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/policy"
 )
 
 // stageView asks the core what the stages around a guard make of an
 // error its Allow returned, so that the simulation's retry loops follow a
 // Policy's rules rather than a copy of them: a refusal, which ends the
-// call and which the guards outside see marked as one (backoff.IsRefusal),
-// or the call's own failure (an error marked with backoff.Failure), which
+// call and which the guards outside see marked as one (guard.IsRefusal),
+// or the call's own failure (an error marked with guard.Failure), which
 // the guards outside see as the call's error and the retry loop retries.
 //
 // It runs a Policy of two guard stages, a spy outside a guard that
@@ -19,7 +20,7 @@ import (
 // guard refuses with the same sentinel error time after time. It is kept
 // by one simulation and used on its goroutine only.
 type stageView struct {
-	policy *backoff.Policy
+	policy *policy.Policy
 	spy    spyGuard
 	inner  fixedGuard
 
@@ -30,7 +31,7 @@ type stageView struct {
 
 func newStageView() *stageView {
 	v := &stageView{}
-	v.policy = backoff.NewPolicy(backoff.WithGuard(&v.spy), backoff.WithGuard(&v.inner))
+	v.policy = policy.New(policy.Guard(&v.spy), policy.Guard(&v.inner))
 	return v
 }
 
@@ -42,8 +43,8 @@ func (v *stageView) view(err error) (outer error, refused bool) {
 		return v.outer, v.refused
 	}
 	v.inner.err, v.spy.seen = err, nil
-	_ = v.policy.Execute(context.Background(), func(context.Context) error { return nil })
-	v.outer, v.refused, v.last = v.spy.seen, backoff.IsRefusal(v.spy.seen), nil
+	_ = v.policy.DoErr(context.Background(), func(context.Context) error { return nil })
+	v.outer, v.refused, v.last = v.spy.seen, guard.IsRefusal(v.spy.seen), nil
 	if comparable {
 		v.last = err
 	}
@@ -53,15 +54,15 @@ func (v *stageView) view(err error) (outer error, refused bool) {
 // spyGuard admits every call and keeps the error it is told of.
 type spyGuard struct{ seen error }
 
-func (g *spyGuard) Allow(context.Context, backoff.Call) (backoff.Permit, error) {
-	return backoff.Permit{}, nil
+func (g *spyGuard) Allow(context.Context, guard.Call) (guard.Permit, error) {
+	return guard.Permit{}, nil
 }
-func (g *spyGuard) Record(_ backoff.Permit, o backoff.Outcome) { g.seen = o.Err }
+func (g *spyGuard) Record(_ guard.Permit, o guard.Outcome) { g.seen = o.Err }
 
 // fixedGuard answers every Allow with err.
 type fixedGuard struct{ err error }
 
-func (g *fixedGuard) Allow(context.Context, backoff.Call) (backoff.Permit, error) {
-	return backoff.Permit{}, g.err
+func (g *fixedGuard) Allow(context.Context, guard.Call) (guard.Permit, error) {
+	return guard.Permit{}, g.err
 }
-func (g *fixedGuard) Record(backoff.Permit, backoff.Outcome) {}
+func (g *fixedGuard) Record(guard.Permit, guard.Outcome) {}

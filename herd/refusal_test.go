@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
 )
 
 // errList is an error type that cannot be compared, so the view must not
@@ -20,17 +20,17 @@ func TestStageView(t *testing.T) {
 	v := newStageView()
 	for range 2 { // the second time from what the view remembers
 		outer, refused := v.view(errNo)
-		if !refused || !backoff.IsRefusal(outer) || !errors.Is(outer, errNo) {
-			t.Fatalf("a refusal: outer %v (a refusal: %v), refused %v", outer, backoff.IsRefusal(outer), refused)
+		if !refused || !guard.IsRefusal(outer) || !errors.Is(outer, errNo) {
+			t.Fatalf("a refusal: outer %v (a refusal: %v), refused %v", outer, guard.IsRefusal(outer), refused)
 		}
 	}
-	outer, refused := v.view(backoff.Failure(errBoom))
+	outer, refused := v.view(guard.Failure(errBoom))
 	if refused || outer != errBoom {
 		t.Fatalf("an error marked as the call's failure: outer %v, refused %v; want boom, false", outer, refused)
 	}
 	for range 2 {
 		outer, refused = v.view(errList{"a"})
-		if !refused || !backoff.IsRefusal(outer) {
+		if !refused || !guard.IsRefusal(outer) {
 			t.Fatalf("a refusal of a type that cannot be compared: outer %v, refused %v", outer, refused)
 		}
 	}

@@ -125,7 +125,7 @@ func (s *sim) initBackOffs() error {
 			}
 			seen[e] = true
 			r := rand.New(rand.NewPCG(mix(s.cfg.Seed), mix(uint64(i)+1)))
-			backoff.WithRandom(r.Float64)(e)
+			e.Random = r.Float64
 		}
 		p.Reset()
 		s.clients[i].backOff = p

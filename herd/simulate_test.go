@@ -111,8 +111,9 @@ func TestSimulateSeedsEachClient(t *testing.T) {
 	t.Parallel()
 	var made []*backoff.ExponentialBackOff
 	cfg := herd.Config{Scenario: herd.OCC, Clients: 2, Seed: 7, NewBackOff: func() backoff.BackOff {
-		b := backoff.NewExponentialBackOff(backoff.WithJitter(backoff.FullJitter),
-			backoff.WithRandom(func() float64 { return 1 })) // replaced by Simulate
+		b := backoff.NewExponentialBackOff()
+		b.Jitter = backoff.FullJitter
+		b.Random = func() float64 { return 1 } // replaced by Simulate
 		made = append(made, b)
 		return b
 	}}

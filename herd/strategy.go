@@ -5,6 +5,7 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
 )
 
 // Strategy is a named BackOff factory, as the command cmd/herd compares
@@ -17,7 +18,7 @@ type Strategy struct {
 	NewBackOff func() backoff.BackOff
 	// NewGuards returns the guards of one client, for the Outage
 	// scenario; see Config.NewGuards. nil means none.
-	NewGuards func(clk clock.Clock, random func() float64) []backoff.Guard
+	NewGuards func(clk clock.Clock, random func() float64) []guard.Guard
 }
 
 // Strategies returns the six strategies the command cmd/herd compares,
@@ -28,6 +29,10 @@ type Strategy struct {
 // "no-jitter" ([NoJitter]), "full" ([FullJitter]), "equal"
 // ([EqualJitter]), "decorrelated" ([DecorrelatedJitter]), "default"
 // ([LibraryDefault]) and "immediate" ([Immediate]).
+//
+// base and cap are the fields of an ExponentialBackOff, with their rule
+// for zero: a base of 0 makes every wait 0, and a cap of 0 means
+// backoff.DefaultMaxInterval.
 func Strategies(base, cap time.Duration) []Strategy {
 	return []Strategy{
 		{Name: "no-jitter", NewBackOff: NoJitter(base, cap)},
@@ -43,34 +48,34 @@ func Strategies(base, cap time.Duration) []Strategy {
 // 2×base, 4×base, … up to cap, the same for every client. It is the
 // backoff.ExponentialBackOff with RandomizationFactor 0 and Multiplier 2.
 func NoJitter(base, cap time.Duration) func() backoff.BackOff {
-	return exponential(base, cap, backoff.WithMultiplier(2), backoff.WithRandomizationFactor(0))
+	return exponential(base, cap, backoff.RandomizationJitter, backoff.WithMultiplier(2), backoff.WithRandomizationFactor(0))
 }
 
 // FullJitter returns exponential backoff with full jitter, multiplier 2:
 // each wait is uniform in [0, min(cap, base×2ⁿ)]. See backoff.FullJitter.
 func FullJitter(base, cap time.Duration) func() backoff.BackOff {
-	return exponential(base, cap, backoff.WithMultiplier(2), backoff.WithJitter(backoff.FullJitter))
+	return exponential(base, cap, backoff.FullJitter, backoff.WithMultiplier(2))
 }
 
 // EqualJitter returns exponential backoff with equal jitter, multiplier 2:
 // half of each nominal wait, plus a uniform draw over the other half. See
 // backoff.EqualJitter.
 func EqualJitter(base, cap time.Duration) func() backoff.BackOff {
-	return exponential(base, cap, backoff.WithMultiplier(2), backoff.WithJitter(backoff.EqualJitter))
+	return exponential(base, cap, backoff.EqualJitter, backoff.WithMultiplier(2))
 }
 
 // DecorrelatedJitter returns backoff with decorrelated jitter: each wait is
 // uniform in [base, 3 × the previous wait], capped. See
 // backoff.DecorrelatedJitter.
 func DecorrelatedJitter(base, cap time.Duration) func() backoff.BackOff {
-	return exponential(base, cap, backoff.WithMultiplier(2), backoff.WithJitter(backoff.DecorrelatedJitter))
+	return exponential(base, cap, backoff.DecorrelatedJitter, backoff.WithMultiplier(2))
 }
 
 // LibraryDefault returns the library's default ExponentialBackOff
 // (multiplier 1.5, randomization ±50%) with InitialInterval base and
 // MaxInterval cap.
 func LibraryDefault(base, cap time.Duration) func() backoff.BackOff {
-	return exponential(base, cap)
+	return exponential(base, cap, backoff.RandomizationJitter)
 }
 
 // Immediate returns the control: retry at once, every time (a
@@ -81,11 +86,15 @@ func Immediate() func() backoff.BackOff {
 }
 
 // exponential returns a factory of ExponentialBackOffs with the given
-// interval bounds and options.
-func exponential(base, cap time.Duration, opts ...backoff.ExponentialBackOffOption) func() backoff.BackOff {
+// interval bounds, jitter and options.
+func exponential(base, cap time.Duration, jitter backoff.Jitter, opts ...backoff.ExponentialBackOffOption) func() backoff.BackOff {
 	opts = append([]backoff.ExponentialBackOffOption{
 		backoff.WithInitialInterval(base),
 		backoff.WithMaxInterval(cap),
 	}, opts...)
-	return func() backoff.BackOff { return backoff.NewExponentialBackOff(opts...) }
+	return func() backoff.BackOff {
+		b := backoff.NewExponentialBackOff(opts...)
+		b.Jitter = jitter
+		return b
+	}
 }

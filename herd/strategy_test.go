@@ -36,7 +36,7 @@ func exp(t *testing.T, f func() backoff.BackOff, r float64) *backoff.Exponential
 	if err := b.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	backoff.WithRandom(func() float64 { return r })(b)
+	b.Random = func() float64 { return r }
 	b.Reset()
 	return b
 }
@@ -113,4 +113,34 @@ func TestStrategiesAreTheLibrarysPolicies(t *testing.T) {
 			t.Fatalf("wait %v, want 0", d)
 		}
 	})
+}
+
+// The strategies follow ExponentialBackOff's rule for zero fields: a base
+// of 0 waits nothing, every time, and a cap of 0 is the default cap.
+func TestStrategiesZeroBaseAndCap(t *testing.T) {
+	t.Parallel()
+	for _, s := range herd.Strategies(0, time.Second) {
+		if s.Name == "immediate" {
+			continue
+		}
+		b := exp(t, s.NewBackOff, 1)
+		for i := range 20 {
+			if got := b.NextBackOff(); got != 0 {
+				t.Fatalf("%s, base 0: wait %d = %v, want 0", s.Name, i, got)
+			}
+		}
+	}
+	for _, s := range herd.Strategies(time.Second, 0) {
+		if s.Name == "immediate" {
+			continue
+		}
+		b := exp(t, s.NewBackOff, 0.5)
+		var last time.Duration
+		for range 100 {
+			last = b.NextBackOff()
+		}
+		if limit := backoff.DefaultMaxInterval * 3 / 2; last < backoff.DefaultMaxInterval/4 || last > limit {
+			t.Errorf("%s, cap 0: wait %v after 100, want it near backoff.DefaultMaxInterval (%v)", s.Name, last, backoff.DefaultMaxInterval)
+		}
+	}
 }

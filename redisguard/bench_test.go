@@ -3,9 +3,9 @@ package redisguard
 import (
 	"testing"
 
-	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/budget"
+	"github.com/herdsafe/backoff/guard"
 )
 
 // The benchmarks put a shared guard beside the local guard of the same
@@ -14,11 +14,11 @@ import (
 // is on loopback, so the shared figures are the floor of a real network's.
 
 // benchGuards returns the guards to compare, keyed by name.
-func benchGuards(b *testing.B) map[string]backoff.Guard {
+func benchGuards(b *testing.B) map[string]guard.Guard {
 	addr := needRedis(b)
 	c := newClient(b, addr)
 	opts := []Option{generous}
-	return map[string]backoff.Guard{
+	return map[string]guard.Guard{
 		"budget/local":               budget.NewTokenBucket(),
 		"budget/shared":              NewTokenBucket(c, name(b), opts...),
 		"breaker/local":              breaker.New(),
@@ -43,7 +43,7 @@ func BenchmarkAdmittedSuccess(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				g.Record(p, backoff.Outcome{})
+				g.Record(p, guard.Outcome{})
 			}
 			b.ReportMetric(float64(benchTrips(g)-before)/float64(b.N), "rt/op")
 			mustShared(b, g)
@@ -67,7 +67,7 @@ func BenchmarkAdmittedSuccessParallel(b *testing.B) {
 						b.Error(err)
 						return
 					}
-					g.Record(p, backoff.Outcome{})
+					g.Record(p, guard.Outcome{})
 				}
 			})
 			b.ReportMetric(float64(benchTrips(g)-before)/float64(b.N), "rt/op")
@@ -83,7 +83,7 @@ func BenchmarkRetry(b *testing.B) {
 	addr := needRedis(b)
 	guards := []struct {
 		name string
-		g    backoff.Guard
+		g    guard.Guard
 	}{
 		{"budget/local", budget.NewTokenBucket(budget.WithTokenRatio(1))},
 		{"budget/shared", NewTokenBucket(newClient(b, addr), name(b), WithTokenRatio(1), generous)},
@@ -98,9 +98,9 @@ func BenchmarkRetry(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				g.Record(p, backoff.Outcome{Err: errDown})
+				g.Record(p, guard.Outcome{Err: errDown})
 				p, _ = g.Allow(bg, first)
-				g.Record(p, backoff.Outcome{})
+				g.Record(p, guard.Outcome{})
 			}
 			b.ReportMetric(float64(benchTrips(g)-before)/float64(b.N), "rt/op")
 			mustShared(b, g)
@@ -109,7 +109,7 @@ func BenchmarkRetry(b *testing.B) {
 }
 
 // benchTrips returns a guard's round trips, 0 for a local one.
-func benchTrips(g backoff.Guard) uint64 {
+func benchTrips(g guard.Guard) uint64 {
 	switch g.(type) {
 	case *Budget, *Breaker:
 		return roundTrips(g)

@@ -5,8 +5,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/guard"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -14,7 +14,7 @@ import (
 // through Redis: breaker.New's closed, open and half-open cycle with its
 // consecutive-failures rule, kept once for the fleet, so that the fleet's
 // failures trip it and the fleet's probes, WithHalfOpen's number in all,
-// test the dependency. It is a [backoff.Guard], and refuses calls with a
+// test the dependency. It is a [guard.Guard], and refuses calls with a
 // [*breaker.OpenError], which matches [breaker.ErrCircuitOpen].
 //
 // A Breaker is safe for concurrent use. Its zero value refuses every call
@@ -99,7 +99,7 @@ func NewBreaker(client redis.Scripter, name string, opts ...Option) *Breaker {
 
 // Validate reports why the Breaker cannot be used: its first bad option,
 // or client, or that it is a zero Breaker. The error matches
-// backoff.ErrInvalidConfiguration. backoff.WithGuard calls it.
+// backoff.ErrInvalidConfiguration. policy.Guard calls it.
 func (b *Breaker) Validate() error {
 	switch {
 	case b == nil || b.cfg == nil:
@@ -110,7 +110,7 @@ func (b *Breaker) Validate() error {
 	return nil
 }
 
-// Allow asks the shared breaker to admit a call, as a [backoff.Guard].
+// Allow asks the shared breaker to admit a call, as a [guard.Guard].
 // While the state this instance's last round trip saw is closed and
 // younger than the staleness (WithStaleness), Allow admits the call with
 // no round trip; while it is open, Allow refuses the call with no round
@@ -124,9 +124,9 @@ func (b *Breaker) Validate() error {
 // documentation). Allow does not block beyond the timeout, and ctx's
 // cancellation does not cut the round trip short. An admitted call must be
 // followed by exactly one Record with the Permit.
-func (b *Breaker) Allow(ctx context.Context, c backoff.Call) (backoff.Permit, error) {
+func (b *Breaker) Allow(ctx context.Context, c guard.Call) (guard.Permit, error) {
 	if err := b.Validate(); err != nil {
-		return backoff.Permit{}, err
+		return guard.Permit{}, err
 	}
 	if !b.link.ready() {
 		return b.allowLocal(ctx, c)
@@ -136,16 +136,16 @@ func (b *Breaker) Allow(ctx context.Context, c backoff.Call) (backoff.Permit, er
 		switch {
 		case v.state == breaker.Closed:
 			if now.Sub(v.at) < b.cfg.staleness {
-				return backoff.Permit{Token: v.gen << 2}, nil
+				return guard.Permit{Token: v.gen << 2}, nil
 			}
 		case v.state == breaker.Open:
 			if wait := v.until.Sub(now); wait > 0 {
 				b.rejections.Add(1)
-				return backoff.Permit{}, &breaker.OpenError{State: breaker.Open, Duration: wait}
+				return guard.Permit{}, &breaker.OpenError{State: breaker.Open, Duration: wait}
 			}
 		case v.full && now.Sub(v.at) < b.cfg.staleness:
 			b.rejections.Add(1)
-			return backoff.Permit{}, &breaker.OpenError{State: breaker.HalfOpen}
+			return guard.Permit{}, &breaker.OpenError{State: breaker.HalfOpen}
 		}
 	}
 	r, err := b.link.run(ctx, b.argv("a", 0, neutral)...)
@@ -161,20 +161,20 @@ func (b *Breaker) Allow(ctx context.Context, c backoff.Call) (backoff.Permit, er
 		if v.probe {
 			t |= probeBit
 		}
-		return backoff.Permit{Token: t}, nil
+		return guard.Permit{Token: t}, nil
 	}
 	b.rejections.Add(1)
-	return backoff.Permit{}, &breaker.OpenError{State: v.state, Duration: v.wait}
+	return guard.Permit{}, &breaker.OpenError{State: v.state, Duration: v.wait}
 }
 
 // allowLocal asks the local fallback.
-func (b *Breaker) allowLocal(ctx context.Context, c backoff.Call) (backoff.Permit, error) {
+func (b *Breaker) allowLocal(ctx context.Context, c guard.Call) (guard.Permit, error) {
 	p, err := b.local.Allow(ctx, c)
 	if err != nil {
 		b.rejections.Add(1)
-		return backoff.Permit{}, err
+		return guard.Permit{}, err
 	}
-	return backoff.Permit{Token: p.Token | localBit}, nil
+	return guard.Permit{Token: p.Token | localBit}, nil
 }
 
 // argv returns the script's arguments for the step op, with what this
@@ -257,7 +257,7 @@ func (b *Breaker) store(nv *view) {
 }
 
 // Record tells the shared breaker how a call that Allow admitted ended, as
-// a [backoff.Guard]: a success, a failure (an error WithIsFailure counts;
+// a [guard.Guard]: a success, a failure (an error WithIsFailure counts;
 // by default any), or neither (an abandoned call, an inner guard's
 // refusal). A record of a call admitted before the last change of state
 // this instance saw counts for nothing.
@@ -271,7 +271,7 @@ func (b *Breaker) store(nv *view) {
 // without delay: a probe's, and a failure that may trip the breaker by the
 // count this instance knows. When Redis fails, the local fallback counts
 // the call instead.
-func (b *Breaker) Record(p backoff.Permit, o backoff.Outcome) {
+func (b *Breaker) Record(p guard.Permit, o guard.Outcome) {
 	if b.Validate() != nil {
 		return
 	}
@@ -281,10 +281,10 @@ func (b *Breaker) Record(p backoff.Permit, o backoff.Outcome) {
 }
 
 // record records a call judged v.
-func (b *Breaker) record(p backoff.Permit, v verdict) {
+func (b *Breaker) record(p guard.Permit, v verdict) {
 	if p.Token&localBit != 0 {
 		b.count(v)
-		b.local.Record(backoff.Permit{Token: p.Token &^ localBit}, localOutcome(v))
+		b.local.Record(guard.Permit{Token: p.Token &^ localBit}, localOutcome(v))
 		return
 	}
 	gen := p.Token >> 2
@@ -344,20 +344,20 @@ func (b *Breaker) feedLocal(v verdict) {
 	if v == neutral {
 		return
 	}
-	if p, err := b.local.Allow(context.Background(), backoff.Call{Attempt: 1}); err == nil {
+	if p, err := b.local.Allow(context.Background(), guard.Call{Attempt: 1}); err == nil {
 		b.local.Record(p, localOutcome(v))
 	}
 }
 
 // localOutcome is the outcome the local fallback counts as v.
-func localOutcome(v verdict) backoff.Outcome {
+func localOutcome(v verdict) guard.Outcome {
 	switch v {
 	case success:
-		return backoff.Outcome{}
+		return guard.Outcome{}
 	case failure:
-		return backoff.Outcome{Err: errCounted}
+		return guard.Outcome{Err: errCounted}
 	}
-	return backoff.Outcome{Abandoned: true}
+	return guard.Outcome{Abandoned: true}
 }
 
 // State returns the state of the shared breaker as this instance's last

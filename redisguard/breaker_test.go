@@ -10,6 +10,8 @@ import (
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/policy"
 )
 
 // fleet returns n instances of one shared breaker, each with a client of
@@ -47,7 +49,7 @@ func call(b *Breaker, err error) error {
 	if aerr != nil {
 		return aerr
 	}
-	b.Record(p, backoff.Outcome{Err: err})
+	b.Record(p, guard.Outcome{Err: err})
 	return nil
 }
 
@@ -156,13 +158,13 @@ func TestBreakerCycle(t *testing.T) {
 	if err := call(a, nil); !isOpen(err, breaker.HalfOpen) {
 		t.Fatalf("a third caller: %v, want a half-open refusal", err)
 	}
-	b.Record(pb, backoff.Outcome{Abandoned: true}) // gives its place back
+	b.Record(pb, guard.Outcome{Abandoned: true}) // gives its place back
 	pb, err = b.Allow(bg, first)
 	if err != nil {
 		t.Fatalf("after an abandoned probe: %v, want its place", err)
 	}
-	a.Record(pa, backoff.Outcome{})
-	b.Record(pb, backoff.Outcome{Err: errDown}) // reopens
+	a.Record(pa, guard.Outcome{})
+	b.Record(pb, guard.Outcome{Err: errDown}) // reopens
 	if got := b.State(); got != breaker.Open {
 		t.Fatalf("after a failed probe: %v, want open", got)
 	}
@@ -172,7 +174,7 @@ func TestBreakerCycle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g.Record(p, backoff.Outcome{})
+		g.Record(p, guard.Outcome{})
 	}
 	if a.State() != breaker.Closed && b.State() != breaker.Closed {
 		t.Fatalf("two probe successes: %v, %v; want closed", a.State(), b.State())
@@ -214,11 +216,11 @@ func TestBreakerProbeTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatalf("past the probe timeout: %v, want a new probe", err)
 	}
-	f[0].Record(lost, backoff.Outcome{Err: errDown})
+	f[0].Record(lost, guard.Outcome{Err: errDown})
 	if got := f[0].Stats().Ignored; got != 1 {
 		t.Errorf("the lost probe's record: Ignored = %d, want 1", got)
 	}
-	f[1].Record(p, backoff.Outcome{})
+	f[1].Record(p, guard.Outcome{})
 	if got := f[1].State(); got != breaker.Closed {
 		t.Errorf("after the new probe's success: %v, want closed", got)
 	}
@@ -350,31 +352,31 @@ func TestBreakerClassifier(t *testing.T) {
 	}
 }
 
-// TestBreakerExecuteAndPolicy: Execute records a panic as a failure; in a
+// TestBreakerRunAndPolicy: Run records a panic as a failure; in a
 // Policy, a refusal stops the retry stage with the breaker's error.
-func TestBreakerExecuteAndPolicy(t *testing.T) {
+func TestBreakerRunAndPolicy(t *testing.T) {
 	v := newVirtual()
 	b := fleet(t, v, 1, WithConsecutiveFailures(2))[0]
 	func() {
 		defer func() { recover() }()
-		_ = b.Execute(bg, func(context.Context) error { panic("boom") })
+		_ = b.Run(bg, func(context.Context) error { panic("boom") })
 	}()
-	policy := backoff.NewPolicy(
-		backoff.WithRetry(backoff.WithBackOff(&backoff.ZeroBackOff{}), backoff.WithMaxTries(5)),
-		backoff.WithGuard(b),
+	p := policy.New(
+		policy.Retry(backoff.WithBackOff(&backoff.ZeroBackOff{}), backoff.WithMaxTries(5)),
+		policy.Guard(b),
 	)
 	attempts := 0
-	err := policy.Execute(bg, func(context.Context) error { attempts++; return errDown })
+	err := p.DoErr(bg, func(context.Context) error { attempts++; return errDown })
 	if !errors.Is(err, breaker.ErrCircuitOpen) || attempts != 1 {
-		t.Fatalf("Execute = %v after %d attempts; want ErrCircuitOpen after 1 (the panic was the first failure)", err, attempts)
+		t.Fatalf("DoErr = %v after %d attempts; want ErrCircuitOpen after 1 (the panic was the first failure)", err, attempts)
 	}
 	var e *backoff.Error
 	if !errors.As(err, &e) || e.LastErr != errDown {
 		t.Errorf("LastErr = %v, want %v", e, errDown)
 	}
 	var none context.Context // nil, on purpose
-	if err := b.Execute(none, nil); !errors.Is(err, backoff.ErrInvalidConfiguration) {
-		t.Errorf("Execute(nil, nil) = %v", err)
+	if err := b.Run(none, nil); !errors.Is(err, backoff.ErrInvalidConfiguration) {
+		t.Errorf("Run(nil, nil) = %v", err)
 	}
 }
 
@@ -389,7 +391,7 @@ func TestBreakerCachedPathAllocatesNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b.Record(p, backoff.Outcome{})
+		b.Record(p, guard.Outcome{})
 	})
 	if n != 0 {
 		t.Errorf("%v allocations, want 0", n)

@@ -5,14 +5,14 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/budget"
+	"github.com/herdsafe/backoff/guard"
 	"github.com/redis/go-redis/v9"
 )
 
 // Budget is a retry budget that every instance of a service shares
 // through Redis: gRPC's token bucket, as budget.NewTokenBucket keeps it in
-// one process, kept once for the fleet. It is a [backoff.Guard] for the
+// one process, kept once for the fleet. It is a [guard.Guard] for the
 // retry stage of a Policy, inside which it sees attempt numbers, and it
 // refuses retries with [budget.ErrBudgetExhausted].
 //
@@ -97,7 +97,7 @@ func NewTokenBucket(client redis.Scripter, name string, opts ...Option) *Budget 
 
 // Validate reports why the Budget cannot be used: its first bad option,
 // or client, or that it is a zero Budget. The error matches
-// backoff.ErrInvalidConfiguration. backoff.WithGuard calls it.
+// backoff.ErrInvalidConfiguration. policy.Guard calls it.
 func (b *Budget) Validate() error {
 	switch {
 	case b == nil || b.cfg == nil:
@@ -117,12 +117,12 @@ func (b *Budget) Validate() error {
 // instead (see the package documentation). A refused retry gets
 // budget.ErrBudgetExhausted. Allow does not block beyond the timeout, and
 // ctx's cancellation does not cut the round trip short.
-func (b *Budget) Allow(ctx context.Context, c backoff.Call) (backoff.Permit, error) {
+func (b *Budget) Allow(ctx context.Context, c guard.Call) (guard.Permit, error) {
 	if err := b.Validate(); err != nil {
-		return backoff.Permit{}, err
+		return guard.Permit{}, err
 	}
 	if c.Attempt <= 1 {
-		return backoff.Permit{}, nil
+		return guard.Permit{}, nil
 	}
 	if !b.link.ready() {
 		return b.allowLocal(ctx, c)
@@ -130,7 +130,7 @@ func (b *Budget) Allow(ctx context.Context, c backoff.Call) (backoff.Permit, err
 	if s := b.seen.Load(); s != nil && 2*s.tokens <= b.max && b.pending.Load() == 0 &&
 		b.cfg.clock.Now().Sub(s.at) < b.cfg.staleness {
 		b.refused.Add(1)
-		return backoff.Permit{}, budget.ErrBudgetExhausted
+		return guard.Permit{}, budget.ErrBudgetExhausted
 	}
 	owed := b.pending.Swap(0)
 	r, err := b.link.run(ctx, "a", b.max, owed, 0, b.ttl)
@@ -144,20 +144,20 @@ func (b *Budget) Allow(ctx context.Context, c backoff.Call) (backoff.Permit, err
 	}
 	if v[0] != 1 {
 		b.refused.Add(1)
-		return backoff.Permit{}, budget.ErrBudgetExhausted
+		return guard.Permit{}, budget.ErrBudgetExhausted
 	}
 	b.allowed.Add(1)
-	return backoff.Permit{Token: chargedBit | uint64(v[1])&takenMask}, nil
+	return guard.Permit{Token: chargedBit | uint64(v[1])&takenMask}, nil
 }
 
 // allowLocal asks the local fallback about a retry.
-func (b *Budget) allowLocal(ctx context.Context, c backoff.Call) (backoff.Permit, error) {
+func (b *Budget) allowLocal(ctx context.Context, c guard.Call) (guard.Permit, error) {
 	if _, err := b.local.Allow(ctx, c); err != nil {
 		b.refused.Add(1)
-		return backoff.Permit{}, err
+		return guard.Permit{}, err
 	}
 	b.allowed.Add(1)
-	return backoff.Permit{Token: localBit}, nil
+	return guard.Permit{Token: localBit}, nil
 }
 
 // see keeps the count of a script's reply {admitted, taken, count}.
@@ -179,7 +179,7 @@ func (b *Budget) see(r []any) ([]int64, bool) {
 // taken at Allow, and what a success or a neutral outcome gives back is
 // sent with this instance's next round trip. When Redis fails, the local
 // fallback counts the call instead.
-func (b *Budget) Record(p backoff.Permit, o backoff.Outcome) {
+func (b *Budget) Record(p guard.Permit, o guard.Outcome) {
 	if b.Validate() != nil {
 		return
 	}
@@ -189,7 +189,7 @@ func (b *Budget) Record(p backoff.Permit, o backoff.Outcome) {
 }
 
 // record counts a call judged v.
-func (b *Budget) record(p backoff.Permit, v verdict) {
+func (b *Budget) record(p guard.Permit, v verdict) {
 	switch {
 	case p.Token&localBit != 0:
 		b.recordLocal(v)
@@ -231,9 +231,9 @@ func (b *Budget) record(p backoff.Permit, v verdict) {
 func (b *Budget) recordLocal(v verdict) {
 	switch v {
 	case success:
-		b.local.Record(backoff.Permit{}, backoff.Outcome{})
+		b.local.Record(guard.Permit{}, guard.Outcome{})
 	case failure:
-		b.local.Record(backoff.Permit{}, backoff.Outcome{Err: errCounted})
+		b.local.Record(guard.Permit{}, guard.Outcome{Err: errCounted})
 	}
 }
 

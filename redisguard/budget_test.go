@@ -10,6 +10,8 @@ import (
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/budget"
+	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/policy"
 )
 
 // step is one call of a scripted sequence: its attempt number and how it
@@ -56,14 +58,14 @@ func TestBudgetMatchesLocal(t *testing.T) {
 			shared := NewTokenBucket(newClient(t, addr), name(t), WithMaxTokens(tt.max), WithTokenRatio(tt.ratio), generous, v.option())
 			local := budget.NewTokenBucket(budget.WithMaxTokens(tt.max), budget.WithTokenRatio(tt.ratio))
 			for i, s := range tt.steps {
-				c := backoff.Call{Attempt: s.attempt}
+				c := guard.Call{Attempt: s.attempt}
 				ps, errS := shared.Allow(bg, c)
 				pl, errL := local.Allow(bg, c)
 				if !errors.Is(errS, errL) || (errS == nil) != (errL == nil) {
 					t.Fatalf("step %d %+v: shared Allow = %v, local %v", i, s, errS, errL)
 				}
 				if errS == nil {
-					o := backoff.Outcome{Err: s.err, Abandoned: s.aband}
+					o := guard.Outcome{Err: s.err, Abandoned: s.aband}
 					shared.Record(ps, o)
 					local.Record(pl, o)
 				}
@@ -108,7 +110,7 @@ func TestBudgetFleetLimitIsHard(t *testing.T) {
 				mu.Lock()
 				admitted++
 				mu.Unlock()
-				b.Record(p, backoff.Outcome{Err: errDown})
+				b.Record(p, guard.Outcome{Err: errDown})
 			}
 		}(instances[i%2])
 	}
@@ -132,12 +134,12 @@ func TestBudgetRoundTrips(t *testing.T) {
 		want uint64
 	}{
 		{"first attempt, Allow", func() error { _, err := b.Allow(bg, first); return err }, 0},
-		{"first attempt, Record success", func() error { b.Record(backoff.Permit{}, backoff.Outcome{}); return nil }, 1},
-		{"first attempt, Record failure", func() error { b.Record(backoff.Permit{}, backoff.Outcome{Err: errDown}); return nil }, 1},
-		{"first attempt, Record abandoned", func() error { b.Record(backoff.Permit{}, backoff.Outcome{Abandoned: true}); return nil }, 0},
+		{"first attempt, Record success", func() error { b.Record(guard.Permit{}, guard.Outcome{}); return nil }, 1},
+		{"first attempt, Record failure", func() error { b.Record(guard.Permit{}, guard.Outcome{Err: errDown}); return nil }, 1},
+		{"first attempt, Record abandoned", func() error { b.Record(guard.Permit{}, guard.Outcome{Abandoned: true}); return nil }, 0},
 		{"retry, Allow and Record failure", func() error {
 			p, err := b.Allow(bg, retry)
-			b.Record(p, backoff.Outcome{Err: errDown})
+			b.Record(p, guard.Outcome{Err: errDown})
 			return err
 		}, 1},
 		{"retry refused, on the fresh count", func() error {
@@ -171,16 +173,16 @@ func TestBudgetRoundTrips(t *testing.T) {
 func TestBudgetOwedRefundSent(t *testing.T) {
 	addr := needRedis(t)
 	b := NewTokenBucket(newClient(t, addr), name(t), WithMaxTokens(10), WithTokenRatio(0.5), generous)
-	b.Record(backoff.Permit{}, backoff.Outcome{Err: errDown}) // 9
-	p, err := b.Allow(bg, retry)                              // charged: 8
+	b.Record(guard.Permit{}, guard.Outcome{Err: errDown}) // 9
+	p, err := b.Allow(bg, retry)                          // charged: 8
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.Record(p, backoff.Outcome{}) // owes 1.5
+	b.Record(p, guard.Outcome{}) // owes 1.5
 	if s := b.Stats(); s.Tokens != 8 || s.Owed != 1.5 {
 		t.Fatalf("after a successful retry: %v tokens, %v owed; want 8 and 1.5", s.Tokens, s.Owed)
 	}
-	b.Record(backoff.Permit{}, backoff.Outcome{Err: errDown}) // 8 + 1.5 - 1
+	b.Record(guard.Permit{}, guard.Outcome{Err: errDown}) // 8 + 1.5 - 1
 	if s := b.Stats(); s.Tokens != 8.5 || s.Owed != 0 {
 		t.Fatalf("after the next round trip: %v tokens, %v owed; want 8.5 and 0", s.Tokens, s.Owed)
 	}
@@ -194,12 +196,12 @@ func TestBudgetKeyExpires(t *testing.T) {
 	b := NewTokenBucket(newClient(t, addr), n, WithMaxTokens(2), WithTokenRatio(1), WithTTL(time.Minute), generous)
 	a := admin(t, addr)
 	key := "backoff:{" + n + "}:tokens"
-	b.Record(backoff.Permit{}, backoff.Outcome{Err: errDown})
+	b.Record(guard.Permit{}, guard.Outcome{Err: errDown})
 	ttl, err := a.PTTL(bg, key).Result()
 	if err != nil || ttl <= 0 || ttl > time.Minute {
 		t.Fatalf("PTTL %s = %v, %v; want in (0, 1m]", key, ttl, err)
 	}
-	b.Record(backoff.Permit{}, backoff.Outcome{}) // full again
+	b.Record(guard.Permit{}, guard.Outcome{}) // full again
 	if n, err := a.Exists(bg, key).Result(); err != nil || n != 0 {
 		t.Fatalf("a full bucket: EXISTS %s = %d, %v; want 0", key, n, err)
 	}
@@ -217,11 +219,11 @@ func TestBudgetClassifier(t *testing.T) {
 		}
 		return err != errBad
 	}))
-	b.Record(backoff.Permit{}, backoff.Outcome{Err: errBad})
+	b.Record(guard.Permit{}, guard.Outcome{Err: errBad})
 	if got := b.Stats().Link.RoundTrips; got != 0 {
 		t.Fatalf("an error that does not count made %d round trips", got)
 	}
-	b.Record(backoff.Permit{}, backoff.Outcome{Err: errDown})
+	b.Record(guard.Permit{}, guard.Outcome{Err: errDown})
 	p, err := b.Allow(bg, retry)
 	if err != nil {
 		t.Fatal(err)
@@ -232,7 +234,7 @@ func TestBudgetClassifier(t *testing.T) {
 				t.Errorf("recovered %v, want the classifier's panic", r)
 			}
 		}()
-		b.Record(p, backoff.Outcome{Err: errPanic})
+		b.Record(p, guard.Outcome{Err: errPanic})
 	}()
 	if s := b.Stats(); s.Tokens+s.Owed != 9 {
 		t.Errorf("after a panicking classifier: %v tokens + %v owed, want 9: the retry refunded", s.Tokens, s.Owed)
@@ -244,15 +246,15 @@ func TestBudgetClassifier(t *testing.T) {
 func TestBudgetInPolicy(t *testing.T) {
 	addr := needRedis(t)
 	b := NewTokenBucket(newClient(t, addr), name(t), WithMaxTokens(4), generous)
-	policy := backoff.NewPolicy(
-		backoff.WithRetry(backoff.WithBackOff(&backoff.ZeroBackOff{}), backoff.WithMaxTries(10)),
-		backoff.WithGuard(b),
+	p := policy.New(
+		policy.Retry(backoff.WithBackOff(&backoff.ZeroBackOff{}), backoff.WithMaxTries(10)),
+		policy.Guard(b),
 	)
 	attempts := 0
-	err := policy.Execute(bg, func(context.Context) error { attempts++; return errDown })
+	err := p.DoErr(bg, func(context.Context) error { attempts++; return errDown })
 	var e *backoff.Error
 	if !errors.As(err, &e) || !errors.Is(e.Cause, budget.ErrBudgetExhausted) || e.LastErr != errDown {
-		t.Fatalf("Execute = %v, want Cause ErrBudgetExhausted and LastErr %v", err, errDown)
+		t.Fatalf("DoErr = %v, want Cause ErrBudgetExhausted and LastErr %v", err, errDown)
 	}
 	if attempts != 2 { // 4 → 3 → retry charged to 2: no longer above half
 		t.Errorf("%d attempts, want 2", attempts)

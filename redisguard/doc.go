@@ -10,16 +10,16 @@
 // failures rule; they take the same options, named the same, with the
 // same defaults (the ratio budget, budget.NewRatio, and the breaker's
 // failure-rate rules and growing open duration are not offered shared).
-// Both are [backoff.Guard] values, so a Policy takes either as it takes
+// Both are [guard.Guard] values, so a Policy takes either as it takes
 // the local ones:
 //
 //	client := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true})
 //	retries := redisguard.NewTokenBucket(client, "payments", redisguard.WithMaxTokens(10))
 //	circuit := redisguard.NewBreaker(client, "payments", redisguard.WithConsecutiveFailures(5))
-//	policy := backoff.NewPolicy(
-//		backoff.WithGuard(circuit),
-//		backoff.WithRetry(backoff.WithMaxTries(3)),
-//		backoff.WithGuard(retries),
+//	p := policy.New(
+//		policy.Guard(circuit),
+//		policy.Retry(backoff.WithMaxTries(3)),
+//		policy.Guard(retries),
 //	)
 //
 // # On the server

@@ -14,13 +14,10 @@ func invalid(format string, args ...any) error {
 }
 
 var (
-	errNilContext = invalid("Execute was given a nil context")
-	errNilFunc    = invalid("Execute was given a nil function")
+	errNilContext = invalid("Run was given a nil context")
+	errNilFunc    = invalid("Run was given a nil function")
 	errZero       = invalid("a zero or nil guard; make one with NewTokenBucket or NewBreaker")
 )
-
-// errPanicked is what Execute records for a function that panicked.
-var errPanicked = errors.New("redisguard: the call panicked")
 
 // errCounted is the error the guards hand their local fallback for a call
 // they judged a failure: the fallback is made to count exactly it, so that

@@ -8,6 +8,8 @@ import (
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/policy"
 	"github.com/herdsafe/backoff/redisguard"
 	"github.com/redis/go-redis/v9"
 )
@@ -38,10 +40,10 @@ func ExampleNewTokenBucket() {
 	b := redisguard.NewTokenBucket(clientB, "example-payments", redisguard.WithMaxTokens(10), timeout)
 
 	for range 5 { // five failures of instance a: 10 tokens down to 5, no longer above half
-		p, _ := a.Allow(ctx, backoff.Call{Attempt: 1})
-		a.Record(p, backoff.Outcome{Err: errUnavailable})
+		p, _ := a.Allow(ctx, guard.Call{Attempt: 1})
+		a.Record(p, guard.Outcome{Err: errUnavailable})
 	}
-	_, err := b.Allow(ctx, backoff.Call{Attempt: 2})
+	_, err := b.Allow(ctx, guard.Call{Attempt: 2})
 	fmt.Println("instance b, a retry:", err)
 	fmt.Println("the fleet's tokens:", b.Stats().Tokens)
 	// Output:
@@ -59,9 +61,9 @@ func ExampleNewBreaker() {
 	b := redisguard.NewBreaker(clientB, "example-search", redisguard.WithConsecutiveFailures(3), timeout)
 
 	for range 3 {
-		_ = a.Execute(ctx, func(context.Context) error { return errUnavailable })
+		_ = a.Run(ctx, func(context.Context) error { return errUnavailable })
 	}
-	err := b.Execute(ctx, func(context.Context) error { return nil })
+	err := b.Run(ctx, func(context.Context) error { return nil })
 	fmt.Println("instance b refused:", errors.Is(err, breaker.ErrCircuitOpen))
 	fmt.Println("instance b sees:", b.State())
 	// Output:
@@ -78,13 +80,13 @@ func Example_policy() {
 	defer client.Close()
 	retries := redisguard.NewTokenBucket(client, "example-orders", redisguard.WithMaxTokens(4), timeout)
 	circuit := redisguard.NewBreaker(client, "example-orders", redisguard.WithConsecutiveFailures(10), timeout)
-	policy := backoff.NewPolicy(
-		backoff.WithGuard(circuit),
-		backoff.WithRetry(backoff.WithBackOff(&backoff.ZeroBackOff{}), backoff.WithMaxTries(5)),
-		backoff.WithGuard(retries),
+	p := policy.New(
+		policy.Guard(circuit),
+		policy.Retry(backoff.WithBackOff(&backoff.ZeroBackOff{}), backoff.WithMaxTries(5)),
+		policy.Guard(retries),
 	)
 	attempts := 0
-	err := policy.Execute(context.Background(), func(context.Context) error {
+	err := p.DoErr(context.Background(), func(context.Context) error {
 		attempts++
 		return errUnavailable
 	})
@@ -108,7 +110,7 @@ func Example_fallback() {
 		redisguard.WithOnFallback(func(error) { fmt.Println("Redis failed: deciding locally") }),
 	)
 	for range 3 {
-		_ = b.Execute(context.Background(), func(context.Context) error { return nil })
+		_ = b.Run(context.Background(), func(context.Context) error { return nil })
 	}
 	l := b.Stats().Link
 	fmt.Println("shared:", l.Shared, "fallbacks:", l.Fallbacks, "local decisions:", l.LocalDecisions)

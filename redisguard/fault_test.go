@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/guard"
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/goleak"
 )
@@ -53,7 +53,7 @@ func TestRedisStopped(t *testing.T) {
 	b := NewTokenBucket(cb, name(t), append(append(opts, hb.options()...), WithMaxTokens(4))...)
 	k := NewBreaker(ck, name(t), append(append(opts, hk.options()...), WithConsecutiveFailures(2))...)
 
-	b.Record(backoff.Permit{}, backoff.Outcome{}) // shared: one round trip each
+	b.Record(guard.Permit{}, guard.Outcome{}) // shared: one round trip each
 	warmK := call(k, nil)
 	if warmK != nil {
 		t.Fatal(warmK)
@@ -63,12 +63,12 @@ func TestRedisStopped(t *testing.T) {
 
 	s.stop()
 
-	b.Record(backoff.Permit{}, backoff.Outcome{Err: errDown}) // fails: the local budget counts it (4 → 3)
+	b.Record(guard.Permit{}, guard.Outcome{Err: errDown}) // fails: the local budget counts it (4 → 3)
 	p, err := b.Allow(bg, retry)
 	if err != nil || p.Token&localBit == 0 {
 		t.Fatalf("budget, Redis down: Allow = %+v, %v; want a retry admitted by the local budget", p, err)
 	}
-	b.Record(p, backoff.Outcome{Err: errDown}) // 3 → 2: no longer above half
+	b.Record(p, guard.Outcome{Err: errDown}) // 3 → 2: no longer above half
 	if _, err := b.Allow(bg, retry); !errors.Is(err, budgetExhausted) {
 		t.Fatalf("budget, Redis down: Allow = %v, want the local budget's refusal", err)
 	}
@@ -91,7 +91,7 @@ func TestRedisStopped(t *testing.T) {
 	}
 	before := roundTrips(b) + roundTrips(k)
 	for range 10 {
-		b.Record(backoff.Permit{}, backoff.Outcome{})
+		b.Record(guard.Permit{}, guard.Outcome{})
 		call(k, nil)
 	}
 	if got := roundTrips(b) + roundTrips(k) - before; got != 0 {
@@ -106,7 +106,7 @@ func TestRedisStopped(t *testing.T) {
 
 	s.restart(t)
 	v.advance(time.Second)
-	b.Record(backoff.Permit{}, backoff.Outcome{})
+	b.Record(guard.Permit{}, guard.Outcome{})
 	if err := call(k, nil); err != nil {
 		t.Fatalf("breaker, Redis back: %v, want the shared state (closed)", err)
 	}
@@ -144,7 +144,7 @@ func TestRedisSlow(t *testing.T) {
 	opts := append(h.options(), WithTimeout(timeout), v.option())
 	b := NewTokenBucket(c, name(t), opts...)
 	k := NewBreaker(c, name(t), opts...)
-	b.Record(backoff.Permit{}, backoff.Outcome{})
+	b.Record(guard.Permit{}, guard.Outcome{})
 	call(k, nil)
 	mustShared(t, b)
 	mustShared(t, k)
@@ -153,7 +153,7 @@ func TestRedisSlow(t *testing.T) {
 	if err := a.Do(bg, "CLIENT", "PAUSE", 400, "ALL").Err(); err != nil {
 		t.Fatal(err)
 	}
-	for _, g := range []backoff.Guard{b, k} {
+	for _, g := range []guard.Guard{b, k} {
 		v.advance(time.Second) // the breaker's view stale, the link due
 		start := time.Now()
 		_, err := g.Allow(bg, retry)
@@ -173,7 +173,7 @@ func TestRedisSlow(t *testing.T) {
 		t.Fatal(err)
 	}
 	v.advance(time.Second)
-	b.Record(backoff.Permit{}, backoff.Outcome{})
+	b.Record(guard.Permit{}, guard.Outcome{})
 	if l := b.Stats().Link; !l.Shared || l.Recoveries != 1 {
 		t.Errorf("after the pause: %+v, want shared again", l)
 	}
@@ -186,7 +186,7 @@ func TestScriptFlushed(t *testing.T) {
 	s := ownServer(t)
 	b := NewTokenBucket(newClient(t, s.addr), name(t), WithMaxTokens(10), generous)
 	for range 3 {
-		b.Record(backoff.Permit{}, backoff.Outcome{Err: errDown})
+		b.Record(guard.Permit{}, guard.Outcome{Err: errDown})
 	}
 	if got := b.Stats().Link.Reloads; got != 1 {
 		t.Fatalf("a new server: %d reloads, want 1 (the first EVALSHA)", got)
@@ -194,12 +194,12 @@ func TestScriptFlushed(t *testing.T) {
 	if err := admin(t, s.addr).ScriptFlush(bg).Err(); err != nil {
 		t.Fatal(err)
 	}
-	b.Record(backoff.Permit{}, backoff.Outcome{Err: errDown}) // 7 → 6
-	p, err := b.Allow(bg, retry)                              // 6 > 5: admitted, charged to 5
+	b.Record(guard.Permit{}, guard.Outcome{Err: errDown}) // 7 → 6
+	p, err := b.Allow(bg, retry)                          // 6 > 5: admitted, charged to 5
 	if err != nil {
 		t.Fatalf("after the flush: %v, want a retry admitted", err)
 	}
-	b.Record(p, backoff.Outcome{Err: errDown})
+	b.Record(p, guard.Outcome{Err: errDown})
 	if _, err := b.Allow(bg, retry); !errors.Is(err, budgetExhausted) {
 		t.Fatalf("5 tokens: %v, want ErrBudgetExhausted", err)
 	}
@@ -229,7 +229,7 @@ func TestRedisUnreachable(t *testing.T) {
 				for range 50 {
 					p, err := b.Allow(bg, retry)
 					if err == nil {
-						b.Record(p, backoff.Outcome{})
+						b.Record(p, guard.Outcome{})
 					} else if !errors.Is(err, budgetExhausted) {
 						t.Errorf("Allow = %v", err)
 					}

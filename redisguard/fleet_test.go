@@ -14,6 +14,8 @@ import (
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/budget"
+	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/policy"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -38,13 +40,13 @@ const (
 )
 
 // workload runs the fleet's calls through g and returns the attempts made.
-func workload(g backoff.Guard, calls int) (attempts int) {
-	policy := backoff.NewPolicy(
-		backoff.WithRetry(backoff.WithBackOff(&backoff.ZeroBackOff{}), backoff.WithMaxTries(fleetTries)),
-		backoff.WithGuard(g),
+func workload(g guard.Guard, calls int) (attempts int) {
+	p := policy.New(
+		policy.Retry(backoff.WithBackOff(&backoff.ZeroBackOff{}), backoff.WithMaxTries(fleetTries)),
+		policy.Guard(g),
 	)
 	for range calls {
-		_ = policy.Execute(context.Background(), func(context.Context) error {
+		_ = p.DoErr(context.Background(), func(context.Context) error {
 			attempts++
 			return errDown
 		})
@@ -62,7 +64,7 @@ func TestHelperProcess(t *testing.T) {
 		t.Skip("run by TestFleetSharesOneBudget only")
 	}
 	calls, _ := strconv.Atoi(os.Getenv(helperCallsEnv))
-	var g backoff.Guard
+	var g guard.Guard
 	var shared *Budget
 	if mode == "shared" {
 		client := redis.NewClient(&redis.Options{Addr: os.Getenv(helperAddrEnv), ContextTimeoutEnabled: true, MaxRetries: -1})

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/benbjohnson/clock"
-	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/budget"
+	"github.com/herdsafe/backoff/guard"
 )
 
 var errDown = errors.New("dependency down")
@@ -21,8 +21,8 @@ var errDown = errors.New("dependency down")
 var budgetExhausted = budget.ErrBudgetExhausted
 
 var (
-	first = backoff.Call{Attempt: 1}
-	retry = backoff.Call{Attempt: 2}
+	first = guard.Call{Attempt: 1}
+	retry = guard.Call{Attempt: 2}
 	bg    = context.Background()
 )
 

@@ -10,6 +10,8 @@ import (
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/policy"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -62,7 +64,7 @@ func TestBadConfiguration(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var g backoff.Guard
+			var g guard.Guard
 			var err error
 			if tt.guard == "budget" {
 				b := NewTokenBucket(tt.client, tt.gname, tt.opts...)
@@ -81,12 +83,12 @@ func TestBadConfiguration(t *testing.T) {
 			if _, aerr := g.Allow(bg, retry); aerr != err {
 				t.Errorf("Allow = %v, want the configuration error", aerr)
 			}
-			g.Record(backoff.Permit{}, backoff.Outcome{Err: errDown}) // ignored
-			if perr := backoff.NewPolicy(backoff.WithGuard(g)).Execute(bg, func(context.Context) error {
+			g.Record(guard.Permit{}, guard.Outcome{Err: errDown}) // ignored
+			if perr := policy.New(policy.Guard(g)).DoErr(bg, func(context.Context) error {
 				t.Error("the Policy ran its function")
 				return nil
 			}); !errors.Is(perr, backoff.ErrInvalidConfiguration) {
-				t.Errorf("Policy.Execute = %v, want ErrInvalidConfiguration", perr)
+				t.Errorf("Policy.DoErr = %v, want ErrInvalidConfiguration", perr)
 			}
 		})
 	}
@@ -97,7 +99,7 @@ func TestBadConfiguration(t *testing.T) {
 func TestZeroGuards(t *testing.T) {
 	var nb *Budget
 	guards := []interface {
-		backoff.Guard
+		guard.Guard
 		Validate() error
 	}{&Budget{}, nb, &Breaker{}}
 	for _, g := range guards {
@@ -107,10 +109,10 @@ func TestZeroGuards(t *testing.T) {
 		if _, err := g.Allow(bg, first); !errors.Is(err, backoff.ErrInvalidConfiguration) {
 			t.Errorf("%T: Allow = %v", g, err)
 		}
-		g.Record(backoff.Permit{}, backoff.Outcome{})
+		g.Record(guard.Permit{}, guard.Outcome{})
 	}
-	if err := nb.Execute(bg, func(context.Context) error { return nil }); !errors.Is(err, backoff.ErrInvalidConfiguration) {
-		t.Errorf("nil Budget: Execute = %v", err)
+	if err := nb.Run(bg, func(context.Context) error { return nil }); !errors.Is(err, backoff.ErrInvalidConfiguration) {
+		t.Errorf("nil Budget: Run = %v", err)
 	}
 }
 

@@ -1,6 +1,6 @@
 package redisguard
 
-import "github.com/herdsafe/backoff"
+import "github.com/herdsafe/backoff/guard"
 
 // verdict is what a recorded call says about the dependency.
 type verdict uint8
@@ -17,9 +17,9 @@ const (
 // says: failure, or otherwise (every error is a failure without
 // isFailure). If isFailure panics, record is called with onPanic before
 // the panic goes on, so that the call is counted all the same.
-func judge(o backoff.Outcome, isFailure func(error) bool, otherwise, onPanic verdict, record func(verdict)) verdict {
+func judge(o guard.Outcome, isFailure func(error) bool, otherwise, onPanic verdict, record func(verdict)) verdict {
 	switch {
-	case o.Abandoned || (o.Err != nil && backoff.IsRefusal(o.Err)):
+	case o.Abandoned || (o.Err != nil && guard.IsRefusal(o.Err)):
 		return neutral
 	case o.Err == nil:
 		return success

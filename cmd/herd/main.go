@@ -52,7 +52,7 @@
 // Retry"): each of -clients clients (100 unless given) starts -rate user
 // calls a second (20), the fleet's evenly spaced; a user call is one
 // request and its retries, up to -tries attempts (3) with the waits of a
-// Policy's default retry stage (backoff.FullJitterBackOff). The calls go
+// Policy's default retry stage (policy.DefaultBackOff). The calls go
 // through the guards of the strategy, each client its own, driven on the
 // simulation's virtual clock: retry (none), token-bucket
 // (budget.NewTokenBucket), ratio (budget.NewRatio), ratio-10 (the SRE

@@ -1,0 +1,93 @@
+package redisguard
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/budget"
+	"github.com/herdsafe/backoff/guard"
+)
+
+// TestBreakerRun: Run refuses with an error that matches backoff.ErrRefused
+// and wraps the breaker's own, without calling fn; returns the cause of a
+// ctx done already without calling fn; records a panic with
+// guard.ErrPanicked, which the classifier sees; and names this package in
+// its configuration errors.
+func TestBreakerRun(t *testing.T) {
+	v := newVirtual()
+	var seen []error
+	b := fleet(t, v, 1, WithConsecutiveFailures(2), WithIsFailure(func(err error) bool {
+		seen = append(seen, err)
+		return true
+	}))[0]
+
+	func() {
+		defer func() {
+			if r := recover(); r != "boom" {
+				t.Errorf("recovered %v, want the function's panic", r)
+			}
+		}()
+		_ = b.Run(bg, func(context.Context) error { panic("boom") })
+	}()
+	if len(seen) != 1 || seen[0] != guard.ErrPanicked {
+		t.Fatalf("the classifier saw %v, want [guard.ErrPanicked]", seen)
+	}
+	if err := b.Run(bg, func(context.Context) error { return errDown }); err != errDown {
+		t.Fatalf("Run = %v, want fn's error unchanged", err)
+	}
+
+	ran := false
+	err := b.Run(bg, func(context.Context) error { ran = true; return nil })
+	if ran || !errors.Is(err, backoff.ErrRefused) || !isOpen(err, breaker.Open) {
+		t.Fatalf("Run on the open breaker = %v (fn ran: %v), want a refusal matching ErrRefused and ErrCircuitOpen", err, ran)
+	}
+
+	done, cancel := context.WithCancelCause(bg)
+	errGone := errors.New("caller gone")
+	cancel(errGone)
+	if err := b.Run(done, func(context.Context) error { ran = true; return nil }); ran || err != errGone {
+		t.Errorf("Run with a ctx done = %v (fn ran: %v), want its cause, fn not run", err, ran)
+	}
+
+	var none context.Context // nil, on purpose
+	for _, err := range []error{b.Run(none, func(context.Context) error { return nil }), b.Run(bg, nil), (*Breaker)(nil).Run(bg, func(context.Context) error { return nil })} {
+		if !errors.Is(err, backoff.ErrInvalidConfiguration) || !strings.Contains(err.Error(), "redisguard") {
+			t.Errorf("Run = %v, want ErrInvalidConfiguration naming redisguard", err)
+		}
+	}
+}
+
+// TestBudgetRun: Run makes a first attempt, which the budget always
+// admits and whose failure it counts.
+func TestBudgetRun(t *testing.T) {
+	addr := needRedis(t)
+	b := NewTokenBucket(newClient(t, addr), name(t), WithMaxTokens(4), generous)
+	calls := 0
+	for range 6 { // 4 tokens spent, and then some: first attempts all the same
+		if err := b.Run(bg, func(context.Context) error { calls++; return errDown }); err != errDown {
+			t.Fatalf("Run = %v, want fn's error unchanged", err)
+		}
+	}
+	if s := b.Stats(); calls != 6 || s.Tokens != 0 {
+		t.Fatalf("%d calls, %v tokens left; want 6 calls, 0 tokens", calls, s.Tokens)
+	}
+	if _, err := b.Allow(bg, retry); !errors.Is(err, budget.ErrBudgetExhausted) {
+		t.Fatalf("a retry after Run's failures: %v, want it refused", err)
+	}
+
+	var none context.Context // nil, on purpose
+	for _, err := range []error{b.Run(none, func(context.Context) error { return nil }), b.Run(bg, nil), (*Budget)(nil).Run(bg, func(context.Context) error { return nil })} {
+		if !errors.Is(err, backoff.ErrInvalidConfiguration) || !strings.Contains(err.Error(), "redisguard") {
+			t.Errorf("Run = %v, want ErrInvalidConfiguration naming redisguard", err)
+		}
+	}
+	ran := false
+	err := (&Budget{}).Run(bg, func(context.Context) error { ran = true; return nil })
+	if ran || !errors.Is(err, backoff.ErrRefused) || !errors.Is(err, backoff.ErrInvalidConfiguration) {
+		t.Errorf("Run of a zero Budget = %v (fn ran: %v), want its configuration error as a refusal", err, ran)
+	}
+}
