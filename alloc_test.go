@@ -63,7 +63,7 @@ func TestZeroWaitsStartNoTimer(t *testing.T) {
 	if _, err := Retry(failTwice(), WithBackOff(&ZeroBackOff{}), WithClock(clk)); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(clk.waits); n != 0 {
+	if n := len(clk.Waits); n != 0 {
 		t.Errorf("%d timers started for zero waits, want none", n)
 	}
 	synctest.Test(t, func(t *testing.T) {

@@ -76,11 +76,11 @@ func TestClassifierMatrix(t *testing.T) {
 						opts = append(opts, c.opt)
 					}
 					var n specNotify
-					opts = append(opts, WithNotify(n.notify))
-					v, err := Retry(op.run, opts...)
+					opts = append(opts, WithNotify(n.Notify))
+					v, err := Retry(op.Run, opts...)
 					if e.retried[c.name] {
-						if err != nil || v != 100 || op.count() != 3 {
-							t.Fatalf("got (%d, %v) after %d attempts, want the error retried to success after 3", v, err, op.count())
+						if err != nil || v != 100 || op.Count() != 3 {
+							t.Fatalf("got (%d, %v) after %d attempts, want the error retried to success after 3", v, err, op.Count())
 						}
 						return
 					}
@@ -91,11 +91,11 @@ func TestClassifierMatrix(t *testing.T) {
 					if !errors.Is(re.LastErr, e.err) && re.LastErr.Error() != e.err.Error() {
 						t.Errorf("LastErr = %v, want %v", re.LastErr, e.err)
 					}
-					if op.count() != 1 || re.Attempts != 1 || v != 1 {
-						t.Errorf("result %d, ran %d times, Attempts %d; want stop after 1", v, op.count(), re.Attempts)
+					if op.Count() != 1 || re.Attempts != 1 || v != 1 {
+						t.Errorf("result %d, ran %d times, Attempts %d; want stop after 1", v, op.Count(), re.Attempts)
 					}
-					if len(n.errs) != 0 {
-						t.Errorf("Notify called for a rejected error: %v", n.errs)
+					if len(n.Errs) != 0 {
+						t.Errorf("Notify called for a rejected error: %v", n.Errs)
 					}
 				})
 			}
@@ -110,7 +110,7 @@ func TestClassifierRejectionKeepsTheError(t *testing.T) {
 	for _, e := range specEntries {
 		t.Run(e.name, func(t *testing.T) {
 			op := specScript(func(n int) (int, error) { return n, rejected })
-			_, err := e.run(context.Background(), op.run, WithRetryable(func(err error) bool { return errors.Is(err, errSpecTransient) }))
+			_, err := e.run(context.Background(), op.Run, WithRetryable(func(err error) bool { return errors.Is(err, errSpecTransient) }))
 			re := specCheckStop(t, err, ErrPermanent, rejected)
 			if re.LastErr != rejected {
 				t.Errorf("LastErr = %#v, want the operation's own error", re.LastErr)
@@ -130,10 +130,10 @@ func TestClassifierDoesNotOverridePermanent(t *testing.T) {
 	} {
 		t.Run(err.Error(), func(t *testing.T) {
 			op := specScript(func(n int) (int, error) { return n, err })
-			_, got := Retry(op.run, WithRetryable(func(error) bool { return true }), WithBackOff(&ZeroBackOff{}), WithMaxTries(5))
+			_, got := Retry(op.Run, WithRetryable(func(error) bool { return true }), WithBackOff(&ZeroBackOff{}), WithMaxTries(5))
 			re := specAsError(t, got)
-			if re.Cause != ErrPermanent || op.count() != 1 {
-				t.Errorf("Cause %v after %d attempts, want ErrPermanent after 1", re.Cause, op.count())
+			if re.Cause != ErrPermanent || op.Count() != 1 {
+				t.Errorf("Cause %v after %d attempts, want ErrPermanent after 1", re.Cause, op.Count())
 			}
 			if !errors.Is(got, root) || got.Error() != err.Error() {
 				t.Errorf("got %q, want %q, still matching the root error", got, err)
@@ -157,9 +157,9 @@ func TestClassifiersAddUp(t *testing.T) {
 			}
 			return 100, nil
 		})
-		_, err := Retry(op.run, isTransient, isThird, WithBackOff(&ZeroBackOff{}))
-		if got := err == nil; got != c.retried || op.count() != map[bool]int{true: 2, false: 1}[c.retried] {
-			t.Errorf("%v: retried %v after %d attempts (%v), want %v", c.err, got, op.count(), err, c.retried)
+		_, err := Retry(op.Run, isTransient, isThird, WithBackOff(&ZeroBackOff{}))
+		if got := err == nil; got != c.retried || op.Count() != map[bool]int{true: 2, false: 1}[c.retried] {
+			t.Errorf("%v: retried %v after %d attempts (%v), want %v", c.err, got, op.Count(), err, c.retried)
 		}
 	}
 }
@@ -173,7 +173,7 @@ func TestClassifierSeesTheOperationsError(t *testing.T) {
 		return true
 	}
 	op := specFailThenSucceed(2)
-	if _, err := Retry(op.run, WithRetryable(classify), WithBackOff(&ZeroBackOff{})); err != nil {
+	if _, err := Retry(op.Run, WithRetryable(classify), WithBackOff(&ZeroBackOff{})); err != nil {
 		t.Fatal(err)
 	}
 	if len(seen) != 2 || !errors.Is(seen[0], attemptErr(1)) || !errors.Is(seen[1], attemptErr(2)) {
@@ -192,7 +192,7 @@ func TestClassifierDoesNotHideCancellation(t *testing.T) {
 				cancel()
 				return n, attemptErr(n)
 			})
-			_, err := RetryCtx(ctx, op.run, WithRetryable(func(error) bool { return accept }), WithBackOff(&ZeroBackOff{}), WithMaxTries(3))
+			_, err := RetryCtx(ctx, op.Run, WithRetryable(func(error) bool { return accept }), WithBackOff(&ZeroBackOff{}), WithMaxTries(3))
 			specCheckStop(t, err, context.Canceled, attemptErr(1))
 		})
 	}

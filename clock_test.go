@@ -22,10 +22,10 @@ func TestMaxElapsedTimeCountsTheFirstAttempt(t *testing.T) {
 			}
 			return n, attemptErr(n)
 		})
-		_, err := Retry(op.run, WithBackOff(NewConstantBackOff(time.Second)), WithMaxElapsedTime(5*time.Second))
+		_, err := Retry(op.Run, WithBackOff(NewConstantBackOff(time.Second)), WithMaxElapsedTime(5*time.Second))
 		re := specCheckStop(t, err, ErrMaxElapsedTime, attemptErr(1))
-		if op.count() != 1 || re.Elapsed != 10*time.Second {
-			t.Errorf("%d attempts, Elapsed %v; want 1 attempt, and 10s since the call", op.count(), re.Elapsed)
+		if op.Count() != 1 || re.Elapsed != 10*time.Second {
+			t.Errorf("%d attempts, Elapsed %v; want 1 attempt, and 10s since the call", op.Count(), re.Elapsed)
 		}
 	})
 }
@@ -67,12 +67,12 @@ func TestDriverMaxElapsedTimeCountsTheAttempts(t *testing.T) {
 			return n, attemptErr(n)
 		})
 		var n specNotify
-		_, err := Retry(op.run, WithBackOff(NewConstantBackOff(time.Second)),
-			WithMaxElapsedTime(5500*time.Millisecond), WithNotify(n.notify))
+		_, err := Retry(op.Run, WithBackOff(NewConstantBackOff(time.Second)),
+			WithMaxElapsedTime(5500*time.Millisecond), WithNotify(n.Notify))
 		// 0–2s attempt 1, 2–3s wait, 3–5s attempt 2; a wait to 6s would overrun.
 		re := specCheckStop(t, err, ErrMaxElapsedTime, attemptErr(2))
-		if op.count() != 2 || len(n.delays) != 1 || re.Elapsed != 5*time.Second {
-			t.Errorf("%d attempts, waits %v, Elapsed %v; want 2, [1s], 5s", op.count(), n.delays, re.Elapsed)
+		if op.Count() != 2 || len(n.Delays) != 1 || re.Elapsed != 5*time.Second {
+			t.Errorf("%d attempts, waits %v, Elapsed %v; want 2, [1s], 5s", op.Count(), n.Delays, re.Elapsed)
 		}
 	})
 }
@@ -105,16 +105,16 @@ func TestDriverStopsBeforeAWaitPastTheDeadline(t *testing.T) {
 					start := time.Now()
 					op := c.op()
 					var n specNotify
-					_, err := e.run(ctx, op.run, WithBackOff(c.b), WithNotify(n.notify))
-					if len(n.errs) != c.attempts-1 {
-						t.Errorf("Notify called %d times, want %d: never for the final error", len(n.errs), c.attempts-1)
+					_, err := e.run(ctx, op.Run, WithBackOff(c.b), WithNotify(n.Notify))
+					if len(n.Errs) != c.attempts-1 {
+						t.Errorf("Notify called %d times, want %d: never for the final error", len(n.Errs), c.attempts-1)
 					}
 					if got := time.Since(start); got != c.stopAt {
 						t.Errorf("returned after %v, want %v: no sleeping into the deadline", got, c.stopAt)
 					}
 					re := specCheckStop(t, err, context.DeadlineExceeded, attemptErr(c.attempts))
-					if re.Attempts != c.attempts || op.count() != c.attempts {
-						t.Errorf("Attempts = %d, ran %d times, want %d", re.Attempts, op.count(), c.attempts)
+					if re.Attempts != c.attempts || op.Count() != c.attempts {
+						t.Errorf("Attempts = %d, ran %d times, want %d", re.Attempts, op.Count(), c.attempts)
 					}
 				})
 			})
@@ -134,13 +134,13 @@ func TestDriverDeadlineOnTheDriversClock(t *testing.T) {
 			op := specFailThenSucceed(3)
 			var err error
 			waits := specDrive(t, clk, nil, func() {
-				_, err = e.run(ctx, op.run, WithClock(clk), WithBackOff(NewConstantBackOff(time.Second)))
+				_, err = e.run(ctx, op.Run, WithClock(clk), WithBackOff(NewConstantBackOff(time.Second)))
 			})
 			if err != nil {
 				var re *Error
 				errors.As(err, &re)
 				t.Fatalf("got %v (Cause %v) after %d attempts and waits %v; want success after 3 waits of 1s, all within the 1m deadline on the driver's clock",
-					err, re.Cause, op.count(), waits)
+					err, re.Cause, op.Count(), waits)
 			}
 			if len(waits) != 3 {
 				t.Errorf("waits %v, want 3", waits)
@@ -161,7 +161,7 @@ func TestDriverLeavesNothingBehindAfterCancelledWaits(t *testing.T) {
 			op := specAlways()
 			var err error
 			waits := specDrive(t, clk, func(int, time.Duration) { cancel() }, func() {
-				_, err = RetryCtx(ctx, op.run, WithClock(clk), WithBackOff(NewConstantBackOff(time.Minute)))
+				_, err = RetryCtx(ctx, op.Run, WithClock(clk), WithBackOff(NewConstantBackOff(time.Minute)))
 			})
 			if len(waits) != 1 || !errors.Is(err, context.Canceled) {
 				t.Fatalf("run %d: waits %v, err %v; want one wait, cancelled", i, waits, err)

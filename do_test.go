@@ -76,7 +76,7 @@ func TestDoMatchesRetryCtx(t *testing.T) {
 		var v int
 		var err error
 		waits := specDrive(t, clk, nil, func() {
-			v, err = call(context.Background(), op.run, WithClock(clk), WithMaxTries(4),
+			v, err = call(context.Background(), op.Run, WithClock(clk), WithMaxTries(4),
 				WithBackOff(specExp(time.Second, time.Minute)))
 		})
 		re := specAsError(t, err)

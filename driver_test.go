@@ -29,10 +29,10 @@ func TestDriverRunsTheOperationAtLeastOnce(t *testing.T) {
 				op := specAlways()
 				var err error
 				waits := specDrive(t, clk, nil, func() {
-					_, err = e.run(context.Background(), op.run, append(c.opts, WithClock(clk))...)
+					_, err = e.run(context.Background(), op.Run, append(c.opts, WithClock(clk))...)
 				})
-				if op.count() != 1 {
-					t.Errorf("the operation ran %d times, want 1", op.count())
+				if op.Count() != 1 {
+					t.Errorf("the operation ran %d times, want 1", op.Count())
 				}
 				if len(waits) != 0 {
 					t.Errorf("waits %v, want none", waits)
@@ -44,9 +44,9 @@ func TestDriverRunsTheOperationAtLeastOnce(t *testing.T) {
 	for _, e := range specEntries {
 		t.Run("success/"+e.name, func(t *testing.T) {
 			op := specFailThenSucceed(0)
-			v, err := e.run(context.Background(), op.run, WithBackOff(&StopBackOff{}))
-			if err != nil || op.count() != 1 {
-				t.Fatalf("got %v after %d calls, want success after 1", err, op.count())
+			v, err := e.run(context.Background(), op.Run, WithBackOff(&StopBackOff{}))
+			if err != nil || op.Count() != 1 {
+				t.Fatalf("got %v after %d calls, want success after 1", err, op.Count())
 			}
 			if e.hasResult && v != 100 {
 				t.Errorf("result %d, want 100", v)
@@ -255,10 +255,10 @@ func TestDriverStopReasons(t *testing.T) {
 				var v int
 				var err error
 				start := clk.Now()
-				waits := specDrive(t, clk, react, func() { v, err = e.run(ctx, op.run, opts...) })
+				waits := specDrive(t, clk, react, func() { v, err = e.run(ctx, op.Run, opts...) })
 				re := specCheckStop(t, err, c.cause, c.lastErr)
-				if op.count() != c.attempts {
-					t.Errorf("the operation ran %d times, want %d", op.count(), c.attempts)
+				if op.Count() != c.attempts {
+					t.Errorf("the operation ran %d times, want %d", op.Count(), c.attempts)
 				}
 				if re.Attempts != c.attempts {
 					t.Errorf("Attempts = %d, want %d", re.Attempts, c.attempts)
@@ -304,12 +304,12 @@ func TestDriverRetriesContextErrorsWhileTheContextIsAlive(t *testing.T) {
 				})
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
-				v, err := e.run(ctx, op.run, WithBackOff(&ZeroBackOff{}), WithMaxTries(tries))
+				v, err := e.run(ctx, op.Run, WithBackOff(&ZeroBackOff{}), WithMaxTries(tries))
 				if err != nil {
-					t.Fatalf("got %v after %d attempts, want success", err, op.count())
+					t.Fatalf("got %v after %d attempts, want success", err, op.Count())
 				}
-				if op.count() != 4 || (e.hasResult && v != 100) {
-					t.Errorf("got %d after %d attempts, want 100 after 4", v, op.count())
+				if op.Count() != 4 || (e.hasResult && v != 100) {
+					t.Errorf("got %d after %d attempts, want 100 after 4", v, op.Count())
 				}
 			})
 		}
@@ -323,11 +323,11 @@ func TestDriverRetriesContextErrorsWhileTheContextIsAlive(t *testing.T) {
 func TestDriverOddWaits(t *testing.T) {
 	t.Run("custom BackOff returns a negative wait", func(t *testing.T) {
 		op := specAlways()
-		_, err := Retry(op.run, WithBackOff(&specBackOff{seq: []time.Duration{-5 * time.Second}}))
+		_, err := Retry(op.Run, WithBackOff(&specBackOff{seq: []time.Duration{-5 * time.Second}}))
 		re := specAsError(t, err)
-		if !errors.Is(re.Cause, ErrInvalidConfiguration) || !errors.Is(re.LastErr, attemptErr(1)) || op.count() != 1 {
+		if !errors.Is(re.Cause, ErrInvalidConfiguration) || !errors.Is(re.LastErr, attemptErr(1)) || op.Count() != 1 {
 			t.Errorf("Cause %v LastErr %v after %d attempts; want ErrInvalidConfiguration with the last error after 1",
-				re.Cause, re.LastErr, op.count())
+				re.Cause, re.LastErr, op.Count())
 		}
 	})
 	t.Run("negative RetryAfter", func(t *testing.T) {
@@ -335,7 +335,7 @@ func TestDriverOddWaits(t *testing.T) {
 		op := specScript(func(n int) (int, error) { return n, RetryAfter(-time.Hour, attemptErr(n)) })
 		var err error
 		waits := specDrive(t, clk, nil, func() {
-			_, err = Retry(op.run, WithClock(clk), WithMaxElapsedTime(time.Second), WithMaxTries(4))
+			_, err = Retry(op.Run, WithClock(clk), WithMaxElapsedTime(time.Second), WithMaxTries(4))
 		})
 		specCheckStop(t, err, ErrExhausted, attemptErr(4))
 		if len(waits) != 0 {
@@ -346,7 +346,7 @@ func TestDriverOddWaits(t *testing.T) {
 		clk := newSpecClock()
 		op := specScript(func(n int) (int, error) { return n, RetryAfter(time.Second, nil) })
 		var err error
-		specDrive(t, clk, nil, func() { _, err = Retry(op.run, WithClock(clk), WithMaxTries(2)) })
+		specDrive(t, clk, nil, func() { _, err = Retry(op.Run, WithClock(clk), WithMaxTries(2)) })
 		re := specAsError(t, err)
 		var ra *RetryAfterError
 		if re.Cause != ErrExhausted || re.LastErr == nil || !errors.As(err, &ra) {

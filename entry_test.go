@@ -36,13 +36,13 @@ func TestDriverWithAContextAlreadyDone(t *testing.T) {
 		for _, e := range specCtxEntries {
 			t.Run(c.name+"/"+e.name, func(t *testing.T) {
 				op := specAlways()
-				res, err := e.run(c.ctx(), op.run)
+				res, err := e.run(c.ctx(), op.Run)
 				if !e.live {
 					// Seed 003: "It ensures the operation is executed at
 					// least once": once, then the context's cause, with the
 					// operation's error and its last result.
-					if op.count() != 1 {
-						t.Errorf("the operation ran %d times, want 1", op.count())
+					if op.Count() != 1 {
+						t.Errorf("the operation ran %d times, want 1", op.Count())
 					}
 					re := specCheckStop(t, err, c.cause, attemptErr(1))
 					if re.Attempts != 1 || (e.hasResult && res != 1) {
@@ -51,8 +51,8 @@ func TestDriverWithAContextAlreadyDone(t *testing.T) {
 					return
 				}
 				// Do and DoErr: "never started once ctx is done".
-				if op.count() != 0 {
-					t.Errorf("the operation ran %d times, want 0", op.count())
+				if op.Count() != 0 {
+					t.Errorf("the operation ran %d times, want 0", op.Count())
 				}
 				re := specCheckStop(t, err, c.cause, nil)
 				if re.Attempts != 0 {

@@ -300,7 +300,7 @@ func TestExponentialStructLiteral(t *testing.T) {
 	op := specFailThenSucceed(2)
 	var err error
 	waits := specDrive(t, clk, nil, func() {
-		_, err = Retry(op.run, WithClock(clk), WithBackOff(&ExponentialBackOff{InitialInterval: time.Second, MaxInterval: time.Minute}))
+		_, err = Retry(op.Run, WithClock(clk), WithBackOff(&ExponentialBackOff{InitialInterval: time.Second, MaxInterval: time.Minute}))
 	})
 	if err != nil || !slices.Equal(waits, []time.Duration{time.Second, 1500 * time.Millisecond}) {
 		t.Errorf("Retry with a struct literal: %v after waits %v", err, waits)
@@ -373,7 +373,7 @@ func TestZeroInitialIntervalMeansNoWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		op := specFailThenSucceed(3)
 		start := time.Now()
-		if _, err := Retry(op.run, WithBackOff(NewExponentialBackOff(WithInitialInterval(0)))); err != nil || time.Since(start) != 0 {
+		if _, err := Retry(op.Run, WithBackOff(NewExponentialBackOff(WithInitialInterval(0)))); err != nil || time.Since(start) != 0 {
 			t.Errorf("%v after %v, want success with no wait", err, time.Since(start))
 		}
 	})

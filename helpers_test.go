@@ -3,148 +3,35 @@ package backoff
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/benbjohnson/clock"
+	"github.com/herdsafe/backoff/internal/spectest"
 )
 
-// specClock is a mock clock that reports every timer the code under test
-// starts, after the timer exists, so a test advances the clock exactly when
-// something waits on it and never sooner.
-type specClock struct {
-	*clock.Mock
-	waits chan time.Duration
-}
+// The mock clock and its driver are spectest's: specClock reports every
+// timer started on it, specDrive answers each wait.
+type specClock = spectest.Clock
 
-func newSpecClock() *specClock {
-	return &specClock{Mock: clock.NewMock(), waits: make(chan time.Duration, 1024)}
-}
+var (
+	newSpecClock = spectest.NewClock
+	specDrive    = spectest.Drive
+	specAdvance  = spectest.Advance
+	specCancelAt = spectest.CancelAt
+)
 
-// Timer starts a mock timer, then reports its duration.
-func (c *specClock) Timer(d time.Duration) *clock.Timer {
-	t := c.Mock.Timer(d)
-	c.waits <- d
-	return t
-}
+const specGuard = spectest.Guard
 
-var _ clock.Clock = (*specClock)(nil)
+// The scripted operations are spectest's.
+type specOp = spectest.Op
 
-// specGuard is how long a test waits for a goroutine it started before it
-// declares a hang. It is a safety net that a passing test never reaches.
-const specGuard = 10 * time.Second
-
-// specDrive runs call on a goroutine of its own and serves every wait it
-// starts on clk with react (specAdvance if react is nil), until call
-// returns. It returns the waits in the order they were started.
-func specDrive(t *testing.T, clk *specClock, react func(i int, d time.Duration), call func()) []time.Duration {
-	t.Helper()
-	if react == nil {
-		react = specAdvance(clk)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		call()
-	}()
-	guard := time.NewTimer(specGuard)
-	defer guard.Stop()
-	var waits []time.Duration
-	for {
-		select {
-		case d := <-clk.waits:
-			waits = append(waits, d)
-			react(len(waits)-1, d)
-		case <-done:
-			for {
-				select {
-				case d := <-clk.waits:
-					waits = append(waits, d)
-				default:
-					return waits
-				}
-			}
-		case <-guard.C:
-			t.Fatalf("the call did not return; waits so far: %v", waits)
-			return nil
-		}
-	}
-}
-
-// specAdvance returns a react function for specDrive that lets every wait
-// run to its end.
-func specAdvance(clk *specClock) func(int, time.Duration) {
-	return func(_ int, d time.Duration) { clk.Add(d) }
-}
-
-// specCancelAt returns a react function that lets the first n waits run to
-// their end and cancels, instead of advancing, the one after them.
-func specCancelAt(clk *specClock, n int, cancel func()) func(int, time.Duration) {
-	return func(i int, d time.Duration) {
-		if i < n {
-			clk.Add(d)
-			return
-		}
-		cancel()
-	}
-}
-
-// specOp is a scripted operation: attempt n (from 1) returns script(n). It
-// counts its calls and is safe for concurrent use.
-type specOp struct {
-	mu     sync.Mutex
-	calls  int
-	script func(n int) (int, error)
-}
-
-// run is the operation.
-func (o *specOp) run() (int, error) {
-	o.mu.Lock()
-	o.calls++
-	n := o.calls
-	o.mu.Unlock()
-	return o.script(n)
-}
-
-func (o *specOp) count() int {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.calls
-}
-
-// specScript returns an operation whose attempt n returns script(n).
-func specScript(script func(n int) (int, error)) *specOp { return &specOp{script: script} }
-
-// specAlways returns an operation whose attempt n returns (n, attemptErr(n)).
-func specAlways() *specOp {
-	return specScript(func(n int) (int, error) { return n, attemptErr(n) })
-}
-
-// specFailThenSucceed returns an operation whose first k attempts return
-// (n, attemptErr(n)), and every later one (100, nil).
-func specFailThenSucceed(k int) *specOp {
-	return specScript(func(n int) (int, error) {
-		if n <= k {
-			return n, attemptErr(n)
-		}
-		return 100, nil
-	})
-}
-
-// attemptErr is the distinct error of attempt n.
-func attemptErr(n int) error { return &specAttemptError{n: n} }
-
-type specAttemptError struct{ n int }
-
-func (e *specAttemptError) Error() string { return fmt.Sprintf("failure %d", e.n) }
-
-// Is matches another specAttemptError of the same attempt.
-func (e *specAttemptError) Is(target error) bool {
-	t, ok := target.(*specAttemptError)
-	return ok && t.n == e.n
-}
+var (
+	specScript          = spectest.Script
+	specAlways          = spectest.Always
+	specFailThenSucceed = spectest.FailThenSucceed
+	attemptErr          = spectest.AttemptErr
+)
 
 // specEntry is one of the driver's entry points, driven through a common
 // shape. hasResult is false for the entry points that return only an
@@ -281,18 +168,7 @@ func specExp(initial, max time.Duration) *ExponentialBackOff {
 }
 
 // specNotify records the calls of a Notify.
-type specNotify struct {
-	mu     sync.Mutex
-	errs   []error
-	delays []time.Duration
-}
-
-func (n *specNotify) notify(err error, d time.Duration) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.errs = append(n.errs, err)
-	n.delays = append(n.delays, d)
-}
+type specNotify = spectest.Notify
 
 type specKey struct{}
 

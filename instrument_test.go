@@ -91,7 +91,7 @@ func TestInstrumenterSequenceTwoFailuresThenSuccess(t *testing.T) {
 			op := specFailThenSucceed(2)
 			var err error
 			specDrive(t, clk, nil, func() {
-				_, err = e.run(context.Background(), op.run, WithClock(clk), WithInstrumenter(in),
+				_, err = e.run(context.Background(), op.Run, WithClock(clk), WithInstrumenter(in),
 					WithMaxTries(5), WithMaxElapsedTime(time.Hour), WithBackOff(specExp(time.Second, time.Minute)))
 			})
 			if err != nil {
@@ -212,7 +212,7 @@ func TestInstrumenterSequenceForEachStopReason(t *testing.T) {
 				opts := append([]RetryOption{WithClock(clk), WithInstrumenter(in),
 					WithBackOff(NewConstantBackOff(s))}, c.opts...)
 				var err error
-				specDrive(t, clk, nil, func() { _, err = e.run(ctx, op.run, opts...) })
+				specDrive(t, clk, nil, func() { _, err = e.run(ctx, op.Run, opts...) })
 				re := specAsError(t, err)
 				specCheckEvents(t, in.events, c.want, c.maxTry, c.maxTime)
 				if last := in.events[len(in.events)-1].s; last.Cause != re.Cause {
@@ -236,7 +236,7 @@ func TestInstrumenterSequenceWhenCancelledDuringAWait(t *testing.T) {
 			op := specAlways()
 			var err error
 			specDrive(t, clk, specCancelAt(clk, 1, cancel), func() {
-				_, err = e.run(ctx, op.run, WithClock(clk), WithInstrumenter(in), WithBackOff(NewConstantBackOff(time.Second)))
+				_, err = e.run(ctx, op.Run, WithClock(clk), WithInstrumenter(in), WithBackOff(NewConstantBackOff(time.Second)))
 			})
 			specCheckStop(t, err, context.Canceled, attemptErr(2))
 			var before, givingUp int
@@ -295,11 +295,11 @@ func TestInstrumenterAlongsideNotify(t *testing.T) {
 	a, b := &specInstrumenter{}, &specInstrumenter{}
 	var n specNotify
 	op := specFailThenSucceed(2)
-	if _, err := Retry(op.run, WithInstrumenter(a), WithInstrumenter(b), WithNotify(n.notify), WithBackOff(&ZeroBackOff{})); err != nil {
+	if _, err := Retry(op.Run, WithInstrumenter(a), WithInstrumenter(b), WithNotify(n.Notify), WithBackOff(&ZeroBackOff{})); err != nil {
 		t.Fatal(err)
 	}
-	if len(a.events) != 6 || len(b.events) != 6 || len(n.errs) != 2 {
-		t.Errorf("instrumenters saw %d and %d calls, Notify %d; want 6, 6, 2", len(a.events), len(b.events), len(n.errs))
+	if len(a.events) != 6 || len(b.events) != 6 || len(n.Errs) != 2 {
+		t.Errorf("instrumenters saw %d and %d calls, Notify %d; want 6, 6, 2", len(a.events), len(b.events), len(n.Errs))
 	}
 }
 
@@ -310,7 +310,7 @@ func TestInstrumenterReported(t *testing.T) {
 	clk := newSpecClock()
 	op := specAlways()
 	specDrive(t, clk, specCancelAt(clk, 1, cancel), func() {
-		_, _ = RetryCtx(ctx, op.run, WithClock(clk), WithInstrumenter(in), WithBackOff(NewConstantBackOff(time.Second)))
+		_, _ = RetryCtx(ctx, op.Run, WithClock(clk), WithInstrumenter(in), WithBackOff(NewConstantBackOff(time.Second)))
 	})
 	var after []State
 	for _, e := range in.events {

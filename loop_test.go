@@ -376,8 +376,8 @@ func TestLoopStaysStoppedUntilReset(t *testing.T) {
 	if !loop.Wait(ctx) || loop.Wait(ctx) || loop.Wait(ctx) {
 		t.Fatal("want true, then false, false")
 	}
-	if !errors.Is(loop.Err(), ErrExhausted) || len(clk.waits) != 0 {
-		t.Fatalf("Err() = %v after %d waits, want ErrExhausted and none", loop.Err(), len(clk.waits))
+	if !errors.Is(loop.Err(), ErrExhausted) || len(clk.Waits) != 0 {
+		t.Fatalf("Err() = %v after %d waits, want ErrExhausted and none", loop.Err(), len(clk.Waits))
 	}
 	loop.Reset()
 	specRunLoop(t, clk, loop, ctx, []specLoopStep{{true, time.Hour}})

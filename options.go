@@ -36,7 +36,7 @@ type options struct {
 // package, which is virtual inside a testing/synctest bubble.
 var realClock = clock.New()
 
-// defaults are seed 003's: the default ExponentialBackOff, no attempt
+// defaults are Retry's: the default ExponentialBackOff, no attempt
 // limit, DefaultMaxElapsedTime. Every call that passes no option shares
 // them, read-only.
 var defaults = options{maxElapsed: DefaultMaxElapsedTime, clock: realClock}

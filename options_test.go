@@ -76,8 +76,8 @@ func TestDriverRejectsMisconfiguration(t *testing.T) {
 				op := specAlways()
 				opts := append([]RetryOption{WithClock(clk)}, c.opts...)
 				var err error
-				waits := specDrive(t, clk, nil, func() { _, err = e.run(context.Background(), op.run, opts...) })
-				check(t, err, op.count(), c.field)
+				waits := specDrive(t, clk, nil, func() { _, err = e.run(context.Background(), op.Run, opts...) })
+				check(t, err, op.Count(), c.field)
 				if len(waits) != 0 {
 					t.Errorf("the driver waited %v before reporting the misconfiguration", waits)
 				}
@@ -101,8 +101,8 @@ func TestDriverRejectsMisconfiguration(t *testing.T) {
 		for _, e := range specCtxEntries {
 			t.Run(e.name, func(t *testing.T) {
 				op := specAlways()
-				_, err := e.run(nilCtx, op.run)
-				check(t, err, op.count(), "context")
+				_, err := e.run(nilCtx, op.Run)
+				check(t, err, op.Count(), "context")
 			})
 		}
 	})

@@ -67,7 +67,7 @@ func TestDriverPermanentSameShapeWhateverMaxTries(t *testing.T) {
 						}
 						return n, m.err
 					})
-					_, err := e.run(context.Background(), op.run, WithMaxTries(tries), WithBackOff(&ZeroBackOff{}))
+					_, err := e.run(context.Background(), op.Run, WithMaxTries(tries), WithBackOff(&ZeroBackOff{}))
 					re := specAsError(t, err)
 					if re.Cause != ErrPermanent {
 						t.Errorf("Cause = %v, want ErrPermanent", re.Cause)
@@ -78,8 +78,8 @@ func TestDriverPermanentSameShapeWhateverMaxTries(t *testing.T) {
 					if got := err.Error(); got != m.message {
 						t.Errorf("Error() = %q, want %q", got, m.message)
 					}
-					if op.count() != 1 || re.Attempts != 1 {
-						t.Errorf("ran %d times, Attempts %d; want 1", op.count(), re.Attempts)
+					if op.Count() != 1 || re.Attempts != 1 {
+						t.Errorf("ran %d times, Attempts %d; want 1", op.Count(), re.Attempts)
 					}
 				})
 			}

@@ -45,24 +45,24 @@ func TestDriverNotifiesOncePerRetry(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			clk := newSpecClock()
 			var n specNotify
-			opts := append([]RetryOption{WithBackOff(NewConstantBackOff(s)), WithClock(clk), WithNotify(n.notify)}, c.opts...)
-			waits := specDrive(t, clk, nil, func() { _, _ = Retry(c.op.run, opts...) })
-			if c.op.count() != len(c.errs)+1 {
-				t.Fatalf("the operation ran %d times, want %d", c.op.count(), len(c.errs)+1)
+			opts := append([]RetryOption{WithBackOff(NewConstantBackOff(s)), WithClock(clk), WithNotify(n.Notify)}, c.opts...)
+			waits := specDrive(t, clk, nil, func() { _, _ = Retry(c.op.Run, opts...) })
+			if c.op.Count() != len(c.errs)+1 {
+				t.Fatalf("the operation ran %d times, want %d", c.op.Count(), len(c.errs)+1)
 			}
-			if len(n.errs) != len(c.errs) {
-				t.Fatalf("Notify called %d times with %v, want %d times", len(n.errs), n.errs, len(c.errs))
+			if len(n.Errs) != len(c.errs) {
+				t.Fatalf("Notify called %d times with %v, want %d times", len(n.Errs), n.Errs, len(c.errs))
 			}
 			for i := range c.errs {
-				if !errors.Is(n.errs[i], c.errs[i]) {
-					t.Errorf("Notify call %d got %v, want %v", i+1, n.errs[i], c.errs[i])
+				if !errors.Is(n.Errs[i], c.errs[i]) {
+					t.Errorf("Notify call %d got %v, want %v", i+1, n.Errs[i], c.errs[i])
 				}
 			}
-			if !slices.Equal(n.delays, c.delays) {
-				t.Errorf("Notify delays %v, want %v", n.delays, c.delays)
+			if !slices.Equal(n.Delays, c.delays) {
+				t.Errorf("Notify delays %v, want %v", n.Delays, c.delays)
 			}
-			if !slices.Equal(n.delays, waits) {
-				t.Errorf("Notify delays %v, but the driver waited %v", n.delays, waits)
+			if !slices.Equal(n.Delays, waits) {
+				t.Errorf("Notify delays %v, but the driver waited %v", n.Delays, waits)
 			}
 		})
 	}
@@ -89,10 +89,10 @@ func TestDriverCancelInNotifyMakesNoFurtherAttempt(t *testing.T) {
 				var err error
 				// A wait, if one starts, is never advanced.
 				specDrive(t, clk, func(int, time.Duration) {}, func() {
-					_, err = e.run(ctx, op.run, WithBackOff(p.b()), WithClock(clk), WithNotify(notify), WithMaxTries(3))
+					_, err = e.run(ctx, op.Run, WithBackOff(p.b()), WithClock(clk), WithNotify(notify), WithMaxTries(3))
 				})
-				if op.count() != 1 {
-					t.Errorf("the operation ran %d times after Notify cancelled, want 1", op.count())
+				if op.Count() != 1 {
+					t.Errorf("the operation ran %d times after Notify cancelled, want 1", op.Count())
 				}
 				specCheckStop(t, err, context.Canceled, attemptErr(1))
 			})

@@ -9,7 +9,7 @@ import (
 // retries many calls the same way wants them: its DoErr runs the same loop
 // as Do, without applying the options again on every call, and its Loop
 // makes Loops. A retry stage of package policy is a Retrier. Build one with
-// NewRetrier; the zero Retrier has seed 003's defaults, as a Retry call
+// NewRetrier; the zero Retrier has Retry's defaults, as a Retry call
 // with no option does.
 //
 // A Retrier is immutable and safe for concurrent use: each call has its own

@@ -76,7 +76,7 @@ func TestPushbackOfAnyType(t *testing.T) {
 			})
 			var err error
 			waits := specDrive(t, clk, nil, func() {
-				_, err = e.run(context.Background(), op.run, WithClock(clk), WithBackOff(specExp(time.Second, time.Minute)))
+				_, err = e.run(context.Background(), op.Run, WithClock(clk), WithBackOff(specExp(time.Second, time.Minute)))
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -97,11 +97,11 @@ func TestPushbackOfAnyType(t *testing.T) {
 					return n, attemptErr(n)
 				})
 				waits = specDrive(t, clk, nil, func() {
-					_, err = e.run(context.Background(), op.run, WithClock(clk), WithBackOff(specExp(time.Second, time.Minute)))
+					_, err = e.run(context.Background(), op.Run, WithClock(clk), WithBackOff(specExp(time.Second, time.Minute)))
 				})
 				re := specAsError(t, err)
-				if re.Cause != ErrRetriesCanceled || !errors.Is(re.LastErr, io.EOF) || op.count() != 2 || len(waits) != 1 {
-					t.Errorf("%v: %+v after %d attempts and waits %v; want ErrRetriesCanceled with the error after 2 attempts", cancel, re, op.count(), waits)
+				if re.Cause != ErrRetriesCanceled || !errors.Is(re.LastErr, io.EOF) || op.Count() != 2 || len(waits) != 1 {
+					t.Errorf("%v: %+v after %d attempts and waits %v; want ErrRetriesCanceled with the error after 2 attempts", cancel, re, op.Count(), waits)
 				}
 			}
 		})
@@ -165,7 +165,7 @@ func TestDriverRetryAfterSetsTheWaitAndResetsTheBackOff(t *testing.T) {
 			var v int
 			var err error
 			waits := specDrive(t, clk, nil, func() {
-				v, err = Retry(op.run, WithBackOff(specExp(s, time.Minute)), WithClock(clk), WithNotify(n.notify))
+				v, err = Retry(op.Run, WithBackOff(specExp(s, time.Minute)), WithClock(clk), WithNotify(n.Notify))
 			})
 			if err != nil || v != 100 {
 				t.Fatalf("got (%d, %v), want success", v, err)
@@ -174,8 +174,8 @@ func TestDriverRetryAfterSetsTheWaitAndResetsTheBackOff(t *testing.T) {
 			if !slices.Equal(waits, want) {
 				t.Errorf("waits %v, want %v: the RetryAfter wait, then the BackOff from its start", waits, want)
 			}
-			if !slices.Equal(n.delays, want) {
-				t.Errorf("Notify delays %v, want %v", n.delays, want)
+			if !slices.Equal(n.Delays, want) {
+				t.Errorf("Notify delays %v, want %v", n.Delays, want)
 			}
 		})
 	}
@@ -192,7 +192,7 @@ func TestDriverRetryAfterSetsTheWaitAndResetsTheBackOff(t *testing.T) {
 			return 100, nil
 		})
 		var err error
-		waits := specDrive(t, clk, nil, func() { _, err = Retry(op.run, WithBackOff(b), WithClock(clk)) })
+		waits := specDrive(t, clk, nil, func() { _, err = Retry(op.Run, WithBackOff(b), WithClock(clk)) })
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -48,14 +48,14 @@ func testBackOffWithCloneIsShared(t *testing.T) {
 			defer wg.Done()
 			op := specFailThenSucceed(3)
 			n := &specNotify{}
-			if _, err := Do(ctx, func(context.Context) (int, error) { return op.run() },
-				WithBackOff(shared), WithNotify(n.notify)); err != nil {
+			if _, err := Do(ctx, func(context.Context) (int, error) { return op.Run() },
+				WithBackOff(shared), WithNotify(n.Notify)); err != nil {
 				t.Error(err)
 			}
 			// Each run's copy starts its sequence over: 0, 0, 0 of a
 			// zero step; what matters is that it made three retries.
-			if len(n.delays) != 3 {
-				t.Errorf("%d retries, want 3", len(n.delays))
+			if len(n.Delays) != 3 {
+				t.Errorf("%d retries, want 3", len(n.Delays))
 			}
 		}()
 	}
@@ -88,11 +88,11 @@ func testWithContextOfASharedBackOff(t *testing.T) {
 			defer cancel()
 			n := &specNotify{}
 			op := specFailThenSucceed(3)
-			if _, err := RetryCtx(ctx, op.run, WithBackOff(WithContext(ctx, shared)), WithNotify(n.notify)); err != nil {
+			if _, err := RetryCtx(ctx, op.Run, WithBackOff(WithContext(ctx, shared)), WithNotify(n.Notify)); err != nil {
 				t.Error(err)
 			}
-			if len(n.delays) != 3 || n.delays[0] != time.Second || n.delays[2] != 4*time.Second {
-				t.Errorf("waits %v, want 1s 2s 4s", n.delays)
+			if len(n.Delays) != 3 || n.Delays[0] != time.Second || n.Delays[2] != 4*time.Second {
+				t.Errorf("waits %v, want 1s 2s 4s", n.Delays)
 			}
 		}()
 	}
@@ -126,7 +126,7 @@ func TestDriverResetsTheBackOffBeforeTheFirstAttempt(t *testing.T) {
 				}
 				return 100, nil
 			})
-			if _, err := e.run(context.Background(), op.run, WithBackOff(b)); err != nil {
+			if _, err := e.run(context.Background(), op.Run, WithBackOff(b)); err != nil {
 				t.Fatalf("got %v, want success", err)
 			}
 			if len(events) < 2 || events[0] != "reset" || events[1] != "op" {
@@ -135,8 +135,8 @@ func TestDriverResetsTheBackOffBeforeTheFirstAttempt(t *testing.T) {
 			if b.resets != 1 {
 				t.Errorf("Reset called %d times, want once (events %v)", b.resets, events)
 			}
-			if op.count() != 3 {
-				t.Errorf("the operation ran %d times, want 3", op.count())
+			if op.Count() != 3 {
+				t.Errorf("the operation ran %d times, want 3", op.Count())
 			}
 		})
 	}
@@ -154,7 +154,7 @@ func TestDriverRestartsAUsedExponentialBackOff(t *testing.T) {
 		op := specFailThenSucceed(3)
 		var err error
 		waits := specDrive(t, clk, nil, func() {
-			_, err = Retry(op.run, WithBackOff(b), WithClock(clk))
+			_, err = Retry(op.Run, WithBackOff(b), WithClock(clk))
 		})
 		if err != nil {
 			t.Fatalf("run %d: %v", run, err)
@@ -190,15 +190,15 @@ func TestDriverSharesAnExponentialBackOffAcrossGoroutines(t *testing.T) {
 					wg.Go(func() {
 						var n specNotify
 						op := specFailThenSucceed(3)
-						if _, err := RetryCtx(ctx, op.run, WithBackOff(c.backOff), WithNotify(n.notify)); err != nil {
+						if _, err := RetryCtx(ctx, op.Run, WithBackOff(c.backOff), WithNotify(n.Notify)); err != nil {
 							errs <- err
 							return
 						}
-						if len(n.delays) != len(c.nominal) {
-							errs <- fmt.Errorf("waits %v, want %d", n.delays, len(c.nominal))
+						if len(n.Delays) != len(c.nominal) {
+							errs <- fmt.Errorf("waits %v, want %d", n.Delays, len(c.nominal))
 							return
 						}
-						for i, d := range n.delays {
+						for i, d := range n.Delays {
 							lo := time.Duration(float64(c.nominal[i]) * (1 - c.spread))
 							hi := time.Duration(float64(c.nominal[i]) * (1 + c.spread))
 							if d < lo || d > hi {
@@ -225,7 +225,7 @@ func TestDriverDefaultBackOff(t *testing.T) {
 			clk := newSpecClock()
 			op := specFailThenSucceed(4)
 			var err error
-			waits := specDrive(t, clk, nil, func() { _, err = e.run(context.Background(), op.run, WithClock(clk)) })
+			waits := specDrive(t, clk, nil, func() { _, err = e.run(context.Background(), op.Run, WithClock(clk)) })
 			if err != nil {
 				t.Fatal(err)
 			}

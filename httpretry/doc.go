@@ -6,10 +6,13 @@
 //
 //	client := &http.Client{Transport: httpretry.NewTransport(http.DefaultTransport)}
 //
-// By default a request is tried at most 3 times, with full-jitter
-// exponential waits from 100 ms, each capped at 5 s (see [DefaultBackOff]),
-// and at most 30 s spent on retries: the defaults of a retry stage of the
-// core package's Policy. It is retried after the transient failures
+// By default a request is tried at most 3 times ([DefaultMaxTries]), with
+// full-jitter exponential waits from 100 ms, each capped at 5 s (see
+// [DefaultBackOff]): the defaults of a retry stage of package policy. It
+// may spend at most 30 s ([DefaultMaxElapsedTime]), counted from the call
+// to RoundTrip, its attempts and waits included; a retry stage has no such
+// budget, but a Transport is often used without a deadline. It is retried
+// after the transient failures
 // [DefaultRetryable] recognizes: network errors worth retrying, HTTP/2
 // stream resets that say the server did not finish the request, and the
 // statuses 408, 429, 502, 503 and 504.
@@ -51,8 +54,10 @@
 // [backoff.ErrExhausted] and wraps the last transport error. Intermediate
 // responses are drained (at most 4 KiB, for at most 100 ms, so that a
 // server that trickles its body cannot hold the caller) and closed, so
-// that their connections are reused; the time limits are checked again
-// after the drain.
+// that their connections are reused; [WithMaxElapsedTime] and the context's
+// deadline are checked again after the drain. A response drained for a
+// retry that is then not made is never handed to the caller: it gets the
+// error, whose LastErr is that response's [*StatusError].
 //
 // On 429 and 503, a Retry-After header (delay-seconds, or an HTTP-date in
 // any format [http.ParseTime] accepts) replaces the computed wait for that
@@ -74,25 +79,30 @@
 //
 // # Observability
 //
-// [WithInstrumenter], [WithLogger] and [WithName] pass through to the core
-// package's instrumentation, which reports each attempt's number and the
-// wait before the next. [AttemptStatus] adds the status: an Instrumenter
-// calls it in AfterAttempt to learn the status of every attempt's response,
-// the last one included, and the records of [WithLogger] carry it as the
-// attribute http.status. A failed attempt's error is a [*StatusError] for a
-// retryable status. The password in the URL's userinfo and the URL's query
-// string are redacted from every error the Transport returns, its
-// [*StatusError]s and its log records. An [http.Client] wraps a failed
-// request's error in a *url.Error that names the URL as the client sent
-// it, query included: unwrap it before logging the URL of a request that
-// carries secrets in its query.
+// [WithInstrumenter] passes an Instrumenter to the core package's driver,
+// which reports each attempt's number and the wait before the next, and
+// [WithLogger] logs the retries and the failures through the slog
+// Instrumenter of package github.com/herdsafe/backoff/slog, under the
+// operation name [WithName] sets. [AttemptStatus] adds the status: an
+// Instrumenter calls it in AfterAttempt to learn the status of every
+// attempt's response, the last one included, and the records of
+// [WithLogger] carry it as the attribute http.status. A failed attempt's
+// error is a [*StatusError] for a retryable status. The password in the
+// URL's userinfo and the URL's query string are redacted from every error
+// the Transport returns, its [*StatusError]s and its log records. An
+// [http.Client] wraps a failed request's error in a *url.Error that names
+// the URL as the client sent it, query included: unwrap it before logging
+// the URL of a request that carries secrets in its query.
 //
 // # Testing
 //
-// Under a context made by [backoff.WithTestingBypass] every wait is
-// skipped, so the tests of code that uses a Transport run its retries in
-// microseconds; [WithClock] takes a clock.Mock for tests that advance time
-// themselves.
+// [WithClock] takes a clock.Mock: the waits, [WithMaxElapsedTime], the
+// drain's time bound and the reading of Retry-After dates then run on it,
+// and a test advances it to release each wait instead of spending it.
+// Without WithClock the Transport uses the time package, so a test inside
+// a testing/synctest bubble runs its waits in virtual time, as long as its
+// base RoundTripper does no real network I/O (an httptest server's
+// connections keep a bubble from advancing).
 //
 // Misconfiguration is reported by RoundTrip as an error matching
 // [ErrInvalidConfiguration], before anything is sent.

@@ -20,22 +20,17 @@ const (
 )
 
 // drain reads at most maxDrain bytes of resp's body, for at most
-// drainTimeout on clk (the time package if nil), and closes it. When the
-// time is up the body is closed from the timer's goroutine, which ends the
-// read in progress: net/http's response bodies allow a Close while a Read
-// is blocked. The driver checks its limits again after a drain.
+// drainTimeout on clk, and closes it. When the time is up the body is
+// closed from the timer's goroutine, which ends the read in progress:
+// net/http's response bodies allow a Close while a Read is blocked. The
+// body is closed even if a Read panics. The driver checks its limits again
+// after a drain (see discardRetried).
 func drain(resp *http.Response, clk clock.Clock) {
 	if resp.Body == nil {
 		return
 	}
 	body := resp.Body
-	var stop func() bool
-	if clk != nil {
-		stop = clk.AfterFunc(drainTimeout, func() { body.Close() }).Stop
-	} else {
-		stop = time.AfterFunc(drainTimeout, func() { body.Close() }).Stop
-	}
+	defer body.Close()
+	defer clk.AfterFunc(drainTimeout, func() { body.Close() }).Stop()
 	io.Copy(io.Discard, io.LimitReader(body, maxDrain))
-	stop()
-	body.Close()
 }

@@ -45,16 +45,16 @@ func (b *stalledBody) Close() error {
 
 // Draining an intermediate response is bounded in time as well as in
 // bytes: a body that does not come is closed after drainTimeout on the
-// Transport's clock, and the time limits are checked again after the
-// drain, so that no retry starts past them.
+// Transport's clock, and WithMaxElapsedTime is checked again after the
+// drain, so that no retry starts past it.
 func TestDrainIsBoundedInTime(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		opts     []Option
 		attempts int
 	}{
-		{"then retried", []Option{WithMaxRetryTime(0)}, 2},
-		{"then past the time limit", []Option{WithMaxRetryTime(drainTimeout / 2)}, 1},
+		{"then retried", []Option{WithMaxElapsedTime(0)}, 2},
+		{"then past the time limit", []Option{WithMaxElapsedTime(drainTimeout / 2)}, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			clk := newSignalClock()
@@ -143,3 +143,78 @@ type panicking struct{}
 
 func (panicking) BeforeAttempt(ctx context.Context, _ backoff.State) context.Context { return ctx }
 func (panicking) AfterAttempt(context.Context, backoff.State)                        { panic("instrumenter bug") }
+
+// eventBody is a response body that runs onRead at its first Read, then
+// ends, and counts its closes.
+type eventBody struct {
+	onRead func()
+	read   bool
+	closes atomic.Int32
+}
+
+func (b *eventBody) Read([]byte) (int, error) {
+	if !b.read {
+		b.read = true
+		b.onRead()
+	}
+	return 0, io.EOF
+}
+
+func (b *eventBody) Close() error {
+	b.closes.Add(1)
+	return nil
+}
+
+// A response drained for a retry that is then not made is never handed to
+// the caller: whether the request is cancelled during the drain, the drain
+// takes the time WithMaxElapsedTime had left, or the drain panics, the
+// caller gets the error (with the response's *StatusError as LastErr) or
+// the panic, and the response's body is closed exactly once.
+func TestDiscardedResponseIsNeverReturned(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		onRead func(clk *skipClock, cancel context.CancelFunc)
+		cause  error // nil: the drain panics
+	}{
+		{"cancelled_during_the_drain", func(_ *skipClock, cancel context.CancelFunc) { cancel() }, context.Canceled},
+		{"drain_past_the_limit", func(clk *skipClock, _ context.CancelFunc) { clk.advance(time.Second) }, backoff.ErrMaxElapsedTime},
+		{"drain_panics", func(*skipClock, context.CancelFunc) { panic("body bug") }, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			clk := newSkipClock()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var bodies []*eventBody
+			base := roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+				b := &eventBody{onRead: func() { c.onRead(clk, cancel) }}
+				bodies = append(bodies, b)
+				return &http.Response{StatusCode: 503, Header: http.Header{}, Body: b, Request: r}, nil
+			})
+			rt := NewTransport(base, WithClock(clk), noWait, WithMaxElapsedTime(500*time.Millisecond))
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1/", nil)
+			var resp *http.Response
+			var err error
+			panicked := func() (v any) {
+				defer func() { v = recover() }()
+				resp, err = rt.RoundTrip(req)
+				return nil
+			}()
+			switch {
+			case c.cause == nil:
+				if panicked != "body bug" {
+					t.Fatalf("recovered %v, want the body's panic", panicked)
+				}
+			case resp != nil || !errors.Is(err, c.cause):
+				t.Fatalf("got %v, %v; want no response and an error matching %v", resp, err, c.cause)
+			default:
+				var se *StatusError
+				if e := asBackoffError(t, err); !errors.As(e.LastErr, &se) || se.StatusCode != 503 || e.Attempts != 1 {
+					t.Errorf("error %+v: want the 503's *StatusError as LastErr, after 1 attempt", err)
+				}
+			}
+			if len(bodies) != 1 || bodies[0].closes.Load() != 1 {
+				t.Errorf("%d responses, the first closed %d times; want 1, closed once", len(bodies), bodies[0].closes.Load())
+			}
+		})
+	}
+}

@@ -37,11 +37,13 @@ var errMethodNotReplayable = errors.New("the method is not retryable and the req
 // the error an Instrumenter and a logger see for such an attempt.
 //
 // RoundTrip returns the response itself, not a StatusError, whenever it can.
-// A StatusError reaches its caller only when RoundTrip has to close that
+// A StatusError reaches its caller only when RoundTrip has closed that
 // response instead: the request's context was cancelled, or its deadline
 // passed, during or after the attempt that got it (the error then matches
-// the context's error), or the BackOff failed while deciding on a
-// retry (the error matches ErrInvalidConfiguration). In both cases the
+// the context's error); the drain of the response for a retry took the
+// time WithMaxElapsedTime had left (the error matches
+// backoff.ErrMaxElapsedTime); or the BackOff failed while deciding on a
+// retry (the error matches ErrInvalidConfiguration). In each case the
 // returned error is a *backoff.Error whose LastErr is the StatusError, so
 // errors.As finds it.
 type StatusError struct {
@@ -57,6 +59,7 @@ type StatusError struct {
 	RetryAfter time.Duration
 
 	reason error // why the response was not retried, if it was not
+	call   *call // the call that holds the response, until it is discarded for the retry
 }
 
 // Error names the request and the status, and why the response was not

@@ -92,7 +92,7 @@ var noWait = WithBackOff(&backoff.ZeroBackOff{})
 func constantWait(d time.Duration) Option {
 	return func(c *config) {
 		WithBackOff(backoff.NewConstantBackOff(d))(c)
-		WithMaxRetryTime(0)(c)
+		WithMaxElapsedTime(0)(c)
 	}
 }
 
@@ -192,6 +192,57 @@ func (c *signalClock) Timer(d time.Duration) *clock.Timer {
 	t := c.Mock.Timer(d)
 	c.timers <- d
 	return t
+}
+
+// skipClock is a clock on which every wait the driver starts ends at once,
+// having moved the clock's time forward by its duration, so that a test of
+// what the waits are runs its retries without spending them, on a time that
+// the budgets see pass. It records each wait. The timers of AfterFunc (a
+// drain's time bound) and everything else it does not override are those
+// of a mock that is never advanced: they never fire.
+type skipClock struct {
+	*clock.Mock
+	mu    sync.Mutex
+	now   time.Time
+	waits []time.Duration
+}
+
+func newSkipClock() *skipClock {
+	return &skipClock{Mock: clock.NewMock(), now: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
+}
+
+func (c *skipClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *skipClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
+func (c *skipClock) Until(t time.Time) time.Duration { return t.Sub(c.Now()) }
+
+// Timer moves the time forward by d and returns a timer that has fired:
+// one of the time package, of no duration, which spends no time and, unlike
+// a mock's, does not sleep.
+func (c *skipClock) Timer(d time.Duration) *clock.Timer {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.waits = append(c.waits, d)
+	c.mu.Unlock()
+	return realClock.Timer(0)
+}
+
+// advance moves the time forward by d, as an attempt that takes d would.
+func (c *skipClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// slept returns the waits the driver started, in order.
+func (c *skipClock) slept() []time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]time.Duration(nil), c.waits...)
 }
 
 // result is what a RoundTrip running in another goroutine returned.

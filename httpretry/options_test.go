@@ -23,7 +23,6 @@ func TestInvalidConfiguration(t *testing.T) {
 	}{
 		{"negative_elapsed", []Option{WithMaxElapsedTime(-time.Second)}, "httpretry.WithMaxElapsedTime(-1s)"},
 		{"negative_retry_after", []Option{WithMaxRetryAfter(-1)}, "httpretry.WithMaxRetryAfter(-1ns)"},
-		{"negative_retry_time", []Option{WithMaxRetryTime(-time.Second)}, "httpretry.WithMaxRetryTime(-1s)"},
 		{"nil_classifier", []Option{WithRetryable(nil)}, "httpretry.WithRetryable was given a nil classifier"},
 		{"nil_backoff", []Option{WithBackOff(nil)}, "httpretry.WithBackOff was given a nil BackOff"},
 		{"typed_nil_backoff", []Option{WithBackOff((*backoff.ExponentialBackOff)(nil))}, "nil *ExponentialBackOff"},
@@ -74,12 +73,12 @@ func TestInvalidConfiguration(t *testing.T) {
 }
 
 // The defaults: 3 attempts, full-jitter exponential waits from 100 ms,
-// doubling, each capped at 5 s.
+// doubling, each capped at 5 s (the 30 s budget is TestDefaultMaxElapsedTime's).
 func TestDefaults(t *testing.T) {
 	srv := statusServer(t, http.StatusServiceUnavailable)
 	rec := &recorder{}
-	rt := NewTransport(srv.base, WithInstrumenter(rec), WithMaxTries(10))
-	resp, err := do(t, rt, backoff.WithTestingBypass(context.Background()), http.MethodGet, srv.URL, nil)
+	rt := NewTransport(srv.base, WithInstrumenter(rec), WithMaxTries(10), WithClock(newSkipClock()))
+	resp, err := get(t, rt, srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +95,7 @@ func TestDefaults(t *testing.T) {
 	}
 
 	srv = statusServer(t, http.StatusServiceUnavailable)
-	resp, err = do(t, NewTransport(srv.base), backoff.WithTestingBypass(context.Background()), http.MethodGet, srv.URL, nil)
+	resp, err = get(t, NewTransport(srv.base, WithClock(newSkipClock())), srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,6 +108,49 @@ func TestDefaults(t *testing.T) {
 	if !ok || b.InitialInterval != 100*time.Millisecond || b.MaxInterval != 5*time.Second ||
 		b.Multiplier != 2 || b.Jitter != backoff.FullJitter {
 		t.Errorf("DefaultBackOff() = %+v", DefaultBackOff())
+	}
+}
+
+// By default a request may spend 30 s, counted from the call to RoundTrip,
+// its first attempt included: no wait is started that would end after that,
+// and the caller gets the last response.
+func TestDefaultMaxElapsedTime(t *testing.T) {
+	if DefaultMaxElapsedTime != 30*time.Second {
+		t.Errorf("DefaultMaxElapsedTime is %v, want 30s", DefaultMaxElapsedTime)
+	}
+	for _, c := range []struct {
+		name     string
+		first    time.Duration // how long the first attempt takes
+		attempts int
+	}{
+		{"waits_up_to_the_limit", 0, 4}, // waits end at 10, 20 and 30 s; the next would end at 40 s
+		{"first_attempt_counts", 25 * time.Second, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			clk := newSkipClock()
+			n := 0
+			base := roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+				n++
+				if n == 1 {
+					clk.advance(c.first)
+				}
+				return &http.Response{StatusCode: 503, Header: http.Header{}, Body: http.NoBody, Request: r}, nil
+			})
+			rec := &recorder{}
+			rt := NewTransport(base, WithClock(clk), WithBackOff(backoff.NewConstantBackOff(10*time.Second)),
+				WithMaxTries(0), WithInstrumenter(rec))
+			req, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1/", nil)
+			resp, err := roundTrip(t, rt, req)
+			if err != nil || resp.StatusCode != 503 || n != c.attempts {
+				t.Fatalf("got %v, %v after %d attempts; want the last 503 after %d", resp, err, n, c.attempts)
+			}
+			if s := rec.all(); !s[len(s)-1].GivingUp || !errors.Is(s[len(s)-1].Cause, backoff.ErrMaxElapsedTime) {
+				t.Errorf("the last state is %+v; want a give-up for backoff.ErrMaxElapsedTime", s[len(s)-1])
+			}
+			if waits := clk.slept(); len(waits) != c.attempts-1 {
+				t.Errorf("waits %v, want %d", waits, c.attempts-1)
+			}
+		})
 	}
 }
 
@@ -147,7 +189,7 @@ func (b *countingBackOff) Clone() backoff.BackOff {
 	return &countingBackOff{}
 }
 
-// WithMaxTries(0) means no limit but the time limits and the context, as
+// WithMaxTries(0) means no limit but WithMaxElapsedTime and the context, as
 // in the core package.
 func TestMaxTriesZero(t *testing.T) {
 	srv := flakyServer(t, 7, http.StatusServiceUnavailable)

@@ -19,7 +19,7 @@ func (t *Transport) retryAfter(resp *http.Response) (time.Duration, bool) {
 	}
 	now, err := http.ParseTime(resp.Header.Get("Date"))
 	if err != nil {
-		now = t.now()
+		now = t.clock.Now()
 	}
 	return parseRetryAfter(v, now)
 }

@@ -1,7 +1,6 @@
 package httpretry
 
 import (
-	"context"
 	"math"
 	"net/http"
 	"slices"
@@ -186,9 +185,9 @@ func TestRetryAfterForms(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			srv := retryAfterServer(t, c.status, c.value, date)
 			rec := &recorder{}
-			rt := NewTransport(srv.base, constantWait(computed), WithMaxRetryAfter(5*time.Minute), WithInstrumenter(rec))
-			ctx := backoff.WithTestingBypass(context.Background())
-			resp, err := do(t, rt, ctx, http.MethodGet, srv.URL, nil)
+			rt := NewTransport(srv.base, constantWait(computed), WithMaxRetryAfter(5*time.Minute), WithInstrumenter(rec),
+				WithClock(newSkipClock()))
+			resp, err := get(t, rt, srv.URL)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -214,7 +213,7 @@ func TestRetryAfterForms(t *testing.T) {
 // Without a Date header, an HTTP-date is read against the Transport's
 // clock.
 func TestRetryAfterDateAgainstClock(t *testing.T) {
-	clk := newSignalClock()
+	clk := newSkipClock()
 	srv := newServer(t, func(w http.ResponseWriter, _ *http.Request, n int) {
 		if n == 1 {
 			w.Header()["Date"] = nil // net/http then sends none
@@ -224,7 +223,7 @@ func TestRetryAfterDateAgainstClock(t *testing.T) {
 	})
 	rec := &recorder{}
 	rt := NewTransport(srv.base, WithClock(clk), WithInstrumenter(rec))
-	resp, err := do(t, rt, backoff.WithTestingBypass(context.Background()), http.MethodGet, srv.URL, nil)
+	resp, err := get(t, rt, srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +240,7 @@ func TestDefaultMaxRetryAfter(t *testing.T) {
 		hits  int64
 	}{{"30", 2}, {"31", 1}} {
 		srv := retryAfterServer(t, 503, c.value, time.Time{})
-		resp, err := do(t, NewTransport(srv.base), backoff.WithTestingBypass(context.Background()), http.MethodGet, srv.URL, nil)
+		resp, err := get(t, NewTransport(srv.base, WithClock(newSkipClock())), srv.URL)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -271,9 +270,10 @@ func TestRetryAfterRestartsTheSequence(t *testing.T) {
 		return &http.Response{StatusCode: s.code, Header: h, Body: http.NoBody, Request: r}, nil
 	})
 	rec := &recorder{}
-	rt := NewTransport(base, WithMaxTries(5), WithInstrumenter(rec), WithBackOff(backoff.NewExponentialBackOff(backoff.WithInitialInterval(time.Second),
-		backoff.WithMultiplier(2), backoff.WithRandomizationFactor(0))))
-	resp, err := do(t, rt, backoff.WithTestingBypass(context.Background()), http.MethodGet, "http://127.0.0.1/", nil)
+	rt := NewTransport(base, WithMaxTries(5), WithInstrumenter(rec), WithClock(newSkipClock()),
+		WithBackOff(backoff.NewExponentialBackOff(backoff.WithInitialInterval(time.Second),
+			backoff.WithMultiplier(2), backoff.WithRandomizationFactor(0))))
+	resp, err := get(t, rt, "http://127.0.0.1/")
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("got %v, %v; want the 200", resp, err)
 	}

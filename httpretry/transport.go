@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"io"
-	"log/slog"
 	"net/http"
 	"slices"
 	"time"
 
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/typednil"
 )
 
 // Transport is an http.RoundTripper that retries requests through another
@@ -28,10 +28,10 @@ type Transport struct {
 	methods       []string
 	idemHeaders   []string
 	maxRetryAfter time.Duration
-	clock         clock.Clock           // nil: the time package
-	observed      bool                  // an Instrumenter or a logger reads AttemptStatus
-	retryOpts     []backoff.RetryOption // the options every request passes the driver
-	err           error                 // the first invalid setting
+	clock         clock.Clock
+	observed      bool             // an Instrumenter or a logger reads AttemptStatus
+	retrier       *backoff.Retrier // the driver, with the options every request shares
+	err           error            // the first invalid setting
 }
 
 var defaultMethods = []string{http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace}
@@ -39,7 +39,8 @@ var defaultMethods = []string{http.MethodGet, http.MethodHead, http.MethodOption
 var defaultIdempotencyHeaders = []string{"Idempotency-Key", "X-Idempotency-Key"}
 
 // NewTransport returns a Transport that sends requests through base,
-// retrying them as opts say. A nil base means http.DefaultTransport.
+// retrying them as opts say. A nil base means http.DefaultTransport; a
+// typed nil, such as a nil *http.Transport, is invalid.
 //
 // NewTransport returns no error, so that it fits in an http.Client literal:
 // an option given a value it cannot use makes every RoundTrip fail, before
@@ -48,12 +49,20 @@ func NewTransport(base http.RoundTripper, opts ...Option) *Transport {
 	c := config{
 		backOff:       defaultBackOff,
 		maxTries:      DefaultMaxTries,
-		maxRetryTime:  backoff.DefaultMaxRetryTime,
+		maxElapsed:    DefaultMaxElapsedTime,
 		retryable:     DefaultRetryable,
 		methods:       defaultMethods,
 		idemHeaders:   defaultIdempotencyHeaders,
 		maxRetryAfter: DefaultMaxRetryAfter,
+		clock:         realClock,
 		name:          "httpretry",
+	}
+	switch {
+	case base == nil:
+		base = http.DefaultTransport
+	case typednil.Is(base):
+		c.fail("httpretry.NewTransport was given a nil %T", base)
+		base = nil // so that CloseIdleConnections does not call it either
 	}
 	for _, opt := range opts {
 		if opt == nil {
@@ -61,9 +70,6 @@ func NewTransport(base http.RoundTripper, opts ...Option) *Transport {
 			continue
 		}
 		opt(&c)
-	}
-	if base == nil {
-		base = http.DefaultTransport
 	}
 	t := &Transport{
 		base:          base,
@@ -75,15 +81,15 @@ func NewTransport(base http.RoundTripper, opts ...Option) *Transport {
 		clock:         c.clock,
 		err:           c.err,
 	}
+	if t.err != nil {
+		return t
+	}
 	ro := []backoff.RetryOption{
 		backoff.WithBackOff(c.backOff),
 		backoff.WithMaxTries(c.maxTries),
 		backoff.WithMaxElapsedTime(c.maxElapsed),
-		backoff.WithMaxRetryTime(c.maxRetryTime),
-		backoff.WithName(c.name),
-	}
-	if c.clock != nil {
-		ro = append(ro, backoff.WithClock(c.clock))
+		backoff.WithClock(c.clock),
+		backoff.WithNotify(discardRetried),
 	}
 	if c.logger != nil || len(c.instrumenters) > 0 {
 		// First, so that the context every other Instrumenter and the
@@ -92,12 +98,13 @@ func NewTransport(base http.RoundTripper, opts ...Option) *Transport {
 		ro = append(ro, backoff.WithInstrumenter(statusInstrumenter{}))
 	}
 	if c.logger != nil {
-		ro = append(ro, backoff.WithLogger(slog.New(&statusHandler{h: c.logger.Handler()})))
+		ro = append(ro, backoff.WithInstrumenter(logInstrumenter(c.logger, c.name)))
 	}
 	for _, in := range c.instrumenters {
 		ro = append(ro, backoff.WithInstrumenter(in))
 	}
-	t.retryOpts = slices.Clip(ro)
+	t.retrier = backoff.NewRetrier(ro...)
+	t.err = t.retrier.Validate()
 	return t
 }
 
@@ -110,20 +117,23 @@ func NewTransport(base http.RoundTripper, opts ...Option) *Transport {
 //
 // A response is returned with a nil error, whatever its status: the first
 // one the classifier does not find retryable, one that may not be retried
-// (see the package documentation), or the last one when the attempts, the
-// time limits or the context's deadline leave no room for another retry.
+// (see the package documentation), or the last one when the attempts,
+// WithMaxElapsedTime or the context's deadline leave no room for another
+// retry.
 //
 // Otherwise the error is a *backoff.Error whose Cause says why retrying
 // stopped and whose LastErr is the last attempt's error: it matches
 // backoff.ErrExhausted when the attempts ran out on a transport error,
 // backoff.ErrPermanent when the error was not retryable, the context's
 // error when the request was cancelled or its deadline leaves no time for
-// another attempt, backoff.ErrMaxElapsedTime when a time limit does,
-// ErrBodyNotReplayable (and GetBody's error, if it failed) when the body
-// stopped a retry after a transport error, and ErrInvalidConfiguration
+// another attempt, backoff.ErrMaxElapsedTime when WithMaxElapsedTime
+// does, ErrBodyNotReplayable (and GetBody's error, if it failed) when the
+// body stopped a retry after a transport error, and ErrInvalidConfiguration
 // when a setting cannot be used: reported before anything is sent, except
 // a BackOff that returns a negative wait. When such an error replaces a
-// response RoundTrip had to close, its LastErr is that response's
+// response RoundTrip had to close, or had drained already for the retry
+// that was then not made (the context was cancelled during the wait, or
+// the drain took the time left), its LastErr is that response's
 // *StatusError.
 //
 // Cancelling the request's context ends a wait at once; RoundTrip then
@@ -135,7 +145,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req == nil {
 		return nil, &backoff.Error{Cause: invalidf("httpretry.Transport.RoundTrip was given a nil request")}
 	}
-	if t.err != nil || t.retryable == nil {
+	if t.err != nil || t.retrier == nil {
 		closeBody(req)
 		err := t.err
 		if err == nil {
@@ -143,14 +153,14 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, &backoff.Error{Cause: err}
 	}
-	c := call{t: t, req: req, ctx: req.Context()}
+	c := &call{t: t, req: req, ctx: req.Context()}
 	c.eligible = t.eligible(req)
 	c.replayable = req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
 	defer c.cleanUp()
 
-	opts := append(c.optsBuf[:0], t.retryOpts...)
-	opts = append(opts, backoff.CheckResult(c.check, c.discard))
-	resp, err := backoff.Do(c.ctx, c.attempt, opts...)
+	err := t.retrier.DoErr(c.ctx, c.attempt)
+	resp := c.resp
+	c.resp = nil
 	if err == nil {
 		return resp, nil
 	}
@@ -191,31 +201,25 @@ func (t *Transport) eligible(req *http.Request) bool {
 	return false
 }
 
-// now is the Transport's clock.
-func (t *Transport) now() time.Time {
-	if t.clock == nil {
-		return time.Now()
-	}
-	return t.clock.Now()
-}
-
 // call is the state of one RoundTrip.
 type call struct {
 	t          *Transport
 	req        *http.Request
 	ctx        context.Context
-	eligible   bool          // the method or an idempotency key allows a retry
-	replayable bool          // the body can be recreated
-	sent       bool          // req, and so its body, went to the base
-	attempts   int           // attempts started
-	next       io.ReadCloser // the next attempt's body, from GetBody
-	optsBuf    [12]backoff.RetryOption
+	eligible   bool           // the method or an idempotency key allows a retry
+	replayable bool           // the body can be recreated
+	sent       bool           // req, and so its body, went to the base
+	attempts   int            // attempts started
+	next       io.ReadCloser  // the next attempt's body, from GetBody
+	resp       *http.Response // the last attempt's response, while the call holds it
+	retried    *StatusError   // the last attempt's, if it asked for a retry
 }
 
-// cleanUp closes the bodies the call still holds when RoundTrip returns, or
-// when a panic goes through it: the caller's body if it was never sent,
-// and a retry's body that was prepared and not used. The driver discards a
-// response it holds itself.
+// cleanUp closes what the call still holds when RoundTrip returns, or when
+// a panic goes through it: the caller's body if it was never sent, a
+// retry's body that was prepared and not used, and a response that is not
+// handed to the caller. It also unlinks the last *StatusError from the
+// call, so that an error the caller keeps holds nothing of it.
 func (c *call) cleanUp() {
 	if !c.sent {
 		closeBody(c.req)
@@ -224,15 +228,25 @@ func (c *call) cleanUp() {
 		c.next.Close()
 		c.next = nil
 	}
+	if c.resp != nil {
+		closeResponse(c.resp)
+		c.resp = nil
+	}
+	if c.retried != nil {
+		c.retried.call = nil
+		c.retried = nil
+	}
 }
 
-// attempt is the operation the driver retries: one round trip. A response
-// comes back as it is, for check to judge.
-func (c *call) attempt(actx context.Context) (*http.Response, error) {
+// attempt is the operation the driver retries: one round trip. The call
+// holds the response it gets until RoundTrip hands it to the caller, the
+// Notify hook discards it before a retry, or cleanUp closes it; judge says
+// whether it is retried.
+func (c *call) attempt(actx context.Context) error {
 	c.attempts++
 	r, err := c.request(actx)
 	if err != nil {
-		return nil, backoff.Permanent(err)
+		return backoff.Permanent(err)
 	}
 	c.sent = true
 	resp, err := c.t.base.RoundTrip(r)
@@ -240,20 +254,23 @@ func (c *call) attempt(actx context.Context) (*http.Response, error) {
 		if resp != nil && resp.Body != nil { // the base broke its contract
 			resp.Body.Close()
 		}
-		return nil, c.failed(err)
+		return c.failed(err)
 	}
 	if resp == nil {
-		return nil, backoff.Permanent(errNilResponse)
+		return backoff.Permanent(errNilResponse)
 	}
+	c.resp = resp
 	if c.t.observed {
 		recordStatus(actx, resp.StatusCode)
 	}
-	return resp, nil
+	return c.judge(resp)
 }
 
-// check judges a response, for backoff.CheckResult: nil hands it to the
-// caller; a *StatusError retries it, or, marked Permanent, stops with it.
-func (c *call) check(resp *http.Response) error {
+// judge judges the response the call holds: nil hands it to the caller; a
+// *StatusError retries it, or, marked Permanent, stops with it. The
+// *StatusError of a retry links back to the call, so that the Notify hook
+// can discard the response (see discardRetried).
+func (c *call) judge(resp *http.Response) error {
 	if !c.t.retryable(c.req, resp, nil) {
 		return nil
 	}
@@ -282,6 +299,7 @@ func (c *call) check(resp *http.Response) error {
 		serr.reason = err
 		return backoff.Permanent(serr)
 	}
+	serr.call, c.retried = c, serr
 	if retryAfter {
 		serr.RetryAfter = wait
 		return backoff.RetryAfter(wait, serr)
@@ -289,10 +307,30 @@ func (c *call) check(resp *http.Response) error {
 	return serr
 }
 
-// discard releases a response the driver retries past, for
-// backoff.CheckResult: its body is drained, so that the connection can be
-// reused, and closed.
-func (c *call) discard(resp *http.Response) { drain(resp, c.t.clock) }
+// discardRetried is the Notify hook of every Transport: the driver calls
+// it after an attempt it will retry, before the wait, and checks its time
+// limits again after it. If the attempt got a response, the hook finds the
+// call that holds it through the attempt's *StatusError (the error itself,
+// or the one a RetryAfterError wraps, as judge returns them) and discards it:
+// the body is drained, so that the connection can be reused, and closed.
+// From then on the call holds no response, so a run that stops before the
+// retry (the context is cancelled during the wait, or the drain took the
+// time that was left) returns its error, never a closed response.
+func discardRetried(err error, _ time.Duration) {
+	serr, _ := err.(*StatusError) // what judge returns for a retry
+	if ra, ok := err.(*backoff.RetryAfterError); ok {
+		serr, _ = ra.Unwrap().(*StatusError)
+	}
+	if serr == nil || serr.call == nil {
+		return // a transport error: there is no response
+	}
+	c := serr.call
+	serr.call, c.retried = nil, nil
+	if resp := c.resp; resp != nil {
+		c.resp = nil // before the drain: a panic in it closes nothing twice
+		drain(resp, c.t.clock)
+	}
+}
 
 // request returns the request for the next attempt: a clone of the
 // caller's, so that nothing the base does to it reaches the caller's

@@ -3,6 +3,7 @@ package httpretry
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -149,10 +150,9 @@ func TestSequentialRequestsEachGetTheFullBudget(t *testing.T) {
 func TestSequentialRequestsDefaultBackOff(t *testing.T) {
 	srv := statusServer(t, http.StatusServiceUnavailable)
 	rec := &recorder{}
-	rt := NewTransport(srv.base, WithInstrumenter(rec))
-	ctx := backoff.WithTestingBypass(context.Background())
+	rt := NewTransport(srv.base, WithInstrumenter(rec), WithClock(newSkipClock()))
 	for range 2 {
-		resp, err := do(t, rt, ctx, http.MethodGet, srv.URL, nil)
+		resp, err := get(t, rt, srv.URL)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -282,6 +282,29 @@ func TestBaseContractViolations(t *testing.T) {
 func TestNilBase(t *testing.T) {
 	if rt := NewTransport(nil); rt.base != http.DefaultTransport {
 		t.Errorf("base is %v, want http.DefaultTransport", rt.base)
+	}
+}
+
+// A typed nil base, such as a nil *http.Transport, is an invalid
+// configuration that RoundTrip reports, closing the body, rather than a
+// panic inside net/http; CloseIdleConnections does nothing.
+func TestTypedNilBase(t *testing.T) {
+	for _, base := range []http.RoundTripper{(*http.Transport)(nil), roundTripperFunc(nil)} {
+		rt := NewTransport(base, noWait)
+		body := &trackedBody{Reader: strings.NewReader("x")}
+		req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/", body)
+		_, err := roundTrip(t, rt, req)
+		if !errors.Is(err, ErrInvalidConfiguration) {
+			t.Fatalf("%T: error %v does not match ErrInvalidConfiguration", base, err)
+		}
+		mustContain(t, err.Error(), fmt.Sprintf("backoff: invalid configuration: httpretry.NewTransport was given a nil %T", base))
+		if e := asBackoffError(t, err); e.Attempts != 0 || e.LastErr != nil {
+			t.Errorf("%T: %+v; want no attempt", base, e)
+		}
+		if !body.closed.Load() {
+			t.Errorf("%T: the body was not closed", base)
+		}
+		rt.CloseIdleConnections()
 	}
 }
 

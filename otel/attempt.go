@@ -7,8 +7,8 @@ import (
 )
 
 // attempt is what AfterAttempt must know of an attempt that BeforeAttempt
-// began: the caller's context, the attempt's span and the series of its
-// name. It wraps the context the tracer returned with the span, and is
+// began: the caller's context, the attempt's span and the Instrumenter of
+// its name, with its series. It wraps the context the tracer returned with the span, and is
 // the context the operation receives: one allocation of ours, and the
 // tracer's own lookups in the caller's context do not pass through it.
 //
@@ -22,32 +22,32 @@ type attempt struct {
 	context.Context // the tracer's: the caller's, with the span
 	caller          context.Context
 	span            trace.Span
-	named           *named
-	in              *Instrumenter
-	n               int // the attempt's number
+	named           *named // the Instrumenter that began it
+	n               int    // the attempt's number
 }
 
-// attemptKey finds the attempt of an Instrumenter: each finds its own, even
-// when several are given to one retry, or one is given to nested retry
-// stages.
-type attemptKey struct{ in *Instrumenter }
+// attemptKey finds the attempt of an Instrumenter of a name: each finds its
+// own, even when several are given to one retry (of different
+// Instrumenters, or of different names of one), or one is given to nested
+// retry stages. The key is a pointer, so that a lookup allocates nothing.
+type attemptKey struct{ named *named }
 
 // Value returns a for its Instrumenter's key, and what the caller's context
 // holds for any other.
 func (a *attempt) Value(key any) any {
-	if k, ok := key.(attemptKey); ok && k.in == a.in {
+	if k, ok := key.(attemptKey); ok && k.named == a.named {
 		return a
 	}
 	return a.Context.Value(key)
 }
 
-// attemptOf returns the attempt n in ctx, or nil.
-func (in *Instrumenter) attemptOf(ctx context.Context, n int) *attempt {
-	if n < 1 {
-		return nil // before any attempt: ctx is the caller's
+// attemptOf returns the attempt k in ctx that n began, or nil.
+func (n *named) attemptOf(ctx context.Context, k int) *attempt {
+	if k < 1 {
+		return nil // no attempt
 	}
-	a, _ := ctx.Value(attemptKey{in}).(*attempt)
-	if a == nil || a.n != n {
+	a, _ := ctx.Value(attemptKey{n}).(*attempt)
+	if a == nil || a.n != k {
 		return nil
 	}
 	return a

@@ -10,10 +10,11 @@ import (
 type testKey struct{}
 
 func TestAttemptValues(t *testing.T) {
-	in, other := &Instrumenter{}, &Instrumenter{}
+	in := &Instrumenter{}
+	n, other := in.newNamed("fetch"), in.newNamed("store")
 	parent := context.WithValue(context.Background(), testKey{}, "caller's")
-	a := &attempt{Context: parent, in: in, n: 2}
-	if got := a.Value(attemptKey{in}); got != a {
+	a := &attempt{Context: parent, named: n, n: 2}
+	if got := a.Value(attemptKey{n}); got != a {
 		t.Errorf("Value(own key) = %v, want the attempt", got)
 	}
 	if got := a.Value(attemptKey{other}); got != nil {
@@ -22,13 +23,19 @@ func TestAttemptValues(t *testing.T) {
 	if got := a.Value(testKey{}); got != "caller's" {
 		t.Errorf("Value(the caller's key) = %v, want the caller's value", got)
 	}
-	if got := in.attemptOf(a, 2); got != a {
+	if got := n.attemptOf(a, 2); got != a {
 		t.Errorf("attemptOf(2) = %v, want the attempt", got)
 	}
-	for _, n := range []int{0, 1, 3} {
-		if got := in.attemptOf(a, n); got != nil {
-			t.Errorf("attemptOf(%d) = %v, want nil", n, got)
+	for _, k := range []int{0, 1, 3} {
+		if got := n.attemptOf(a, k); got != nil {
+			t.Errorf("attemptOf(%d) = %v, want nil", k, got)
 		}
+	}
+	if got := other.attemptOf(a, 2); got != nil {
+		t.Errorf("another Instrumenter's attemptOf(2) = %v, want nil", got)
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = n.attemptOf(a, 2) }); n != 0 {
+		t.Errorf("attemptOf allocates %v times, want 0", n)
 	}
 }
 
@@ -39,7 +46,7 @@ func TestAttemptCancellation(t *testing.T) {
 	parent, cancel := context.WithDeadline(context.Background(), deadline)
 	parent, cancelCause := context.WithCancelCause(parent)
 	defer cancel()
-	a := &attempt{Context: parent, in: &Instrumenter{}, n: 1}
+	a := &attempt{Context: parent, named: (&Instrumenter{}).newNamed("fetch"), n: 1}
 	if d, ok := a.Deadline(); !ok || !d.Equal(deadline) {
 		t.Errorf("Deadline = %v, %v; want the caller's", d, ok)
 	}

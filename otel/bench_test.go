@@ -81,9 +81,10 @@ func BenchmarkDoTraced(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			fetch := in.Named("fetch")
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := backoff.Do(ctx, succeed, backoff.WithName("fetch"), backoff.WithInstrumenter(in)); err != nil {
+				if _, err := backoff.Do(ctx, succeed, backoff.WithInstrumenter(fetch)); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -99,9 +100,10 @@ func BenchmarkDoTracedAndCounted(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	fetch := in.Named("fetch")
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := backoff.Do(ctx, succeed, backoff.WithName("fetch"), backoff.WithInstrumenter(in)); err != nil {
+		if _, err := backoff.Do(ctx, succeed, backoff.WithInstrumenter(fetch)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -137,7 +139,7 @@ func BenchmarkDoNopInstrumenter(b *testing.B) {
 	var in backoff.Instrumenter = nopInstrumenter{}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := backoff.Do(ctx, succeed, backoff.WithName("fetch"), backoff.WithInstrumenter(in)); err != nil {
+		if _, err := backoff.Do(ctx, succeed, backoff.WithInstrumenter(in)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -188,10 +190,11 @@ func overhead(b *testing.B, pipeline func() []sdktrace.TracerProviderOption) {
 		b.Fatal(err)
 	}
 	var nopIn backoff.Instrumenter = nopInstrumenter{}
+	fetch := in.Named("fetch")
 	const chunk = 1000
 	kind := trace.WithSpanKind(trace.SpanKindInternal)
 	attrs := []attribute.KeyValue{otelbackoff.AttemptKey.Int(1), otelbackoff.NameKey.String("fetch")}
-	first := backoff.State{Name: "fetch", Attempt: 1}
+	first := backoff.State{Attempt: 1}
 	paths := []func(){
 		func() {
 			_, span := tracer.Start(ctx, "fetch")
@@ -202,12 +205,12 @@ func overhead(b *testing.B, pipeline func() []sdktrace.TracerProviderOption) {
 			span.SetAttributes(attrs...)
 			span.End()
 		},
-		func() { _, _ = backoff.Do(ctx, succeed, backoff.WithName("fetch"), backoff.WithInstrumenter(in)) },
-		func() { _, _ = backoff.Do(ctx, succeed, backoff.WithName("fetch"), backoff.WithInstrumenter(nopIn)) },
+		func() { _, _ = backoff.Do(ctx, succeed, backoff.WithInstrumenter(fetch)) },
+		func() { _, _ = backoff.Do(ctx, succeed, backoff.WithInstrumenter(nopIn)) },
 		func() { _, _ = backoff.Do(ctx, succeed) },
 		func() {
-			actx := in.BeforeAttempt(ctx, first)
-			in.AfterAttempt(actx, first)
+			actx := fetch.BeforeAttempt(ctx, first)
+			fetch.AfterAttempt(actx, first)
 		},
 	}
 	best := make([]time.Duration, len(paths))
@@ -247,11 +250,12 @@ func BenchmarkHooks(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := backoff.State{Name: "fetch", Attempt: 1}
+	fetch := in.Named("fetch")
+	s := backoff.State{Attempt: 1}
 	b.ReportAllocs()
 	for b.Loop() {
-		actx := in.BeforeAttempt(ctx, s)
-		in.AfterAttempt(actx, s)
+		actx := fetch.BeforeAttempt(ctx, s)
+		fetch.AfterAttempt(actx, s)
 	}
 }
 

@@ -28,10 +28,10 @@ func TestObserveBreaker(t *testing.T) {
 	equalPoints(t, "closed", h.points(t, "backoff.breaker.state"), state(1, 0, 0))
 
 	ctx := context.Background()
-	_ = cb.Execute(ctx, func(context.Context) error { return nil })
-	_ = cb.Execute(ctx, func(context.Context) error { return errTransient })
-	_ = cb.Execute(ctx, func(context.Context) error { return errTransient }) // trips it
-	_ = cb.Execute(ctx, func(context.Context) error { return nil })          // refused
+	_ = cb.Run(ctx, func(context.Context) error { return nil })
+	_ = cb.Run(ctx, func(context.Context) error { return errTransient })
+	_ = cb.Run(ctx, func(context.Context) error { return errTransient }) // trips it
+	_ = cb.Run(ctx, func(context.Context) error { return nil })          // refused
 	equalPoints(t, "open", h.points(t, "backoff.breaker.state"), state(0, 1, 0))
 	equalPoints(t, "transitions", h.points(t, "backoff.breaker.transitions"), map[string]float64{"guard.name=payments": 1})
 	equalPoints(t, "refusals", h.points(t, "backoff.breaker.refusals"), map[string]float64{"guard.name=payments": 1})

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/budget"
+	"github.com/herdsafe/backoff/guard"
 )
 
 func TestObserveBudget(t *testing.T) {
@@ -16,17 +16,17 @@ func TestObserveBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	fail := backoff.Outcome{Err: errTransient}
+	fail := guard.Outcome{Err: errTransient}
 	for range 4 { // 10 tokens down to 6
-		p, _ := b.Allow(ctx, backoff.Call{Attempt: 1})
+		p, _ := b.Allow(ctx, guard.Call{Attempt: 1})
 		b.Record(p, fail)
 	}
-	p, err := b.Allow(ctx, backoff.Call{Attempt: 2})
+	p, err := b.Allow(ctx, guard.Call{Attempt: 2})
 	if err != nil {
 		t.Fatalf("a retry at 6 tokens: %v", err)
 	}
 	b.Record(p, fail) // 5 tokens
-	if _, err := b.Allow(ctx, backoff.Call{Attempt: 2}); !errors.Is(err, budget.ErrBudgetExhausted) {
+	if _, err := b.Allow(ctx, guard.Call{Attempt: 2}); !errors.Is(err, budget.ErrBudgetExhausted) {
 		t.Fatalf("a retry at 5 tokens: %v, want ErrBudgetExhausted", err)
 	}
 	equalPoints(t, "retries", h.points(t, "backoff.budget.retries"), map[string]float64{"guard.name=api": 1})

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/bulkhead"
+	"github.com/herdsafe/backoff/guard"
 )
 
 func TestObserveBulkhead(t *testing.T) {
@@ -18,18 +18,18 @@ func TestObserveBulkhead(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx := context.Background()
-		held, err := b.Allow(ctx, backoff.Call{Attempt: 1})
+		held, err := b.Allow(ctx, guard.Call{Attempt: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
 		waitCtx, cancel := context.WithCancel(ctx)
 		done := make(chan error)
 		go func() {
-			_, err := b.Allow(waitCtx, backoff.Call{Attempt: 1})
+			_, err := b.Allow(waitCtx, guard.Call{Attempt: 1})
 			done <- err
 		}()
 		synctest.Wait() // the second caller waits in the queue
-		if _, err := b.Allow(ctx, backoff.Call{Attempt: 1}); !errors.Is(err, bulkhead.ErrBulkheadFull) {
+		if _, err := b.Allow(ctx, guard.Call{Attempt: 1}); !errors.Is(err, bulkhead.ErrBulkheadFull) {
 			t.Fatalf("a third caller: %v, want ErrBulkheadFull", err)
 		}
 		own := func(v float64) map[string]float64 { return map[string]float64{"guard.name=db": v} }
@@ -41,7 +41,7 @@ func TestObserveBulkhead(t *testing.T) {
 		if err := <-done; !errors.Is(err, context.Canceled) {
 			t.Fatalf("the queued caller: %v, want context.Canceled", err)
 		}
-		b.Record(held, backoff.Outcome{})
+		b.Record(held, guard.Outcome{})
 		equalPoints(t, "in_flight", h.points(t, "backoff.bulkhead.in_flight"), own(0))
 		equalPoints(t, "queued", h.points(t, "backoff.bulkhead.queued"), own(0))
 		equalPoints(t, "cancellations", h.points(t, "backoff.bulkhead.cancellations"), own(1))
@@ -56,7 +56,7 @@ func TestObservePriorityBulkhead(t *testing.T) {
 	}
 	low := bulkhead.WithPriority(context.Background(), bulkhead.Low)
 	for i := range 3 {
-		_, err := b.Allow(low, backoff.Call{Attempt: 1})
+		_, err := b.Allow(low, guard.Call{Attempt: 1})
 		if refused := errors.Is(err, bulkhead.ErrBulkheadFull); refused != (i == 2) {
 			t.Fatalf("low call %d: %v", i+1, err)
 		}

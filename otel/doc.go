@@ -14,12 +14,13 @@
 //	)
 //	...
 //	user, err := backoff.Do(ctx, getUser,
-//		backoff.WithName("load-user"),
-//		backoff.WithInstrumenter(in),
-//		backoff.WithLogger(logger))
+//		backoff.WithInstrumenter(in.Named("load-user")),
+//		backoff.WithInstrumenter(slogbackoff.New(logger).Named("load-user")))
 //
 // An [Instrumenter] is safe for concurrent use: make one, and give it to
-// every retry. Its tracer and meter are scoped [ScopeName].
+// every retry, as the Instrumenter of each operation that
+// [Instrumenter.Named] returns, or itself for an unnamed operation. Its
+// tracer and meter are scoped [ScopeName].
 //
 // # Spans
 //
@@ -33,11 +34,12 @@
 //	└── load-user                  attempt 2: status Unset
 //	    └── SELECT users
 //
-// The span is named after the operation (backoff.WithName), so that spans
-// of different operations group apart, as OpenTelemetry's naming guidance
-// and span-derived metrics want; an operation without a name makes spans
-// named [SpanName], "retry.attempt". It ends when the attempt does, so
-// the waits are the gaps between the attempts' spans.
+// The span is named after the operation (the name given to Named), so that
+// spans of different operations group apart, as OpenTelemetry's naming
+// guidance and span-derived metrics want; the Instrumenter itself, for an
+// unnamed operation, makes spans named [SpanName], "retry.attempt". It ends
+// when the attempt does, so the waits are the gaps between the attempts'
+// spans.
 //
 // A failed attempt's span has the status Error, with the error's message as
 // the description, whether or not it will be retried: the span describes
@@ -58,11 +60,13 @@
 //	retry.delay      float64  retried    the wait before the next attempt, s
 //	retry.cause      string   gave up    why the driver gave up (see below)
 //
-// When the driver gives up outside an attempt (the context was done before
-// the first one, or is cancelled during a wait), no attempt's span is open:
-// the give-up is an event "retry.give_up" on the caller's span, with
-// retry.name, retry.attempt (the attempts made: 0 before the first),
-// retry.cause, and error.type of the last attempt's error, if any.
+// An attempt that backoff.Do does not start, because its context is done,
+// is a refused attempt like one a guard refuses: it has its span, with the
+// status Error, and it is the give-up, with the context's cause. When the
+// driver gives up after an attempt's span has ended (the context is
+// cancelled during the wait that follows it), the give-up is an event
+// "retry.give_up" on the caller's span, with retry.name, retry.attempt (the
+// attempts made), retry.cause, and error.type of the last attempt's error.
 //
 // # Metrics
 //
@@ -75,8 +79,9 @@
 //	backoff.wait.duration  histogram  s          retry.name
 //
 // backoff.attempts counts each attempt once, when it ends: retry.outcome is
-// "success", "failure", or "refused" when a guard in the retry stage refused
-// the attempt (backoff.IsRefusal), so that the dependency never saw it.
+// "success", "failure", or "refused" when the attempt was refused before it
+// reached the dependency (guard.IsRefusal): by a guard in the retry stage,
+// or by Do, whose context was done.
 // backoff.retries counts each retry when it is scheduled, before its wait,
 // as stamina counts its retries; a retry whose wait is then cut short by
 // the context is counted too. backoff.give_ups counts each call that
@@ -126,14 +131,20 @@
 //
 //   - An error in the chain with an ErrorType() string method names itself,
 //     as the OpenTelemetry conventions let an error do.
-//   - The wrappers of package backoff (Permanent's mark, a guard's refusal,
-//     a *RetryAfterError, the *backoff.Error of an inner retry stage) and
-//     those of fmt.Errorf with a single %w are looked through.
-//   - The sentinels context.Canceled, context.DeadlineExceeded, io.EOF,
-//     io.ErrUnexpectedEOF, breaker.ErrCircuitOpen,
+//   - The wrappers of packages backoff, guard and policy (Permanent's
+//     mark, a guard's refusal, a *RetryAfterError, the *backoff.Error of an
+//     inner retry stage) and those of fmt.Errorf with a single %w are
+//     looked through; so is an error of fmt.Errorf or errors.Join that
+//     wraps one error besides the marks backoff.ErrRefused,
+//     backoff.ErrRetriesCanceled and backoff.ErrPermanent, such as
+//     fmt.Errorf("%w: %w", backoff.ErrRetriesCanceled, err).
+//   - The sentinels backoff.ErrRefused, backoff.ErrRetriesCanceled,
+//     backoff.ErrPermanent, context.Canceled, context.DeadlineExceeded,
+//     io.EOF, io.ErrUnexpectedEOF, breaker.ErrCircuitOpen,
 //     bulkhead.ErrBulkheadFull, budget.ErrBudgetExhausted and
 //     throttle.ErrThrottled are named after their variable, such as
-//     "context.DeadlineExceeded".
+//     "context.DeadlineExceeded". The attempt Do refuses because its
+//     context is done is "backoff.ErrRefused".
 //   - Otherwise the name is the Go type's, as the conventions' Go
 //     implementation gives it: "*net.OpError" for a pointer type,
 //     "syscall.Errno", with the full package path, for a named type.
@@ -141,21 +152,25 @@
 // retry.cause is one of "invalid_configuration", "permanent",
 // "exhausted", "max_elapsed_time", "retries_canceled", "circuit_open",
 // "bulkhead_full", "budget_exhausted", "throttled", "canceled" and
-// "deadline_exceeded", matched with errors.Is in that order; any other
-// cause (a guard of your own, a context's custom cause) is named by its
-// type, as error.type is.
+// "deadline_exceeded", matched with errors.Is in that order. A guard's
+// refusal (which matches backoff.ErrRefused and wraps the guard's error)
+// is named by the guard's error, as "circuit_open" for a breaker's, and
+// "refused" for a guard of your own; any other cause (a context's custom
+// cause) is named by its type, as error.type is.
 //
 // # Logs
 //
-// The core's logger (backoff.WithLogger) writes its records with the
-// attempt's context, which BeforeAttempt made: a slog.Handler that reads
-// the span from the context (trace.SpanContextFromContext) puts the
-// attempt's trace and span IDs on each record. See the package's example.
+// The Instrumenter of package github.com/herdsafe/backoff/slog
+// (slogbackoff) writes its records with the attempt's context, which
+// BeforeAttempt made, when it is given to the same retry: a slog.Handler
+// that reads the span from the context (trace.SpanContextFromContext)
+// puts the attempt's trace and span IDs on each record. See the package's
+// example.
 //
 // # Panics
 //
-// An operation that panics without WithPanicRecovery (or a WithRecover
-// stage) gets no AfterAttempt from the core, so its attempt's span is never
+// An operation that panics without a policy.Recover stage inside the retry
+// stage gets no AfterAttempt from the core, so its attempt's span is never
 // ended, and so never exported, and the attempt is not counted. A panic in
 // WithErrorType's function, or in the SDK, goes on to the caller of the
 // retry, as a panic in any Instrumenter does. A breaker's state-change hook

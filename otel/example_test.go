@@ -13,9 +13,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
 	otelbackoff "github.com/herdsafe/backoff/otel"
+	slogbackoff "github.com/herdsafe/backoff/slog"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -40,6 +42,17 @@ func (h spanIDHandler) WithAttrs(as []slog.Attr) slog.Handler {
 
 func (h spanIDHandler) WithGroup(name string) slog.Handler {
 	return spanIDHandler{h.Handler.WithGroup(name)}
+}
+
+// instant is a clock on which each wait is over as soon as it starts: it
+// moves its time on by the wait. It keeps the example quick; a service
+// keeps the default clock.
+type instant struct{ *clock.Mock }
+
+func (c instant) Timer(d time.Duration) *clock.Timer {
+	t := c.Mock.Timer(d)
+	c.Add(d)
+	return t
 }
 
 // countingIDs gives spans the IDs 1, 2, 3..., so that the example's output
@@ -67,8 +80,8 @@ func (g *countingIDs) NewSpanID(context.Context, trace.TraceID) trace.SpanID {
 var errRefused = &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
 
 // The attempts of a retry as spans under the caller's span, the
-// operation's own span under each attempt, the core's log records
-// carrying the span of their attempt, and the counts.
+// operation's own span under each attempt, the log records of package
+// slogbackoff carrying the span of their attempt, and the counts.
 func Example() {
 	// The SDK's providers: here a span recorder and a manual metric reader
 	// stand in for the exporters of a real service.
@@ -106,12 +119,11 @@ func Example() {
 		}
 		return "Ada", nil
 	}
-	// (WithTestingBypass skips the waits, to keep the example quick.)
-	user, err := backoff.Do(backoff.WithTestingBypass(ctx), getUser,
-		backoff.WithName("load-user"),
+	user, err := backoff.Do(ctx, getUser,
 		backoff.WithBackOff(backoff.NewConstantBackOff(100*time.Millisecond)),
-		backoff.WithInstrumenter(in),
-		backoff.WithLogger(logger))
+		backoff.WithInstrumenter(in.Named("load-user")),
+		backoff.WithInstrumenter(slogbackoff.New(logger).Named("load-user")),
+		backoff.WithClock(instant{clock.NewMock()}))
 	caller.End()
 	fmt.Println(user, err)
 
@@ -131,7 +143,7 @@ func Example() {
 	slices.Sort(counts)
 	fmt.Println(strings.Join(counts, "\n"))
 	// Output:
-	// level=WARN msg=retrying retry.name=load-user retry.attempt=1 retry.delay=100ms error="dial tcp: connection refused" trace_id=00000000000000000000000000000001 span_id=0000000000000002
+	// level=WARN msg=retrying retry.name=load-user retry.attempt=1 retry.delay=100ms error.message="dial tcp: connection refused" trace_id=00000000000000000000000000000001 span_id=0000000000000002
 	// Ada <nil>
 	// span 0000000000000003 "SELECT users" parent 0000000000000002 status Unset
 	// span 0000000000000002 "load-user" parent 0000000000000001 status Error
@@ -161,7 +173,7 @@ func ExampleInstrumenter_ObserveBreaker() {
 	}
 	defer reg.Unregister()
 
-	_ = cb.Execute(context.Background(), func(context.Context) error { return errRefused })
+	_ = cb.Run(context.Background(), func(context.Context) error { return errRefused })
 
 	var rm metricdata.ResourceMetrics
 	_ = reader.Collect(context.Background(), &rm)

@@ -17,13 +17,16 @@ import (
 
 // Instrumenter is a backoff.Instrumenter that traces each attempt with a
 // span and counts attempts, retries and give-ups with metrics; its Observe
-// methods report the state of guards. Make one with New and give it to any
-// number of retries with backoff.WithInstrumenter. It is safe for
-// concurrent use.
+// methods report the state of guards. Make one with New, and give it, or
+// the Instrumenter of an operation that its Named method returns, to any
+// number of retries with backoff.WithInstrumenter. Used itself, it reports
+// an unnamed operation: spans named SpanName, retry.name Unnamed. It is
+// safe for concurrent use.
 type Instrumenter struct {
-	tracer trace.Tracer
-	meter  metric.Meter
-	names  telemetry.Namer // with the user's WithErrorType, if any
+	tracer  trace.Tracer
+	meter   metric.Meter
+	names   telemetry.Namer // with the user's WithErrorType, if any
+	unnamed *named          // the Instrumenter's own operation
 
 	attempts metric.Int64Counter
 	retries  metric.Int64Counter
@@ -66,6 +69,7 @@ func New(opts ...Option) (*Instrumenter, error) {
 		names:    telemetry.Namer{ErrorType: c.errorType},
 		observed: make(map[observedKey]bool),
 	}
+	in.unnamed = in.newNamed("")
 	var errs [4]error
 	in.attempts, errs[0] = in.meter.Int64Counter(attemptsName, metric.WithUnit("{attempt}"),
 		metric.WithDescription("Attempts made by retries, by how they ended."))
@@ -90,48 +94,73 @@ func (in *Instrumenter) check() {
 	}
 }
 
+// Named returns the Instrumenter of the operation name: its attempts'
+// spans are named name, and its spans and measurements have the attribute
+// retry.name=name, so that spans and series of different operations group
+// apart. Give it to a retry with backoff.WithInstrumenter(in.Named(name)).
+// It reports to in's tracer and meter, and is safe for concurrent use.
+//
+// The Instrumenters of up to 1024 names are made once and kept, with the
+// attribute sets of their series, so that a call of Named for a name seen
+// before allocates nothing; past that, each call makes one anew. Names must
+// be a bounded set: name operations, not requests. Named("") returns the
+// unnamed operation's Instrumenter, which reports as in itself does.
+func (in *Instrumenter) Named(name string) backoff.Instrumenter {
+	in.check()
+	if name == "" {
+		return in.unnamed
+	}
+	return in.series.names.Get(name, in.newNamed)
+}
+
 // BeforeAttempt starts the attempt's span, a child of the span in ctx, and
-// returns ctx with it, for the operation and its own spans.
+// returns ctx with it, for the operation and its own spans. The span is
+// named SpanName, and its retry.name is Unnamed: see Named.
 func (in *Instrumenter) BeforeAttempt(ctx context.Context, s backoff.State) context.Context {
 	in.check()
-	spanName := s.Name
-	if spanName == "" {
-		spanName = SpanName
-	}
-	actx, span := in.tracer.Start(ctx, spanName, startOptions...)
-	a := &attempt{Context: actx, caller: ctx, span: span, in: in, n: s.Attempt, named: in.series.named(telemetry.Name(s))}
-	// The attributes of the first attempts are made once for the name. (A
-	// span that does not record ignores them.)
-	span.SetAttributes(a.named.spanAttributes(s.Attempt)...)
-	return a
+	return in.unnamed.BeforeAttempt(ctx, s)
 }
 
 // AfterAttempt ends the attempt's span with its outcome, and counts it.
-// When the driver gives up outside an attempt (the context was done before
-// the first, or during a wait), it counts the give-up and records it as an
-// event on the caller's span.
+// When the driver gives up after the wait that followed an attempt (the
+// context was cancelled during it), it counts the give-up and records it as
+// an event on the caller's span.
 func (in *Instrumenter) AfterAttempt(ctx context.Context, s backoff.State) {
 	in.check()
-	a := in.attemptOf(ctx, s.Attempt)
+	in.unnamed.AfterAttempt(ctx, s)
+}
+
+// BeforeAttempt starts the attempt's span: see Instrumenter.BeforeAttempt.
+func (n *named) BeforeAttempt(ctx context.Context, s backoff.State) context.Context {
+	actx, span := n.in.tracer.Start(ctx, n.spanName, startOptions...)
+	a := &attempt{Context: actx, caller: ctx, span: span, named: n, n: s.Attempt}
+	// The attributes of the first attempts are made once for the name. (A
+	// span that does not record ignores them.)
+	span.SetAttributes(n.spanAttributes(s.Attempt)...)
+	return a
+}
+
+// AfterAttempt ends the attempt's span and counts it: see
+// Instrumenter.AfterAttempt.
+func (n *named) AfterAttempt(ctx context.Context, s backoff.State) {
+	a := n.attemptOf(ctx, s.Attempt)
 	outcome := telemetry.OutcomeOf(s)
 	if outcome == telemetry.NoAttempt {
 		if s.GivingUp {
-			in.gaveUpBetween(ctx, a, s)
+			n.gaveUpBetween(ctx, a, s)
 		}
 		return
 	}
 	// Without an attempt of ours in ctx (an Instrumenter after this one
 	// returned a context not derived from the one it was given), the
 	// attempt is still counted, and there is no span of ours to end.
-	span, n := noSpan, (*named)(nil)
+	span := noSpan
 	if a != nil {
-		span, n = a.span, a.named
-	} else {
-		n = in.series.named(telemetry.Name(s))
+		span = a.span
 	}
-	in.attempts.Add(ctx, 1, n.outcome(outcome)...)
+	n.in.attempts.Add(ctx, 1, n.outcome(outcome)...)
 	if outcome != telemetry.Success {
-		in.failed(ctx, span, n, s)
+		n.failed(ctx, span, s)
 	}
 	span.End()
 }
@@ -141,7 +170,8 @@ var noSpan = trace.SpanFromContext(context.Background())
 
 // failed completes the span of an attempt that failed, and counts the
 // retry or the give-up it leads to.
-func (in *Instrumenter) failed(ctx context.Context, span trace.Span, n *named, s backoff.State) {
+func (n *named) failed(ctx context.Context, span trace.Span, s backoff.State) {
+	in := n.in
 	etype := in.names.Type(s.Err)
 	recording := span.IsRecording()
 	if s.GivingUp {
@@ -162,10 +192,11 @@ func (in *Instrumenter) failed(ctx context.Context, span trace.Span, n *named, s
 	}
 }
 
-// gaveUpBetween counts a give-up outside an attempt, and records it on the
-// caller's span. a is the attempt before it, if any.
-func (in *Instrumenter) gaveUpBetween(ctx context.Context, a *attempt, s backoff.State) {
-	name, cause := telemetry.Name(s), in.names.Cause(s.Cause)
+// gaveUpBetween counts a give-up after an attempt's wait, and records it
+// on the caller's span. a is the attempt before it, if it is in ctx.
+func (n *named) gaveUpBetween(ctx context.Context, a *attempt, s backoff.State) {
+	in := n.in
+	name, cause := n.name, in.names.Cause(s.Cause)
 	in.giveUps.Add(ctx, 1, in.series.get(seriesKey{CauseKey, name, cause})...)
 	parent := ctx
 	if a != nil {

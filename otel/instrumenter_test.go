@@ -8,6 +8,7 @@ import (
 	"net"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"testing/synctest"
@@ -16,6 +17,7 @@ import (
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
 	otelbackoff "github.com/herdsafe/backoff/otel"
+	"github.com/herdsafe/backoff/policy"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric/noop"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -32,14 +34,17 @@ var errUnavailable = &unavailable{code: 3}
 
 const typeUnavailable = "*otelbackoff_test.unavailable"
 
-// every1s is the options of a named run with one-second waits.
+// every1s is the options of a run of the operation "fetch" with one-second
+// waits.
 func every1s(in *otelbackoff.Instrumenter, more ...backoff.RetryOption) []backoff.RetryOption {
 	return append([]backoff.RetryOption{
-		backoff.WithName("fetch"),
 		backoff.WithBackOff(backoff.NewConstantBackOff(time.Second)),
-		backoff.WithInstrumenter(in),
+		backoff.WithInstrumenter(in.Named("fetch")),
 	}, more...)
 }
+
+// noWait is the option of a run that does not wait between attempts.
+var noWait = backoff.WithBackOff(&backoff.ZeroBackOff{})
 
 func TestSpansNestUnderTheCallerAndOverTheOperation(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -96,18 +101,56 @@ func TestAttemptSpanAttributes(t *testing.T) {
 	})
 }
 
+// The Instrumenter itself, and its Named(""), report an unnamed
+// operation.
 func TestUnnamedOperation(t *testing.T) {
 	h := newHarness(t)
-	ctx := backoff.WithTestingBypass(context.Background())
-	if _, err := backoff.Do(ctx, h.op(0, nil), backoff.WithInstrumenter(h.in)); err != nil {
-		t.Fatal(err)
+	for _, in := range []backoff.Instrumenter{h.in, h.in.Named("")} {
+		if _, err := backoff.Do(context.Background(), h.op(0, nil), backoff.WithInstrumenter(in)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	spans := h.ended(otelbackoff.SpanName)
-	if len(spans) != 1 {
-		t.Fatalf("%d spans named %q, want 1", len(spans), otelbackoff.SpanName)
+	if len(spans) != 2 {
+		t.Fatalf("%d spans named %q, want 2", len(spans), otelbackoff.SpanName)
 	}
-	if got, want := attrs(spans[0].Attributes()), []string{"retry.attempt=1", "retry.name=unnamed"}; !slices.Equal(got, want) {
-		t.Errorf("attributes %v, want %v", got, want)
+	for _, s := range spans {
+		if got, want := attrs(s.Attributes()), []string{"retry.attempt=1", "retry.name=unnamed"}; !slices.Equal(got, want) {
+			t.Errorf("attributes %v, want %v", got, want)
+		}
+	}
+	equalPoints(t, "backoff.attempts", h.points(t, "backoff.attempts"), map[string]float64{
+		"retry.name=unnamed,retry.outcome=success": 2,
+	})
+}
+
+// Named makes the Instrumenter of a name once: a later call for the name
+// returns it, allocating nothing, from any goroutine.
+func TestNamedIsMadeOncePerName(t *testing.T) {
+	h := newHarness(t)
+	fetch := h.in.Named("fetch")
+	if h.in.Named("fetch") != fetch {
+		t.Error("a second Named(\"fetch\") made another Instrumenter")
+	}
+	if h.in.Named("store") == fetch || h.in.Named("") == fetch {
+		t.Error("another name shares fetch's Instrumenter")
+	}
+	if h.in.Named("") != h.in.Named("") {
+		t.Error("Named(\"\") made another Instrumenter")
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = h.in.Named("fetch") }); n != 0 {
+		t.Errorf("Named of a name seen before allocates %v times, want 0", n)
+	}
+	got := make([]backoff.Instrumenter, 8)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Go(func() { got[i] = h.in.Named("concurrent") })
+	}
+	wg.Wait()
+	for i, in := range got {
+		if in != got[0] {
+			t.Fatalf("goroutine %d received another Instrumenter than goroutine 0", i)
+		}
 	}
 }
 
@@ -189,7 +232,9 @@ func TestGiveUpDuringTheWait(t *testing.T) {
 	})
 }
 
-func TestGiveUpBeforeTheFirstAttempt(t *testing.T) {
+// Do does not start an attempt once its context is done: the attempt is
+// refused, with a span of its own, and it is the give-up.
+func TestAttemptRefusedByTheContext(t *testing.T) {
 	h := newHarness(t)
 	ctx, caller := h.tracer.Start(context.Background(), "caller")
 	ctx, cancel := context.WithCancel(ctx)
@@ -198,36 +243,41 @@ func TestGiveUpBeforeTheFirstAttempt(t *testing.T) {
 		t.Fatalf("Do = %v, want context.Canceled", err)
 	}
 	caller.End()
-	if n := len(h.ended("fetch")); n != 0 {
-		t.Errorf("%d attempt spans, want none", n)
+	if n := len(h.ended("op")); n != 0 {
+		t.Errorf("the operation ran %d times, want none", n)
 	}
-	if got := h.points(t, "backoff.attempts"); len(got) != 0 {
-		t.Errorf("backoff.attempts = %v, want none", got)
+	spans := h.ended("fetch")
+	if len(spans) != 1 {
+		t.Fatalf("%d attempt spans, want 1", len(spans))
 	}
+	want := []string{"error.type=backoff.ErrRefused", "retry.attempt=1", "retry.cause=canceled", "retry.giving_up=true", "retry.name=fetch"}
+	if got := attrs(spans[0].Attributes()); !slices.Equal(got, want) {
+		t.Errorf("attributes %v, want %v", got, want)
+	}
+	if st := spans[0].Status(); st.Code != codes.Error || st.Description != context.Canceled.Error() {
+		t.Errorf("status %v, want Error %q", st, context.Canceled.Error())
+	}
+	equalPoints(t, "backoff.attempts", h.points(t, "backoff.attempts"), map[string]float64{
+		"retry.name=fetch,retry.outcome=refused": 1,
+	})
 	equalPoints(t, "backoff.give_ups", h.points(t, "backoff.give_ups"), map[string]float64{
 		"retry.cause=canceled,retry.name=fetch": 1,
 	})
-	events := h.ended("caller")[0].Events()
-	if len(events) != 1 {
-		t.Fatalf("caller's events %v, want one", events)
-	}
-	want := []string{"retry.attempt=0", "retry.cause=canceled", "retry.name=fetch"}
-	if got := attrs(events[0].Attributes); !slices.Equal(got, want) {
-		t.Errorf("event attributes %v, want %v", got, want)
+	if events := h.ended("caller")[0].Events(); len(events) != 0 {
+		t.Errorf("caller's events %v, want none: the give-up is on the attempt's span", events)
 	}
 }
 
 func TestRefusedAttempt(t *testing.T) {
 	h := newHarness(t)
 	cb := breaker.New(breaker.WithConsecutiveFailures(1))
-	policy := backoff.NewPolicy(
-		backoff.WithRetry(backoff.WithName("pay"), backoff.WithMaxTries(3), backoff.WithInstrumenter(h.in)),
-		backoff.WithGuard(cb),
+	p := policy.New(
+		policy.Retry(backoff.WithMaxTries(3), noWait, backoff.WithInstrumenter(h.in.Named("pay"))),
+		policy.Guard(cb),
 	)
-	ctx := backoff.WithTestingBypass(context.Background())
-	_, err := backoff.Execute(ctx, policy, h.op(5, errTransient))
+	_, err := policy.Do(context.Background(), p, h.op(5, errTransient))
 	if !errors.Is(err, breaker.ErrCircuitOpen) {
-		t.Fatalf("Execute = %v, want ErrCircuitOpen", err)
+		t.Fatalf("Do = %v, want ErrCircuitOpen", err)
 	}
 	equalPoints(t, "backoff.attempts", h.points(t, "backoff.attempts"), map[string]float64{
 		"retry.name=pay,retry.outcome=failure": 1,
@@ -260,12 +310,11 @@ func TestPermanentErrorIsNamedByWhatItMarks(t *testing.T) {
 // the span in the context it was given.
 func TestSeveralInstrumentersAndNestedRetries(t *testing.T) {
 	h, h2 := newHarness(t), newHarness(t)
-	policy := backoff.NewPolicy(
-		backoff.WithRetry(backoff.WithName("outer"), backoff.WithMaxTries(2), backoff.WithInstrumenter(h.in), backoff.WithInstrumenter(h2.in)),
-		backoff.WithRetry(backoff.WithName("inner"), backoff.WithMaxTries(2), backoff.WithInstrumenter(h.in)),
+	p := policy.New(
+		policy.Retry(backoff.WithMaxTries(2), noWait, backoff.WithInstrumenter(h.in.Named("outer")), backoff.WithInstrumenter(h2.in.Named("outer"))),
+		policy.Retry(backoff.WithMaxTries(2), noWait, backoff.WithInstrumenter(h.in.Named("inner"))),
 	)
-	ctx := backoff.WithTestingBypass(context.Background())
-	if _, err := backoff.Execute(ctx, policy, h.op(2, errTransient)); err != nil {
+	if _, err := policy.Do(context.Background(), p, h.op(2, errTransient)); err != nil {
 		t.Fatal(err)
 	}
 	outer, outer2, inner := h.ended("outer"), h2.ended("outer"), h.ended("inner")
@@ -299,10 +348,38 @@ func TestSeveralInstrumentersAndNestedRetries(t *testing.T) {
 	equalPoints(t, "backoff.attempts", h.points(t, "backoff.attempts"), outerCounts)
 }
 
+// Two Instrumenters of one Instrumenter, of two names, on one retry: each
+// ends the span it began, once.
+func TestTwoNamesOnOneRetry(t *testing.T) {
+	h := newHarness(t)
+	_, err := backoff.Do(context.Background(), h.op(1, errTransient), noWait,
+		backoff.WithInstrumenter(h.in.Named("a")), backoff.WithInstrumenter(h.in.Named("b")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := h.ended("a"), h.ended("b")
+	if len(a) != 2 || len(b) != 2 || len(h.spans.Started()) != 2+2+2 {
+		t.Fatalf("%d spans a and %d b ended, of %d started; want 2, 2, 6 with the operation's", len(a), len(b), len(h.spans.Started()))
+	}
+	for i := range a {
+		if b[i].Parent().SpanID() != a[i].SpanContext().SpanID() {
+			t.Errorf("attempt %d: b's span is not a child of a's", i+1)
+		}
+	}
+	if a[0].Status().Code != codes.Error || b[0].Status().Code != codes.Error || a[1].Status().Code != codes.Unset {
+		t.Errorf("statuses %v, %v, %v; want Error, Error, Unset", a[0].Status(), b[0].Status(), a[1].Status())
+	}
+	equalPoints(t, "backoff.attempts", h.points(t, "backoff.attempts"), map[string]float64{
+		"retry.name=a,retry.outcome=failure": 1,
+		"retry.name=a,retry.outcome=success": 1,
+		"retry.name=b,retry.outcome=failure": 1,
+		"retry.name=b,retry.outcome=success": 1,
+	})
+}
+
 func TestUnsampledSpansStillCount(t *testing.T) {
 	h := newHarness(t, otelbackoff.WithTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.NeverSample()))))
-	ctx := backoff.WithTestingBypass(context.Background())
-	if _, err := backoff.Do(ctx, h.op(1, errTransient), every1s(h.in)...); err != nil {
+	if _, err := backoff.Do(context.Background(), h.op(1, errTransient), every1s(h.in, noWait)...); err != nil {
 		t.Fatal(err)
 	}
 	equalPoints(t, "backoff.attempts", h.points(t, "backoff.attempts"), map[string]float64{
@@ -313,52 +390,63 @@ func TestUnsampledSpansStillCount(t *testing.T) {
 
 func TestNotMadeByNew(t *testing.T) {
 	for _, in := range []*otelbackoff.Instrumenter{nil, {}} {
-		func() {
-			defer func() {
-				if v := recover(); v == nil || !strings.Contains(v.(string), "not made by New") {
-					t.Errorf("recovered %v, want the package's message", v)
-				}
+		for name, use := range map[string]func(){
+			"BeforeAttempt": func() { in.BeforeAttempt(context.Background(), backoff.State{Attempt: 1}) },
+			"AfterAttempt":  func() { in.AfterAttempt(context.Background(), backoff.State{Attempt: 1}) },
+			"Named":         func() { in.Named("fetch") },
+		} {
+			func() {
+				defer func() {
+					if v := recover(); v == nil || !strings.Contains(v.(string), "not made by New") {
+						t.Errorf("%s: recovered %v, want the package's message", name, v)
+					}
+				}()
+				use()
 			}()
-			in.BeforeAttempt(context.Background(), backoff.State{Attempt: 1})
-		}()
+		}
 	}
 }
 
 // A retry inside an attempt of another, both with the Instrumenter, whose
-// context is done before its first attempt: its give-up is an event on the
-// outer attempt's span, which still ends once, as a failure.
+// context is done before its first attempt: its refused attempt is a span
+// under the outer attempt's, which still ends once, as a failure (the
+// inner retry made no attempt that ran, but it is not a refusal of the
+// outer attempt: its own context was cancelled).
 func TestNestedRetryGivesUpBeforeItsFirstAttempt(t *testing.T) {
 	h := newHarness(t)
 	op := func(ctx context.Context) (int, error) {
 		ctx, cancel := context.WithCancel(ctx)
 		cancel()
-		return backoff.Do(ctx, h.op(0, nil), backoff.WithName("inner"), backoff.WithInstrumenter(h.in))
+		return backoff.Do(ctx, h.op(0, nil), backoff.WithInstrumenter(h.in.Named("inner")))
 	}
-	_, err := backoff.Do(backoff.WithTestingBypass(context.Background()), op,
-		backoff.WithName("outer"), backoff.WithMaxTries(1), backoff.WithInstrumenter(h.in))
+	_, err := backoff.Do(context.Background(), op, backoff.WithMaxTries(1), backoff.WithInstrumenter(h.in.Named("outer")))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Do = %v, want the inner context.Canceled", err)
 	}
-	outer := h.ended("outer")
-	if len(outer) != 1 || len(h.ended("inner")) != 0 {
-		t.Fatalf("%d outer and %d inner spans, want 1 and 0", len(outer), len(h.ended("inner")))
+	outer, inner := h.ended("outer"), h.ended("inner")
+	if len(outer) != 1 || len(inner) != 1 {
+		t.Fatalf("%d outer and %d inner spans, want 1 and 1", len(outer), len(inner))
 	}
-	events := outer[0].Events()
-	if len(events) != 1 || events[0].Name != "retry.give_up" {
-		t.Fatalf("outer attempt's events %v, want the inner give-up", events)
+	if inner[0].Parent().SpanID() != outer[0].SpanContext().SpanID() {
+		t.Error("the inner attempt's span is not a child of the outer attempt's")
 	}
-	if got, want := attrs(events[0].Attributes), []string{"retry.attempt=0", "retry.cause=canceled", "retry.name=inner"}; !slices.Equal(got, want) {
-		t.Errorf("event attributes %v, want %v", got, want)
+	if len(outer[0].Events()) != 0 || outer[0].Status().Code != codes.Error {
+		t.Errorf("outer attempt: events %v, status %v; want none, and Error", outer[0].Events(), outer[0].Status())
 	}
 	equalPoints(t, "backoff.attempts", h.points(t, "backoff.attempts"), map[string]float64{
+		"retry.name=inner,retry.outcome=refused": 1,
 		"retry.name=outer,retry.outcome=failure": 1,
+	})
+	equalPoints(t, "backoff.give_ups", h.points(t, "backoff.give_ups"), map[string]float64{
+		"retry.cause=canceled,retry.name=inner":  1,
+		"retry.cause=exhausted,retry.name=outer": 1,
 	})
 }
 
 // With metrics off (a no-op meter), the spans are as before.
 func TestSpansWithoutMetrics(t *testing.T) {
 	h := newHarness(t, otelbackoff.WithMeterProvider(noop.NewMeterProvider()))
-	if _, err := backoff.Do(backoff.WithTestingBypass(context.Background()), h.op(1, errTransient), every1s(h.in)...); err != nil {
+	if _, err := backoff.Do(context.Background(), h.op(1, errTransient), every1s(h.in, noWait)...); err != nil {
 		t.Fatal(err)
 	}
 	spans := h.ended("fetch")
@@ -422,8 +510,7 @@ func (detach) AfterAttempt(context.Context, backoff.State) {}
 // no attempt of ours.
 func TestAttemptCountedWithoutItsContext(t *testing.T) {
 	h := newHarness(t)
-	ctx := backoff.WithTestingBypass(context.Background())
-	if _, err := backoff.Do(ctx, h.op(1, errTransient), every1s(h.in, backoff.WithInstrumenter(detach{}))...); err != nil {
+	if _, err := backoff.Do(context.Background(), h.op(1, errTransient), every1s(h.in, noWait, backoff.WithInstrumenter(detach{}))...); err != nil {
 		t.Fatal(err)
 	}
 	equalPoints(t, "backoff.attempts", h.points(t, "backoff.attempts"), map[string]float64{

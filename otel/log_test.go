@@ -3,11 +3,15 @@ package otelbackoff_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/herdsafe/backoff"
+	slogbackoff "github.com/herdsafe/backoff/slog"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -40,15 +44,30 @@ func (h traceHandler) Handle(ctx context.Context, r slog.Record) error {
 func (h traceHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
 func (h traceHandler) WithGroup(string) slog.Handler      { return h }
 
-// The core logs with the attempt's context, which the Instrumenter made in
-// BeforeAttempt: each record carries the span of the attempt it is about.
+// The Instrumenter of package slogbackoff logs with the attempt's context,
+// which this package's Instrumenter made in BeforeAttempt: each record
+// carries the span of the attempt it is about, the give-up's included,
+// whichever of the two is given first.
 func TestLogRecordsCarryTheAttemptSpan(t *testing.T) {
+	for _, slogFirst := range []bool{false, true} {
+		t.Run(fmt.Sprint("slog_first=", slogFirst), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) { logRecordsCarryTheAttemptSpan(t, slogFirst) })
+		})
+	}
+}
+
+func logRecordsCarryTheAttemptSpan(t *testing.T, slogFirst bool) {
 	h := newHarness(t)
 	logs := newTraceHandler()
 	ctx, caller := h.tracer.Start(context.Background(), "caller")
 	defer caller.End()
-	_, err := backoff.Do(backoff.WithTestingBypass(ctx), h.op(5, errTransient),
-		every1s(h.in, backoff.WithMaxTries(2), backoff.WithLogger(slog.New(logs)))...)
+	logged := backoff.WithInstrumenter(slogbackoff.New(slog.New(logs)).Named("fetch"))
+	opts := every1s(h.in, backoff.WithMaxTries(2), logged)
+	if slogFirst {
+		opts = []backoff.RetryOption{logged, backoff.WithMaxTries(2), backoff.WithBackOff(backoff.NewConstantBackOff(time.Second)),
+			backoff.WithInstrumenter(h.in.Named("fetch"))}
+	}
+	_, err := backoff.Do(ctx, h.op(5, errTransient), opts...)
 	if !errors.Is(err, backoff.ErrExhausted) {
 		t.Fatalf("Do = %v, want ErrExhausted", err)
 	}

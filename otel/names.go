@@ -6,17 +6,19 @@ import "go.opentelemetry.io/otel/attribute"
 // package takes from the providers.
 const ScopeName = "github.com/herdsafe/backoff/otel"
 
-// SpanName is the name of an attempt's span when the operation has no name
-// (backoff.WithName); a named operation's attempts are named after it.
+// SpanName is the name of the attempts' spans of an unnamed operation: of
+// the Instrumenter itself. The attempts of an operation named with Named
+// are named after it.
 const SpanName = "retry.attempt"
 
-// Unnamed is the retry.name of an operation without a name.
+// Unnamed is the retry.name of an unnamed operation: of the Instrumenter
+// itself, rather than of one that Named returns.
 const Unnamed = "unnamed"
 
 // Attribute keys of the spans, span events and measurements. The package
 // documentation says which carries which.
 const (
-	// NameKey is the operation's name, from backoff.WithName, or Unnamed.
+	// NameKey is the operation's name, given to Named, or Unnamed.
 	NameKey = attribute.Key("retry.name")
 	// AttemptKey is the attempt's number, from 1.
 	AttemptKey = attribute.Key("retry.attempt")

@@ -13,11 +13,14 @@ import (
 // measurement builds no attribute.Set; and so are the first attributes of
 // the spans of the first attempts, so that BeforeAttempt builds none.
 
-// named are the series of one operation name whose other attribute, if
-// any, is fixed: the attempts by outcome, and the waits; and the span
-// attributes of its first attempts.
+// named is the Instrumenter of one operation name (see Named): the series
+// of the name whose other attribute, if any, is fixed (the attempts by
+// outcome, and the waits), and the span name and attributes of its first
+// attempts. It is made once for each name, and never changed.
 type named struct {
-	name                      string
+	in                        *Instrumenter
+	name                      string // retry.name
+	spanName                  string
 	success, failure, refused []metric.AddOption
 	wait                      []metric.RecordOption
 
@@ -33,14 +36,21 @@ type named struct {
 // attributes made once: most calls succeed within them.
 const spanAttempts = 4
 
-// newNamed makes the series of name.
-func newNamed(name string) *named {
+// newNamed makes the Instrumenter of the operation name, or of the
+// unnamed operation for "".
+func (in *Instrumenter) newNamed(name string) *named {
+	spanName := name
+	if name == "" {
+		name, spanName = Unnamed, SpanName
+	}
 	n := &named{
-		name:    name,
-		success: addOptions(NameKey.String(name), OutcomeKey.String(telemetry.Success.String())),
-		failure: addOptions(NameKey.String(name), OutcomeKey.String(telemetry.Failure.String())),
-		refused: addOptions(NameKey.String(name), OutcomeKey.String(telemetry.Refused.String())),
-		wait:    []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(NameKey.String(name)))},
+		in:       in,
+		name:     name,
+		spanName: spanName,
+		success:  addOptions(NameKey.String(name), OutcomeKey.String(telemetry.Success.String())),
+		failure:  addOptions(NameKey.String(name), OutcomeKey.String(telemetry.Failure.String())),
+		refused:  addOptions(NameKey.String(name), OutcomeKey.String(telemetry.Refused.String())),
+		wait:     []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(NameKey.String(name)))},
 	}
 	for k := range n.spans {
 		n.spans[k] = attemptAttributes(name, k+1)
@@ -89,16 +99,12 @@ type seriesKey struct {
 // memory. (The named series are bounded by telemetry.MaxNames.)
 const maxSeries = 4096
 
-// seriesCache holds the series measured so far.
+// seriesCache holds the Instrumenters of the names (see Named), and the
+// series measured so far.
 type seriesCache struct {
 	names  telemetry.Names[*named]
 	values sync.Map     // seriesKey -> []metric.AddOption
 	n      atomic.Int64 // the entries of values
-}
-
-// named returns the series of the operation name.
-func (c *seriesCache) named(name string) *named {
-	return c.names.Get(name, newNamed)
 }
 
 // get returns the options of the series k.

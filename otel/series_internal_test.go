@@ -11,16 +11,29 @@ import (
 	"go.opentelemetry.io/otel/metric"
 )
 
+// named returns the Instrumenter of name, as Named does (without the
+// check of an Instrumenter made by New).
+func (in *Instrumenter) named(name string) *named {
+	return in.series.names.Get(name, in.newNamed)
+}
+
 // attributesOf returns the attribute set that opts measure with.
 func attributesOf(opts []metric.AddOption) attribute.Set {
 	return metric.NewAddConfig(opts).Attributes()
 }
 
 func TestSeriesAreMadeOnce(t *testing.T) {
-	var c seriesCache
-	n := c.named("fetch")
-	if c.named("fetch") != n {
+	in := &Instrumenter{}
+	c := &in.series
+	n := in.named("fetch")
+	if in.named("fetch") != n {
 		t.Error("a second lookup of a name made its series again")
+	}
+	if n.in != in || n.name != "fetch" || n.spanName != "fetch" {
+		t.Errorf("the Instrumenter of fetch reports to %p as %q, spans %q; want %p, fetch, fetch", n.in, n.name, n.spanName, in)
+	}
+	if u := in.newNamed(""); u.name != Unnamed || u.spanName != SpanName {
+		t.Errorf("the unnamed operation reports as %q, spans %q; want %q, %q", u.name, u.spanName, Unnamed, SpanName)
 	}
 	for outcome, opts := range map[string][]metric.AddOption{"success": n.success, "failure": n.failure, "refused": n.refused} {
 		want := attribute.NewSet(NameKey.String("fetch"), OutcomeKey.String(outcome))
@@ -44,12 +57,13 @@ func TestSeriesAreMadeOnce(t *testing.T) {
 }
 
 func TestSeriesCacheIsBounded(t *testing.T) {
-	var c seriesCache
+	in := &Instrumenter{}
+	c := &in.series
 	for i := range telemetry.MaxNames {
-		c.named(fmt.Sprint("op-", i))
+		in.named(fmt.Sprint("op-", i))
 	}
-	n := c.named("request-1234")
-	if len(n.success) != 1 || c.named("request-1234") == n {
+	n := in.named("request-1234")
+	if len(n.success) != 1 || n.name != "request-1234" || in.named("request-1234") == n {
 		t.Errorf("past the bound of names, named returned %+v, and kept it", n)
 	}
 	if c.names.Len() != telemetry.MaxNames {
@@ -68,8 +82,7 @@ func TestSeriesCacheIsBounded(t *testing.T) {
 // The span attributes of the first attempts are made once, sorted by key;
 // those of later attempts are made on each call.
 func TestSpanAttributesAreMadeOnce(t *testing.T) {
-	var c seriesCache
-	n := c.named("fetch")
+	n := (&Instrumenter{}).named("fetch")
 	for _, k := range []int{1, spanAttempts, spanAttempts + 1, 1000} {
 		want := []attribute.KeyValue{AttemptKey.Int(k), NameKey.String("fetch")}
 		got := n.spanAttributes(k)

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/benbjohnson/clock"
-	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/throttle"
 )
 
@@ -19,12 +19,12 @@ func TestObserveThrottle(t *testing.T) {
 	}
 	ctx := context.Background()
 	equalPoints(t, "probability", h.points(t, "backoff.throttle.rejection_probability"), map[string]float64{"guard.name=api": 0})
-	p, err := tr.Allow(ctx, backoff.Call{Attempt: 1})
+	p, err := tr.Allow(ctx, guard.Call{Attempt: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr.Record(p, backoff.Outcome{Err: errTransient}) // 1 request, no accept
-	if _, err := tr.Allow(ctx, backoff.Call{Attempt: 1}); !errors.Is(err, throttle.ErrThrottled) {
+	tr.Record(p, guard.Outcome{Err: errTransient}) // 1 request, no accept
+	if _, err := tr.Allow(ctx, guard.Call{Attempt: 1}); !errors.Is(err, throttle.ErrThrottled) {
 		t.Fatalf("a call after a failure: %v, want ErrThrottled", err)
 	}
 	equalPoints(t, "refusals", h.points(t, "backoff.throttle.refusals"), map[string]float64{"guard.name=api": 1})

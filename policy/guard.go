@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/herdsafe/backoff"
@@ -30,6 +31,9 @@ func Guard(g guard.Guard) Stage {
 	}
 	if v, ok := g.(guard.Validator); ok {
 		if err := v.Validate(); err != nil {
+			if !errors.Is(err, backoff.ErrInvalidConfiguration) {
+				err = fmt.Errorf("%w: %T: %w", backoff.ErrInvalidConfiguration, g, err)
+			}
 			return Stage{err: err}
 		}
 	}

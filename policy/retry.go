@@ -10,7 +10,7 @@ import (
 // Retry returns a retry stage: it runs the stages inside it again, as the
 // options say, until they succeed. It is a backoff.Retrier, the driver of
 // package backoff with its options built once, and so the same loop as
-// backoff.Do, with defaults chosen for a fleet rather than seed 003's:
+// backoff.Do, with defaults chosen for a fleet rather than Retry's:
 //
 //   - The waits are DefaultBackOff: full jitter, which spreads a fleet that
 //     failed together the widest.
@@ -46,10 +46,11 @@ const DefaultMaxTries = 3
 // 5 s.
 func DefaultBackOff() *backoff.ExponentialBackOff {
 	return &backoff.ExponentialBackOff{
-		InitialInterval: 100 * time.Millisecond,
-		Multiplier:      2,
-		MaxInterval:     5 * time.Second,
-		Jitter:          backoff.FullJitter,
+		InitialInterval:     100 * time.Millisecond,
+		RandomizationFactor: backoff.DefaultRandomizationFactor, // for RandomizationJitter, should Jitter be changed
+		Multiplier:          2,
+		MaxInterval:         5 * time.Second,
+		Jitter:              backoff.FullJitter,
 	}
 }
 

@@ -27,10 +27,10 @@ backoff_breaker_state{name="payments",state="open"} ` + open + `
 	expect(t, reg, state("1", "0", "0"), "backoff_breaker_state")
 
 	ctx := context.Background()
-	_ = cb.Execute(ctx, func(context.Context) error { return nil })
-	_ = cb.Execute(ctx, func(context.Context) error { return errTransient })
-	_ = cb.Execute(ctx, func(context.Context) error { return errTransient }) // trips it
-	_ = cb.Execute(ctx, func(context.Context) error { return nil })          // refused
+	_ = cb.Run(ctx, func(context.Context) error { return nil })
+	_ = cb.Run(ctx, func(context.Context) error { return errTransient })
+	_ = cb.Run(ctx, func(context.Context) error { return errTransient }) // trips it
+	_ = cb.Run(ctx, func(context.Context) error { return nil })          // refused
 	expect(t, reg, state("0", "1", "0")+`# HELP backoff_breaker_transitions_total Changes of the breaker's state.
 # TYPE backoff_breaker_transitions_total counter
 backoff_breaker_transitions_total{name="payments"} 1

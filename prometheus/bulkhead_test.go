@@ -6,8 +6,8 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/bulkhead"
+	"github.com/herdsafe/backoff/guard"
 )
 
 func TestObserveBulkhead(t *testing.T) {
@@ -18,18 +18,18 @@ func TestObserveBulkhead(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx := context.Background()
-		held, err := b.Allow(ctx, backoff.Call{Attempt: 1})
+		held, err := b.Allow(ctx, guard.Call{Attempt: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
 		waitCtx, cancel := context.WithCancel(ctx)
 		done := make(chan error)
 		go func() {
-			_, err := b.Allow(waitCtx, backoff.Call{Attempt: 1})
+			_, err := b.Allow(waitCtx, guard.Call{Attempt: 1})
 			done <- err
 		}()
 		synctest.Wait() // the second caller waits in the queue
-		if _, err := b.Allow(ctx, backoff.Call{Attempt: 1}); !errors.Is(err, bulkhead.ErrBulkheadFull) {
+		if _, err := b.Allow(ctx, guard.Call{Attempt: 1}); !errors.Is(err, bulkhead.ErrBulkheadFull) {
 			t.Fatalf("a third caller: %v, want ErrBulkheadFull", err)
 		}
 		levels := func(inFlight, queued string) string {
@@ -52,7 +52,7 @@ backoff_bulkhead_refusals_total{name="db",priority=""} 1
 		if err := <-done; !errors.Is(err, context.Canceled) {
 			t.Fatalf("the queued caller: %v, want context.Canceled", err)
 		}
-		b.Record(held, backoff.Outcome{})
+		b.Record(held, guard.Outcome{})
 		expect(t, reg, levels("0", "0")+`# HELP backoff_bulkhead_cancellations_total Callers turned away because their context was done.
 # TYPE backoff_bulkhead_cancellations_total counter
 backoff_bulkhead_cancellations_total{name="db"} 1
@@ -68,7 +68,7 @@ func TestObservePriorityBulkhead(t *testing.T) {
 	}
 	low := bulkhead.WithPriority(context.Background(), bulkhead.Low)
 	for i := range 3 {
-		_, err := b.Allow(low, backoff.Call{Attempt: 1})
+		_, err := b.Allow(low, guard.Call{Attempt: 1})
 		if refused := errors.Is(err, bulkhead.ErrBulkheadFull); refused != (i == 2) {
 			t.Fatalf("low call %d: %v", i+1, err)
 		}
@@ -98,10 +98,10 @@ func TestObserveBothKindsOfBulkhead(t *testing.T) {
 	if _, err := in.ObservePriorityBulkhead("prio", prio); err != nil {
 		t.Fatalf("a priority bulkhead beside a bulkhead: %v", err)
 	}
-	if _, err := plain.Allow(context.Background(), backoff.Call{Attempt: 1}); err != nil {
+	if _, err := plain.Allow(context.Background(), guard.Call{Attempt: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := plain.Allow(context.Background(), backoff.Call{Attempt: 1}); !errors.Is(err, bulkhead.ErrBulkheadFull) {
+	if _, err := plain.Allow(context.Background(), guard.Call{Attempt: 1}); !errors.Is(err, bulkhead.ErrBulkheadFull) {
 		t.Fatalf("a second call: %v, want ErrBulkheadFull", err)
 	}
 	expect(t, reg, `# HELP backoff_bulkhead_in_flight Calls the bulkhead admitted that have not ended.

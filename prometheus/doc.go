@@ -12,14 +12,14 @@
 //	unregister, err := in.ObserveBreaker("users-db", cb)
 //	...
 //	user, err := backoff.Do(ctx, loadUser,
-//		backoff.WithName("load-user"),
-//		backoff.WithInstrumenter(in))
+//		backoff.WithInstrumenter(in.Named("load-user")))
 //
 // New registers the retries' metrics on the prometheus.Registerer it is
 // given (prometheus.DefaultRegisterer, or a registry of your own); the
 // Observe methods register a collector per guard on the same one. An
 // [Instrumenter] is safe for concurrent use: make one, and give it to every
-// retry.
+// retry, as the Instrumenter of each operation that [Instrumenter.Named]
+// returns, or itself for an unnamed operation.
 //
 // # Metrics
 //
@@ -39,8 +39,9 @@
 // the driver gives up. A retry whose wait is then cut short by the context
 // is counted too, as in stamina, whose hooks run before the wait.
 // attempts_total counts each attempt once, when it ends, by outcome:
-// "success", "failure", or "refused" when a guard in the retry stage
-// refused it (backoff.IsRefusal), so that the dependency never saw it; once
+// "success", "failure", or "refused" when it was refused before it reached
+// the dependency (guard.IsRefusal): by a guard in the retry stage, or by
+// backoff.Do, whose context was done; once
 // a name has been seen, each of its outcomes has a series, if only at 0,
 // so that rates over them are defined. give_ups_total counts each call
 // that failed, once, wherever the driver gave up. wait_seconds records
@@ -72,39 +73,49 @@
 //
 // Every label has a bounded set of values:
 //
-//   - name is the operation's name (backoff.WithName), or [Unnamed]
-//     ("unnamed"). Names must be a bounded set: name operations, not
-//     requests. The series of up to 1024 names are kept at hand; past
-//     that, each measurement looks its series up in the vectors.
+//   - name is the operation's name (the name given to Named), or [Unnamed]
+//     ("unnamed") for the Instrumenter itself. Names must be a bounded
+//     set: name operations, not requests. The series of up to 1024 names
+//     are kept at hand; past that, each measurement looks its series up in
+//     the vectors.
 //   - retry_num is the number of the retry, from 1 (the retry after the
 //     first attempt), capped by WithMaxRetryNum (DefaultMaxRetryNum, 10):
 //     "1" to "9", then "10+" for every later retry.
 //   - error_type is the type of the attempt's error, never its message (or
 //     what WithErrorType's function says). An error in the chain with an
-//     ErrorType() string method names itself; the wrappers of package
-//     backoff (Permanent's mark, a guard's refusal, a *RetryAfterError, the
-//     *backoff.Error of an inner retry stage) and of fmt.Errorf with a
-//     single %w are looked through; the sentinels context.Canceled,
+//     ErrorType() string method names itself; the wrappers of packages
+//     backoff, guard and policy (Permanent's mark, a guard's refusal, a
+//     *RetryAfterError, the *backoff.Error of an inner retry stage) and of
+//     fmt.Errorf with a single %w are looked through, and so is an error of
+//     fmt.Errorf or errors.Join that wraps one error besides the marks
+//     backoff.ErrRefused, backoff.ErrRetriesCanceled and
+//     backoff.ErrPermanent; the sentinels backoff.ErrRefused,
+//     backoff.ErrRetriesCanceled, backoff.ErrPermanent, context.Canceled,
 //     context.DeadlineExceeded, io.EOF, io.ErrUnexpectedEOF,
 //     breaker.ErrCircuitOpen, bulkhead.ErrBulkheadFull,
 //     budget.ErrBudgetExhausted and throttle.ErrThrottled are named after
-//     their variable ("context.DeadlineExceeded"); any other error is named
-//     after its Go type: "*net.OpError" for a pointer type,
+//     their variable ("context.DeadlineExceeded"; the attempt Do refuses
+//     because its context is done is "backoff.ErrRefused"); any other
+//     error is named after its Go type: "*net.OpError" for a pointer type,
 //     "syscall.Errno", with the full package path, for a named type. These
 //     are OpenTelemetry's rules for error.type, and the otel module's.
 //   - cause is why the driver gave up: "invalid_configuration",
 //     "permanent", "exhausted", "max_elapsed_time", "retries_canceled",
 //     "circuit_open", "bulkhead_full", "budget_exhausted", "throttled",
 //     "canceled" or "deadline_exceeded", matched with errors.Is in that
-//     order; any other cause is named by its type, as error_type is.
+//     order. A guard's refusal (which matches backoff.ErrRefused and wraps
+//     the guard's error) is named by the guard's error, as "circuit_open"
+//     for a breaker's, and "refused" for a guard of your own; any other
+//     cause (a context's custom cause) is named by its type, as error_type
+//     is.
 //
 // # Panics
 //
-// An operation that panics without WithPanicRecovery (or a WithRecover
-// stage) gets no AfterAttempt from the core, so its attempt is not
-// counted. A panic in WithErrorType's function goes on to the caller of
-// the retry, as a panic in any Instrumenter does. A breaker's state-change
-// hook may run during a scrape (see ObserveBreaker), in a goroutine of the
+// An operation that panics without a policy.Recover stage inside the retry
+// stage gets no AfterAttempt from the core, so its attempt is not counted.
+// A panic in WithErrorType's function goes on to the caller of the retry,
+// as a panic in any Instrumenter does. A breaker's state-change hook may
+// run during a scrape (see ObserveBreaker), in a goroutine of the
 // registry's Gather, which recovers nothing: a hook that panics there ends
 // the program.
 package prombackoff

@@ -14,8 +14,10 @@ import (
 // Instrumenter is a backoff.Instrumenter that counts attempts, retries and
 // give-ups, and records the waits, in metrics registered on a
 // prometheus.Registerer; its Observe methods register collectors of the
-// guards' state. Make one with New and give it to any number of retries
-// with backoff.WithInstrumenter. It is safe for concurrent use.
+// guards' state. Make one with New, and give it, or the Instrumenter of an
+// operation that its Named method returns, to any number of retries with
+// backoff.WithInstrumenter. Used itself, it counts an unnamed operation,
+// under the name Unnamed. It is safe for concurrent use.
 type Instrumenter struct {
 	reg       prometheus.Registerer
 	namespace string
@@ -27,11 +29,15 @@ type Instrumenter struct {
 	giveUps  *prometheus.CounterVec
 	wait     *prometheus.HistogramVec
 
-	series telemetry.Names[*named] // by operation name
+	series telemetry.Names[*named] // the Instrumenters of the names
 }
 
-// named are the series of one operation name whose other labels are fixed.
+// named is the Instrumenter of one operation name (see Named), with the
+// series of the name whose other labels are fixed. It is made once for each
+// name, and never changed.
 type named struct {
+	in                        *Instrumenter
+	name                      string
 	success, failure, refused prometheus.Counter
 	wait                      prometheus.Observer
 }
@@ -126,6 +132,22 @@ func (in *Instrumenter) check() {
 	}
 }
 
+// Named returns the Instrumenter of the operation name: it counts into
+// in's metrics, with the label name=name, so that the series of different
+// operations stay apart. Give it to a retry with
+// backoff.WithInstrumenter(in.Named(name)). It is safe for concurrent use.
+//
+// The Instrumenters of up to 1024 names are made once and kept, with their
+// series, so that a call of Named for a name seen before allocates nothing;
+// past that, each call makes one anew, which looks its series up in the
+// vectors. Names must be a bounded set: name operations, not requests.
+// Named("") is the unnamed operation's Instrumenter, which counts as in
+// itself does, under Unnamed.
+func (in *Instrumenter) Named(name string) backoff.Instrumenter {
+	in.check()
+	return in.named(name)
+}
+
 // BeforeAttempt returns ctx: the counts need nothing of the attempt's
 // context.
 func (in *Instrumenter) BeforeAttempt(ctx context.Context, _ backoff.State) context.Context {
@@ -134,11 +156,23 @@ func (in *Instrumenter) BeforeAttempt(ctx context.Context, _ backoff.State) cont
 }
 
 // AfterAttempt counts the attempt by its outcome, and the retry it leads
-// to or the give-up. A give-up outside an attempt (the context was done
-// before the first, or during a wait) is counted once, as a give-up.
-func (in *Instrumenter) AfterAttempt(_ context.Context, s backoff.State) {
+// to or the give-up, under the name Unnamed (see Named). A give-up after
+// the wait that followed an attempt (the context was cancelled during it)
+// is counted once, as a give-up.
+func (in *Instrumenter) AfterAttempt(ctx context.Context, s backoff.State) {
 	in.check()
-	name := telemetry.Name(s)
+	in.named("").AfterAttempt(ctx, s)
+}
+
+// BeforeAttempt returns ctx.
+func (n *named) BeforeAttempt(ctx context.Context, _ backoff.State) context.Context {
+	return ctx
+}
+
+// AfterAttempt counts the attempt, as Instrumenter.AfterAttempt does, under
+// the operation's name.
+func (n *named) AfterAttempt(_ context.Context, s backoff.State) {
+	in, name := n.in, n.name
 	outcome := telemetry.OutcomeOf(s)
 	if outcome == telemetry.NoAttempt {
 		if s.GivingUp {
@@ -146,7 +180,6 @@ func (in *Instrumenter) AfterAttempt(_ context.Context, s backoff.State) {
 		}
 		return
 	}
-	n := in.named(name)
 	switch outcome {
 	case telemetry.Success:
 		n.success.Inc()
@@ -164,14 +197,19 @@ func (in *Instrumenter) AfterAttempt(_ context.Context, s backoff.State) {
 	n.wait.Observe(s.NextDelay.Seconds())
 }
 
-// named returns the series of the operation name.
+// named returns the Instrumenter of the operation name, Unnamed for "".
 func (in *Instrumenter) named(name string) *named {
+	if name == "" {
+		name = Unnamed
+	}
 	return in.series.Get(name, in.newNamed)
 }
 
-// newNamed makes the series of name.
+// newNamed makes the Instrumenter of name, and its series.
 func (in *Instrumenter) newNamed(name string) *named {
 	return &named{
+		in:      in,
+		name:    name,
 		success: in.attempts.WithLabelValues(name, telemetry.Success.String()),
 		failure: in.attempts.WithLabelValues(name, telemetry.Failure.String()),
 		refused: in.attempts.WithLabelValues(name, telemetry.Refused.String()),

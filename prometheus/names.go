@@ -10,8 +10,8 @@ const DefaultNamespace = "backoff"
 // and the later ones share "10+".
 const DefaultMaxRetryNum = 10
 
-// Unnamed is the name label of an operation without a name
-// (backoff.WithName).
+// Unnamed is the name label of an unnamed operation: of the Instrumenter
+// itself, rather than of one that Named returns.
 const Unnamed = "unnamed"
 
 // Label names.

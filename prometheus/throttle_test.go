@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/benbjohnson/clock"
-	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/throttle"
 )
 
@@ -17,12 +17,12 @@ func TestObserveThrottle(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	p, err := tr.Allow(ctx, backoff.Call{Attempt: 1})
+	p, err := tr.Allow(ctx, guard.Call{Attempt: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr.Record(p, backoff.Outcome{Err: errTransient}) // 1 request, no accept
-	if _, err := tr.Allow(ctx, backoff.Call{Attempt: 1}); !errors.Is(err, throttle.ErrThrottled) {
+	tr.Record(p, guard.Outcome{Err: errTransient}) // 1 request, no accept
+	if _, err := tr.Allow(ctx, guard.Call{Attempt: 1}); !errors.Is(err, throttle.ErrThrottled) {
 		t.Fatalf("a call after a failure: %v, want ErrThrottled", err)
 	}
 	// 2 requests (the rejected one counts), no accepts: (2 - 2*0) / (2 + 1).

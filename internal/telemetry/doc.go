@@ -1,11 +1,14 @@
-// Package telemetry holds what the otel module (otelbackoff) and the
-// prometheus module (prombackoff) report alike, so that both say the same
-// of a retry: which call of AfterAttempt ends an attempt and how
-// (OutcomeOf), how operations, error types and causes are named (Name,
-// Namer, ErrorType), the buckets of the wait histogram (WaitBuckets), and a
-// map of the series of each operation name (Names).
+// Package telemetry holds what the otel module (otelbackoff), the
+// prometheus module (prombackoff) and package slog (slogbackoff) report
+// alike, so that all say the same of a retry: which call of AfterAttempt
+// ends an attempt and how (OutcomeOf), how error types and causes are
+// named (Namer, ErrorType), the name of an unnamed operation (Unnamed), the
+// buckets of the wait histogram (WaitBuckets), and a map of what is made
+// once for each operation name (Names): the Instrumenter that each
+// module's Named returns, with its series.
 //
-// It imports the core and its guards only, never an observability
-// library: it is part of the core's module, which must not require one.
-// Being internal, it is importable by the modules of the repository only.
+// It imports the core, its guards and package policy only, never an
+// observability library: it is part of the core's module, which must not
+// require one. Being internal, it is importable by the modules of the
+// repository only.
 package telemetry

@@ -12,6 +12,8 @@ import (
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
+	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/policy"
 	"github.com/herdsafe/backoff/throttle"
 )
 
@@ -21,13 +23,19 @@ import (
 //
 //   - An error in the chain with an ErrorType() string method (the
 //     OpenTelemetry convention) names itself.
-//   - The wrappers of package backoff (Permanent's mark, a guard's refusal,
-//     a *RetryAfterError, the *Error of an inner retry stage) and those of
-//     fmt.Errorf with a single %w are looked through: they say how the error
-//     travelled, not what it is.
+//   - The wrappers of packages backoff, guard and policy (Permanent's mark,
+//     a guard's refusal, a *RetryAfterError, the *Error of an inner retry
+//     stage) and those of fmt.Errorf with a single %w are looked through:
+//     they say how the error travelled, not what it is. So is an error of
+//     fmt.Errorf or errors.Join that wraps one error together with the
+//     marks backoff.ErrRefused, backoff.ErrRetriesCanceled or
+//     backoff.ErrPermanent, as fmt.Errorf("%w: %w",
+//     backoff.ErrRetriesCanceled, err) does.
 //   - A well-known sentinel is named after its variable, such as
 //     "context.DeadlineExceeded" or "breaker.ErrCircuitOpen", rather than
 //     after its type, "*errors.errorString", which every errors.New shares.
+//     The refusal of an attempt that Do did not start because its context
+//     was done wraps no reason: it is named "backoff.ErrRefused".
 //   - Otherwise the name is the Go type's: "*net.OpError" for a pointer,
 //     "syscall.Errno" with its full package path for a named type.
 func ErrorType(err error) string {
@@ -54,6 +62,9 @@ var sentinels = []struct {
 	err  error
 	name string
 }{
+	{backoff.ErrRefused, "backoff.ErrRefused"},
+	{backoff.ErrRetriesCanceled, "backoff.ErrRetriesCanceled"},
+	{backoff.ErrPermanent, "backoff.ErrPermanent"},
 	{context.Canceled, "context.Canceled"},
 	{context.DeadlineExceeded, "context.DeadlineExceeded"},
 	{io.EOF, "io.EOF"},
@@ -65,16 +76,39 @@ var sentinels = []struct {
 }
 
 var (
-	backoffPath  = reflect.TypeFor[backoff.Error]().PkgPath()
-	fmtWrapError = reflect.TypeOf(fmt.Errorf("%w", io.EOF))
+	// ownPaths are the packages whose wrappers are looked through.
+	ownPaths = [...]string{
+		reflect.TypeFor[backoff.Error]().PkgPath(),
+		reflect.TypeFor[guard.Call]().PkgPath(),
+		reflect.TypeFor[policy.Policy]().PkgPath(),
+	}
+	fmtWrapError  = reflect.TypeOf(fmt.Errorf("%w", io.EOF))
+	fmtWrapErrors = reflect.TypeOf(fmt.Errorf("%w%w", io.EOF, io.EOF))
+	joinError     = reflect.TypeOf(errors.Join(io.EOF))
 )
 
-// unwrapOwn looks through the wrappers of package backoff and of
-// fmt.Errorf. A *PanicError is kept: the panic is what went wrong.
+// own reports whether t is a type of one of ownPaths, or a pointer to one.
+func own(t reflect.Type) bool {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	path := t.PkgPath()
+	for _, p := range ownPaths {
+		if path == p {
+			return true
+		}
+	}
+	return false
+}
+
+// unwrapOwn looks through the wrappers of packages backoff, guard and
+// policy and of fmt.Errorf. A *PanicError is kept: the panic is what went
+// wrong. An own wrapper that wraps nothing but matches backoff.ErrRefused
+// (the refusal of an attempt Do did not start) is backoff.ErrRefused.
 func unwrapOwn(err error) error {
 	for {
 		switch e := err.(type) {
-		case *backoff.PanicError:
+		case *policy.PanicError:
 			return err
 		case *backoff.Error:
 			switch {
@@ -88,16 +122,58 @@ func unwrapOwn(err error) error {
 			continue
 		}
 		t := reflect.TypeOf(err)
-		own := t.Kind() == reflect.Pointer && t.Elem().PkgPath() == backoffPath
-		if !own && t != fmtWrapError {
-			return err
+		var inner error
+		switch {
+		case t == fmtWrapErrors || t == joinError:
+			inner = unmarked(err)
+		case t == fmtWrapError:
+			inner = errors.Unwrap(err)
+		case own(t):
+			inner = errors.Unwrap(err)
+			if inner == nil && errors.Is(err, backoff.ErrRefused) {
+				return backoff.ErrRefused
+			}
 		}
-		inner := errors.Unwrap(err)
 		if inner == nil {
 			return err
 		}
 		err = inner
 	}
+}
+
+// marks are the sentinels that say how an error is to be handled, not what
+// it is.
+var marks = [...]error{backoff.ErrRefused, backoff.ErrRetriesCanceled, backoff.ErrPermanent}
+
+// unmarked returns the one error that err, which wraps several, wraps
+// besides marks; nil if it wraps no mark, or more than one other error.
+func unmarked(err error) error {
+	x, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return nil
+	}
+	var other error
+	marked := false
+	for _, e := range x.Unwrap() {
+		isMark := false
+		for _, m := range marks {
+			if e == m {
+				isMark = true
+			}
+		}
+		switch {
+		case isMark:
+			marked = true
+		case other != nil:
+			return nil
+		default:
+			other = e
+		}
+	}
+	if !marked {
+		return nil
+	}
+	return other
 }
 
 // typeNames caches the names of the types typeName has seen.
@@ -130,6 +206,7 @@ const (
 	causeBulkheadFull    = "bulkhead_full"
 	causeBudgetExhausted = "budget_exhausted"
 	causeThrottled       = "throttled"
+	causeRefused         = "refused"
 )
 
 // causes are the well-known causes, in the order they are matched.
@@ -151,12 +228,17 @@ var causes = []struct {
 }
 
 // wellKnownCause names cause when it matches a well-known cause with
-// errors.Is: the first of causes it matches.
+// errors.Is: the first of causes it matches, or else "refused" for a
+// guard's refusal. (A refusal wraps the guard's own error, such as
+// breaker.ErrCircuitOpen, which names it first.)
 func wellKnownCause(cause error) (string, bool) {
 	for _, c := range causes {
 		if errors.Is(cause, c.err) {
 			return c.name, true
 		}
+	}
+	if errors.Is(cause, backoff.ErrRefused) {
+		return causeRefused, true
 	}
 	return "", false
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
+	"github.com/herdsafe/backoff/policy"
 	"github.com/herdsafe/backoff/throttle"
 )
 
@@ -55,7 +56,19 @@ func TestErrorType(t *testing.T) {
 		{"inner_retry", &backoff.Error{LastErr: opErr, Cause: backoff.ErrExhausted}, "*net.OpError"},
 		{"inner_retry_refused", &backoff.Error{Cause: &breaker.OpenError{}}, "*breaker.OpenError"},
 		{"inner_retry_empty", &backoff.Error{}, "*backoff.Error"},
-		{"panic_kept", &backoff.PanicError{Value: io.EOF}, "*backoff.PanicError"},
+		{"panic_kept", &policy.PanicError{Value: io.EOF}, "*policy.PanicError"},
+		{"guard_refusal", refusal(opErr), "*net.OpError"},
+		{"guard_refusal_of_a_sentinel", refusal(breaker.ErrCircuitOpen), "breaker.ErrCircuitOpen"},
+		{"guard_refusal_wrapped", fmt.Errorf("stage: %w", refusal(&breaker.OpenError{})), "*breaker.OpenError"},
+		{"refused_with_a_reason", fmt.Errorf("%w: %w", backoff.ErrRefused, opErr), "*net.OpError"},
+		{"retries_canceled_with_a_reason", fmt.Errorf("%w: %w", backoff.ErrRetriesCanceled, opErr), "*net.OpError"},
+		{"retries_canceled_joined", errors.Join(backoff.ErrRetriesCanceled, opErr), "*net.OpError"},
+		{"permanent_with_a_reason", fmt.Errorf("%w: %w", opErr, backoff.ErrPermanent), "*net.OpError"},
+		{"marks_only", fmt.Errorf("%w%w", backoff.ErrRefused, backoff.ErrPermanent), "*fmt.wrapErrors"},
+		{"mark_and_two_reasons", fmt.Errorf("%w: %w, %w", backoff.ErrRetriesCanceled, opErr, io.EOF), "*fmt.wrapErrors"},
+		{"refused", backoff.ErrRefused, "backoff.ErrRefused"},
+		{"retries_canceled", fmt.Errorf("%w: quota spent", backoff.ErrRetriesCanceled), "backoff.ErrRetriesCanceled"},
+		{"permanent_sentinel", backoff.ErrPermanent, "backoff.ErrPermanent"},
 		{"canceled", context.Canceled, "context.Canceled"},
 		{"deadline_wrapped", fmt.Errorf("read: %w", context.DeadlineExceeded), "context.DeadlineExceeded"},
 		{"eof", io.EOF, "io.EOF"},
@@ -75,5 +88,28 @@ func TestErrorType(t *testing.T) {
 				t.Errorf("ErrorType(%v) = %q, want %q", c.err, got, c.want)
 			}
 		})
+	}
+}
+
+// lastErr is a backoff.Instrumenter that keeps the error of the last
+// attempt it was told of.
+type lastErr struct{ err *error }
+
+func (lastErr) BeforeAttempt(ctx context.Context, _ backoff.State) context.Context { return ctx }
+func (l lastErr) AfterAttempt(_ context.Context, s backoff.State)                  { *l.err = s.Err }
+
+// Do refuses an attempt once its context is done, with an error that
+// matches backoff.ErrRefused and wraps no reason: it is named as the
+// sentinel, and never by the type of the core's own.
+func TestErrorTypeOfAnAttemptRefusedByTheContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var err error
+	_ = backoff.DoErr(ctx, func(context.Context) error { return nil }, backoff.WithInstrumenter(lastErr{&err}))
+	if !errors.Is(err, backoff.ErrRefused) {
+		t.Fatalf("the attempt's error %v does not match ErrRefused", err)
+	}
+	if got := ErrorType(err); got != "backoff.ErrRefused" {
+		t.Errorf("ErrorType = %q, want %q", got, "backoff.ErrRefused")
 	}
 }

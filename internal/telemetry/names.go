@@ -1,18 +1,9 @@
 package telemetry
 
-import "github.com/herdsafe/backoff"
-
-// Unnamed is the name reported for an operation without one
-// (backoff.WithName).
+// Unnamed is the name reported for an operation without one: the
+// Instrumenter of each module itself, rather than one its Named method
+// returns.
 const Unnamed = "unnamed"
-
-// Name is the operation's name, or Unnamed.
-func Name(s backoff.State) string {
-	if s.Name == "" {
-		return Unnamed
-	}
-	return s.Name
-}
 
 // Namer names the error types and the causes an Instrumenter reports. Its
 // zero value names them by the package's rules alone.
@@ -36,10 +27,11 @@ func (n Namer) Type(err error) string {
 }
 
 // Cause names why the driver gave up: one of the cause constants (such as
-// "exhausted") when cause matches a well-known cause with errors.Is, in
-// the order of the package documentation; else the cause's type as Type
-// names it (a guard of your own, a context's custom cause); "unknown" for
-// a nil cause.
+// "exhausted", or "circuit_open" for a breaker's refusal) when cause
+// matches a well-known cause with errors.Is, in the order of the package
+// documentation; "refused" for the refusal of a guard the rules do not
+// know (an error matching backoff.ErrRefused); else the cause's type as
+// Type names it (a context's custom cause); "unknown" for a nil cause.
 func (n Namer) Cause(cause error) string {
 	if name, ok := wellKnownCause(cause); ok {
 		return name

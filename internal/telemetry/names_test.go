@@ -10,16 +10,30 @@ import (
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
+	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/throttle"
 )
 
-func TestName(t *testing.T) {
-	if got := Name(backoff.State{Name: "fetch"}); got != "fetch" {
-		t.Errorf("Name of fetch = %q", got)
+// The name of an unnamed operation is a label value that dashboards
+// query: it does not change.
+func TestUnnamed(t *testing.T) {
+	if Unnamed != "unnamed" {
+		t.Errorf("Unnamed = %q, want %q", Unnamed, "unnamed")
 	}
-	if got := Name(backoff.State{}); got != Unnamed || Unnamed != "unnamed" {
-		t.Errorf("Name of an unnamed operation = %q, want %q", got, "unnamed")
-	}
+}
+
+// refuser is a guard of the test's that refuses every call with err.
+type refuser struct{ err error }
+
+func (r refuser) Allow(context.Context, guard.Call) (guard.Permit, error) {
+	return guard.Permit{}, r.err
+}
+func (refuser) Record(guard.Permit, guard.Outcome) {}
+
+// refusal returns the error of a call that a guard refused with err, as
+// guard.Run (and so a guard stage) returns it.
+func refusal(err error) error {
+	return guard.Run(context.Background(), refuser{err}, guard.Call{Attempt: 1}, func(context.Context) error { return nil })
 }
 
 // The user's function names first; its "" falls back to the rule.
@@ -64,10 +78,20 @@ func TestCauseName(t *testing.T) {
 		{fmt.Errorf("%w: WithMaxTries", backoff.ErrInvalidConfiguration), causeInvalidConfig},
 		{context.Canceled, causeCanceled},
 		{context.DeadlineExceeded, causeDeadline},
+		{fmt.Errorf("%w: %w", backoff.ErrRetriesCanceled, &unavailable{}), causeRetriesCanceled},
 		{&breaker.OpenError{}, causeCircuitOpen},
 		{bulkhead.ShedError{}, causeBulkheadFull},
 		{budget.ErrBudgetExhausted, causeBudgetExhausted},
 		{throttle.ErrThrottled, causeThrottled},
+		// A guard's refusal wraps the guard's error, which names it.
+		{refusal(&breaker.OpenError{}), causeCircuitOpen},
+		{refusal(bulkhead.ShedError{}), causeBulkheadFull},
+		{refusal(budget.ErrBudgetExhausted), causeBudgetExhausted},
+		{refusal(throttle.ErrThrottled), causeThrottled},
+		{refusal(context.DeadlineExceeded), causeDeadline},
+		// The refusal of a guard the rules do not know.
+		{refusal(&unavailable{}), causeRefused},
+		{fmt.Errorf("%w: the pool is draining", backoff.ErrRefused), causeRefused},
 		{context.Cause(ctx), "*errors.errorString"},
 		{&unavailable{}, "*telemetry.unavailable"},
 		{nil, "unknown"},
@@ -80,5 +104,32 @@ func TestCauseName(t *testing.T) {
 	mapped := func(error) string { return "mine" }
 	if got := (Namer{ErrorType: mapped}).Cause(&unavailable{}); got != "mine" {
 		t.Errorf("Cause with a mapping = %q, want the mapping's %q", got, "mine")
+	}
+}
+
+// What a guard stage returns for a refusal is what the driver reports as
+// the Cause: the cause of a refused retry is named by the guard.
+func TestCauseOfARefusedRetry(t *testing.T) {
+	var got []string
+	in := causeNames{names: &got}
+	_ = backoff.DoErr(context.Background(), func(context.Context) error {
+		return refusal(&breaker.OpenError{})
+	}, backoff.WithInstrumenter(in))
+	_ = backoff.DoErr(context.Background(), func(context.Context) error {
+		return refusal(&unavailable{})
+	}, backoff.WithInstrumenter(in))
+	if want := []string{causeCircuitOpen, causeRefused}; len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("causes %v, want %v", got, want)
+	}
+}
+
+// causeNames is a backoff.Instrumenter that names the cause of each give-up.
+type causeNames struct{ names *[]string }
+
+func (causeNames) BeforeAttempt(ctx context.Context, _ backoff.State) context.Context { return ctx }
+
+func (c causeNames) AfterAttempt(_ context.Context, s backoff.State) {
+	if s.GivingUp {
+		*c.names = append(*c.names, Namer{}.Cause(s.Cause))
 	}
 }

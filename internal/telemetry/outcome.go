@@ -1,6 +1,9 @@
 package telemetry
 
-import "github.com/herdsafe/backoff"
+import (
+	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
+)
 
 // Outcome is how the attempt that a call of AfterAttempt reports ended,
 // as the metrics of attempts count it: each attempt has one outcome, in
@@ -8,17 +11,19 @@ import "github.com/herdsafe/backoff"
 type Outcome uint8
 
 const (
-	// NoAttempt is the outcome of a call that ends no attempt: a
-	// give-up before the first attempt (State.Attempt 0), or the second
-	// AfterAttempt of an attempt (State.Reported), which only says that
-	// the driver gives up after the wait that followed it.
+	// NoAttempt is the outcome of a call that ends no attempt: the
+	// second AfterAttempt of an attempt (State.Reported), which only says
+	// that the driver gives up after the wait that followed it. (A State
+	// without an attempt number, Attempt 0, which the driver does not
+	// report, ends none either.)
 	NoAttempt Outcome = iota
 	// Success is an attempt that returned no error.
 	Success
 	// Failure is an attempt that returned an error.
 	Failure
-	// Refused is an attempt that a guard in the retry stage refused
-	// (backoff.IsRefusal): the dependency never saw it.
+	// Refused is an attempt that was refused before it reached the
+	// dependency (guard.IsRefusal): by a guard in the retry stage, or by
+	// Do, which does not start an attempt once its context is done.
 	Refused
 )
 
@@ -32,7 +37,7 @@ func OutcomeOf(s backoff.State) Outcome {
 		return NoAttempt
 	case s.Err == nil:
 		return Success
-	case backoff.IsRefusal(s.Err):
+	case guard.IsRefusal(s.Err):
 		return Refused
 	}
 	return Failure

@@ -3,12 +3,14 @@ package telemetry
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/policy"
 )
 
 // outcomes is a backoff.Instrumenter that keeps the outcome of each call
@@ -52,17 +54,19 @@ func equalOutcomes(t *testing.T, o *outcomes, want []Outcome, end []bool) {
 	}
 }
 
-var bypass = backoff.WithTestingBypass(context.Background())
+// noWait is the options of a run that does not wait between attempts.
+var noWait = backoff.WithBackOff(&backoff.ZeroBackOff{})
 
 func TestOutcomeOfARun(t *testing.T) {
+	ctx := context.Background()
 	o := &outcomes{}
-	if _, err := backoff.Do(bypass, failing(2), backoff.WithInstrumenter(o)); err != nil {
+	if _, err := backoff.Do(ctx, failing(2), noWait, backoff.WithInstrumenter(o)); err != nil {
 		t.Fatal(err)
 	}
 	equalOutcomes(t, o, []Outcome{Failure, Failure, Success}, []bool{false, false, false})
 
 	o = &outcomes{}
-	_, err := backoff.Do(bypass, failing(5), backoff.WithInstrumenter(o), backoff.WithMaxTries(2))
+	_, err := backoff.Do(ctx, failing(5), noWait, backoff.WithInstrumenter(o), backoff.WithMaxTries(2))
 	if !errors.Is(err, backoff.ErrExhausted) {
 		t.Fatalf("Do = %v, want ErrExhausted", err)
 	}
@@ -71,27 +75,31 @@ func TestOutcomeOfARun(t *testing.T) {
 
 func TestOutcomeOfARefusal(t *testing.T) {
 	o := &outcomes{}
-	policy := backoff.NewPolicy(
-		backoff.WithRetry(backoff.WithMaxTries(3), backoff.WithInstrumenter(o)),
-		backoff.WithGuard(breaker.New(breaker.WithConsecutiveFailures(1))),
+	p := policy.New(
+		policy.Retry(backoff.WithMaxTries(3), noWait, backoff.WithInstrumenter(o)),
+		policy.Guard(breaker.New(breaker.WithConsecutiveFailures(1))),
 	)
-	if _, err := backoff.Execute(bypass, policy, failing(5)); !errors.Is(err, breaker.ErrCircuitOpen) {
-		t.Fatalf("Execute = %v, want ErrCircuitOpen", err)
+	if _, err := policy.Do(context.Background(), p, failing(5)); !errors.Is(err, breaker.ErrCircuitOpen) {
+		t.Fatalf("Do = %v, want ErrCircuitOpen", err)
 	}
 	equalOutcomes(t, o, []Outcome{Failure, Refused}, []bool{false, true})
 }
 
-// A give-up before the first attempt, and one after a wait, end no
-// attempt: each attempt has exactly one outcome.
-func TestOutcomeOfAGiveUpOutsideAnAttempt(t *testing.T) {
+// Do does not start an attempt once its context is done: the attempt is
+// reported, refused, and it is the give-up.
+func TestOutcomeOfAnAttemptRefusedByTheContext(t *testing.T) {
 	o := &outcomes{}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := backoff.Do(ctx, failing(0), backoff.WithInstrumenter(o)); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Do = %v, want context.Canceled", err)
 	}
-	equalOutcomes(t, o, []Outcome{NoAttempt}, []bool{true})
+	equalOutcomes(t, o, []Outcome{Refused}, []bool{true})
+}
 
+// A give-up after a wait ends no attempt: each attempt has exactly one
+// outcome.
+func TestOutcomeOfAGiveUpAfterAWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		o := &outcomes{}
 		ctx, cancel := context.WithCancel(context.Background())
@@ -115,5 +123,30 @@ func TestOutcomeString(t *testing.T) {
 		if got := o.String(); got != want {
 			t.Errorf("Outcome(%d).String() = %q, want %q", o, got, want)
 		}
+	}
+}
+
+// A State without an attempt number ends no attempt, and the second call of
+// an attempt neither.
+func TestOutcomeOfStates(t *testing.T) {
+	cases := []struct {
+		name string
+		s    backoff.State
+		want Outcome
+	}{
+		{"no_attempt_number", backoff.State{GivingUp: true, Cause: context.Canceled}, NoAttempt},
+		{"reported", backoff.State{Attempt: 2, Err: errTransient, GivingUp: true, Reported: true}, NoAttempt},
+		{"success", backoff.State{Attempt: 1}, Success},
+		{"failure", backoff.State{Attempt: 1, Err: errTransient}, Failure},
+		{"refused", backoff.State{Attempt: 1, Err: fmt.Errorf("%w: busy", backoff.ErrRefused)}, Refused},
+		{"inner_retry_refused", backoff.State{Attempt: 1, Err: &backoff.Error{Cause: fmt.Errorf("%w: busy", backoff.ErrRefused)}}, Refused},
+		{"inner_retry_ran", backoff.State{Attempt: 1, Err: &backoff.Error{Attempts: 1, LastErr: errTransient, Cause: fmt.Errorf("%w: busy", backoff.ErrRefused)}}, Failure},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := OutcomeOf(c.s); got != c.want {
+				t.Errorf("OutcomeOf = %v, want %v", got, c.want)
+			}
+		})
 	}
 }
