@@ -236,16 +236,22 @@ func WithInstrumenter(i backoff.Instrumenter) Option {
 }
 
 // WithLogger logs each retry and each request that fails after retrying
-// through l, as backoff.WithLogger does. A record about an attempt that got
-// a response has the attribute LogKeyStatus (http.status), its status code.
-// URL passwords and queries are redacted from the records. A nil l logs
-// nothing.
+// through l, with the slog Instrumenter of package
+// github.com/herdsafe/backoff/slog: a warning "retrying" for each failed
+// attempt that will be retried and an error "giving up" when the Transport
+// gives up, with the attributes that package names (retry.name,
+// retry.attempt, retry.delay, error.message...). A record about an attempt
+// that got a response has the attribute LogKeyStatus (http.status), its
+// status code. URL passwords and queries are redacted from the records. A
+// nil l logs nothing; a later WithLogger replaces an earlier one.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) { c.logger = l }
 }
 
-// WithName names the Transport in logs and in State.Name, as
-// backoff.WithName does. The default is "httpretry".
+// WithName names the operation in the records of WithLogger (their
+// attribute retry.name). The default is "httpretry"; "" leaves the records
+// unnamed. An Instrumenter given to WithInstrumenter carries its own name,
+// such as the one the telemetry modules' Named methods give it.
 func WithName(name string) Option {
 	return func(c *config) { c.name = name }
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/herdsafe/backoff"
@@ -281,4 +282,34 @@ func TestRetryAfterRestartsTheSequence(t *testing.T) {
 	if got := rec.delays(); !slices.Equal(got, want) {
 		t.Errorf("waits %v, want %v", got, want)
 	}
+}
+
+// Without WithClock the Transport waits on the time package, so inside a
+// testing/synctest bubble its waits, a Retry-After's included, are virtual:
+// they take exactly their time on the bubble's clock and none on the wall.
+func TestWaitsAreVirtualInASynctestBubble(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := 0
+		base := roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+			n++
+			h := http.Header{}
+			switch n {
+			case 1:
+				h.Set("Retry-After", "7")
+				return &http.Response{StatusCode: 503, Header: h, Body: http.NoBody, Request: r}, nil
+			case 2:
+				return &http.Response{StatusCode: 502, Header: h, Body: http.NoBody, Request: r}, nil
+			}
+			return &http.Response{StatusCode: 200, Header: h, Body: http.NoBody, Request: r}, nil
+		})
+		rt := NewTransport(base, WithBackOff(backoff.NewConstantBackOff(10*time.Second)))
+		start := time.Now()
+		resp, err := get(t, rt, "http://127.0.0.1/")
+		if err != nil || resp.StatusCode != 200 || n != 3 {
+			t.Fatalf("got %v, %v after %d attempts; want the 200 after 3", resp, err, n)
+		}
+		if d := time.Since(start); d != 17*time.Second {
+			t.Errorf("the request took %v in the bubble, want the 7 s and 10 s waits", d)
+		}
+	})
 }
