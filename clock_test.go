@@ -11,7 +11,7 @@ import (
 )
 
 // WithMaxElapsedTime counts from the call: a slow first attempt that fails
-// gets no retry once it has spent the budget (pitfall 2: seed 003's rule,
+// gets no retry once it has spent the budget (cenkalti/backoff#188: Retry's rule,
 // documented; per-attempt bounds are a context deadline inside the
 // operation, or a Timeout stage of package policy).
 func TestMaxElapsedTimeCountsTheFirstAttempt(t *testing.T) {
@@ -46,7 +46,7 @@ func TestNoClockReadingOnSuccess(t *testing.T) {
 	}
 	// With the default 15-minute budget, counted from the call, one.
 	if _, err := Retry(succeed, WithClock(clk)); err != nil || clk.reads != 1 {
-		t.Errorf("seed 003's default budget: %d readings, want 1 (%v)", clk.reads, err)
+		t.Errorf("Retry's default budget: %d readings, want 1 (%v)", clk.reads, err)
 	}
 }
 

@@ -38,7 +38,7 @@ func TestDriverWithAContextAlreadyDone(t *testing.T) {
 				op := specAlways()
 				res, err := e.run(c.ctx(), op.Run)
 				if !e.live {
-					// Seed 003: "It ensures the operation is executed at
+					// RetryCtx's contract: "It ensures the operation is executed at
 					// least once": once, then the context's cause, with the
 					// operation's error and its last result.
 					if op.Count() != 1 {

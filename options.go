@@ -151,8 +151,8 @@ func WithMaxTries(n uint) RetryOption {
 	return func(o *options) { o.maxTries = n }
 }
 
-// WithMaxElapsedTime limits the total wall-clock time spent retrying,
-// measured from when Retry is called. When the limit is reached, Retry
+// WithMaxElapsedTime limits the total time spent retrying, measured on the
+// driver's clock from when Retry is called. When the limit is reached, Retry
 // returns a *Error with Cause ErrMaxElapsedTime.
 //
 // The limit is checked only between attempts: it gates whether another
@@ -183,9 +183,11 @@ func WithMaxElapsedTime(d time.Duration) RetryOption {
 }
 
 // Notify is called after a failed attempt that will be retried, with the
-// operation error and the backoff duration before the next attempt. It is
-// called once per retry, not for the final error that stops Retry (a
-// permanent error, an exhausted limit, or a cancelled context).
+// operation error, exactly as the operation returned it, and the backoff
+// duration before the next attempt. It is called once per retry, not for
+// the final error that stops Retry (a permanent error, an exhausted limit,
+// or a cancelled context), and before the instrumenters hear of the
+// retry.
 type Notify func(error, time.Duration)
 
 // WithNotify sets a function called after each failed attempt that will be

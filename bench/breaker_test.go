@@ -20,7 +20,7 @@ const (
 )
 
 // newBreakerLibs returns a fresh breaker of each library, built once and
-// called in the per-call form each documents: herdsafe's Breaker.Execute,
+// called in the per-call form each documents: herdsafe's Breaker.Run,
 // failsafe-go's executor (failsafe.With around a circuit breaker) with
 // Get, and gobreaker's CircuitBreaker.Execute. Each recovers a panic of
 // the operation, records it, and lets it go on.
@@ -37,7 +37,7 @@ func newBreakerLibs() []lib {
 	return []lib{
 		{name: "herdsafe", ours: true, call: func(ctx context.Context, op operation) (int, error) {
 			var v int
-			err := ours.Execute(ctx, func(context.Context) (err error) {
+			err := ours.Run(ctx, func(context.Context) (err error) {
 				v, err = op()
 				return err
 			})

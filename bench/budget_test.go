@@ -10,19 +10,20 @@ import (
 	"github.com/failsafe-go/failsafe-go/retrypolicy"
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/budget"
+	"github.com/herdsafe/backoff/policy"
 	"go.uber.org/goleak"
 )
 
 // newRetryBudgetLibs returns each library's retry behind a retry budget,
 // built once and reused: herdsafe's Policy of a retry stage with a token
 // bucket inside it (which every attempt passes, so that retries draw on
-// it), run with backoff.Execute; and failsafe-go's retry policy with a
+// it), run with policy.Do; and failsafe-go's retry policy with a
 // budget (WithBudget), run with Get. failsafe-go's budget can only be used
 // through a retry or hedge policy, so the rows compare the pair.
 func newRetryBudgetLibs() []lib {
-	ours := backoff.NewPolicy(
-		backoff.WithRetry(backoff.WithMaxTries(maxAttempts)),
-		backoff.WithGuard(budget.NewTokenBucket()),
+	ours := policy.New(
+		policy.Retry(backoff.WithMaxTries(maxAttempts)),
+		policy.Guard(budget.NewTokenBucket()),
 	)
 	fs := failsafe.With[int](retrypolicy.NewBuilder[int]().
 		WithMaxAttempts(maxAttempts).
@@ -32,7 +33,7 @@ func newRetryBudgetLibs() []lib {
 		Build())
 	return []lib{
 		{name: "herdsafe", ours: true, call: func(ctx context.Context, op operation) (int, error) {
-			return backoff.Execute(ctx, ours, func(context.Context) (int, error) { return op() })
+			return policy.Do(ctx, ours, func(context.Context) (int, error) { return op() })
 		}},
 		{name: "failsafe", call: func(_ context.Context, op operation) (int, error) {
 			return fs.Get(op)

@@ -22,11 +22,11 @@ var (
 )
 
 // bulkheadLibs run op once in a slot of each library's bulkhead, in the
-// per-call form each documents: Bulkhead.Execute, and the executor's Get.
+// per-call form each documents: Bulkhead.Run, and the executor's Get.
 var bulkheadLibs = []lib{
 	{name: "herdsafe", ours: true, call: func(ctx context.Context, op operation) (int, error) {
 		var v int
-		err := herdsafeBulkhead.Execute(ctx, func(context.Context) (err error) {
+		err := herdsafeBulkhead.Run(ctx, func(context.Context) (err error) {
 			v, err = op()
 			return err
 		})

@@ -15,6 +15,7 @@ import (
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/bulkhead"
+	"github.com/herdsafe/backoff/policy"
 	"go.uber.org/goleak"
 )
 
@@ -26,7 +27,7 @@ const composedTimeout = time.Second
 // circuit breaker that trips after breakerTrip failures in a row, a retry
 // of maxAttempts attempts, and a timeout of composedTimeout on each
 // attempt. Each is built once and reused: herdsafe's Policy run with
-// backoff.Execute, and failsafe-go's executor, failsafe.With(bulkhead,
+// policy.Do, and failsafe-go's executor, failsafe.With(bulkhead,
 // circuitbreaker, retrypolicy, timeout), whose first policy is the
 // outermost as its documentation says, run with Get.
 //
@@ -34,11 +35,11 @@ const composedTimeout = time.Second
 // default (full jitter from 100 ms) and failsafe-go's as in its other rows
 // (500 ms to 60 s, ±50%). The success path waits for neither.
 func newComposedLibs() []lib {
-	ours := backoff.NewPolicy(
-		backoff.WithGuard(bulkhead.New(bulkheadCapacity)),
-		backoff.WithGuard(breaker.New(breaker.WithConsecutiveFailures(breakerTrip))),
-		backoff.WithRetry(backoff.WithMaxTries(maxAttempts)),
-		backoff.WithTimeout(composedTimeout),
+	ours := policy.New(
+		policy.Guard(bulkhead.New(bulkheadCapacity)),
+		policy.Guard(breaker.New(breaker.WithConsecutiveFailures(breakerTrip))),
+		policy.Retry(backoff.WithMaxTries(maxAttempts)),
+		policy.Timeout(composedTimeout),
 	)
 	fs := failsafe.With[int](
 		fsbulkhead.New[int](bulkheadCapacity),
@@ -52,7 +53,7 @@ func newComposedLibs() []lib {
 	)
 	return []lib{
 		{name: "herdsafe", ours: true, call: func(ctx context.Context, op operation) (int, error) {
-			return backoff.Execute(ctx, ours, func(context.Context) (int, error) { return op() })
+			return policy.Do(ctx, ours, func(context.Context) (int, error) { return op() })
 		}},
 		{name: "failsafe", call: func(_ context.Context, op operation) (int, error) {
 			return fs.Get(op)

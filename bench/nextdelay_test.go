@@ -49,7 +49,9 @@ var delayMakers = []delayMaker{
 		return backoff.NewExponentialBackOff().NextBackOff, nil
 	}},
 	{"herdsafe-fulljitter", func() (func() time.Duration, error) {
-		return backoff.NewExponentialBackOff(backoff.WithJitter(backoff.FullJitter)).NextBackOff, nil
+		b := backoff.NewExponentialBackOff()
+		b.Jitter = backoff.FullJitter
+		return b.NextBackOff, nil
 	}},
 	{"cenkalti-v5", func() (func() time.Duration, error) {
 		return cenkaltiv5.NewExponentialBackOff().NextBackOff, nil

@@ -13,6 +13,7 @@ import (
 	"github.com/failsafe-go/failsafe-go"
 	"github.com/failsafe-go/failsafe-go/retrypolicy"
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/policy"
 	sethretry "github.com/sethvargo/go-retry"
 )
 
@@ -69,11 +70,16 @@ func sethOp(op operation) sethretry.RetryFuncValue[int] {
 }
 
 // Built once and reused: both libraries document their retriers as safe to
-// share between calls and goroutines, and so does herdsafe its Policy.
+// share between calls and goroutines, and so does herdsafe its Policy and
+// its Retrier.
 var (
 	// herdsafePolicy is a retry stage alone, with its defaults but the
-	// attempt budget (full jitter from 100 ms; see backoff.WithRetry).
-	herdsafePolicy = backoff.NewPolicy(backoff.WithRetry(backoff.WithMaxTries(maxAttempts)))
+	// attempt budget (full jitter from 100 ms; see policy.Retry).
+	herdsafePolicy = policy.New(policy.Retry(backoff.WithMaxTries(maxAttempts)))
+	// herdsafeRetrier is the driver with its options built once: the
+	// BackOff of RetryCtx (NewExponentialBackOff), 5 attempts, and no time
+	// budget, as herdsafe-fresh has.
+	herdsafeRetrier = backoff.NewRetrier(backoff.WithMaxTries(maxAttempts), backoff.WithMaxElapsedTime(0))
 
 	avastV5Expo = retryv5.NewWithData[int](retryv5.Attempts(maxAttempts))
 	avastV5Zero = retryv5.NewWithData[int](retryv5.Attempts(maxAttempts),
@@ -108,7 +114,16 @@ var expoLibs = []lib{
 		return backoff.RetryCtx(ctx, op, backoff.WithMaxTries(maxAttempts), backoff.WithRetryable(isTransient))
 	}},
 	{name: "herdsafe-policy", ours: true, call: func(ctx context.Context, op operation) (int, error) {
-		return backoff.Execute(ctx, herdsafePolicy, func(context.Context) (int, error) { return op() })
+		return policy.Do(ctx, herdsafePolicy, func(context.Context) (int, error) { return op() })
+	}},
+	{name: "herdsafe-retrier", ours: true, call: func(ctx context.Context, op operation) (int, error) {
+		// DoErr takes a function without a result: the closure keeps it.
+		var v int
+		err := herdsafeRetrier.DoErr(ctx, func(context.Context) (err error) {
+			v, err = op()
+			return err
+		})
+		return v, err
 	}},
 	{name: "herdsafe-fresh", ours: true, call: func(ctx context.Context, op operation) (int, error) {
 		// As a user of cenkalti/backoff writes it: a new BackOff per call.

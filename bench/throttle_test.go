@@ -13,7 +13,7 @@ import (
 // newThrottleLibs returns a fresh adaptive throttle of each library (the
 // client-side throttling of Google's SRE book), built once with its
 // defaults and called in the per-call form each documents:
-// Throttle.Execute, and failsafe-go's executor around its
+// Throttle.Run, and failsafe-go's executor around its
 // adaptivethrottler with Get.
 func newThrottleLibs() []lib {
 	ours := throttle.New()
@@ -21,7 +21,7 @@ func newThrottleLibs() []lib {
 	return []lib{
 		{name: "herdsafe", ours: true, call: func(ctx context.Context, op operation) (int, error) {
 			var v int
-			err := ours.Execute(ctx, func(context.Context) (err error) {
+			err := ours.Run(ctx, func(context.Context) (err error) {
 				v, err = op()
 				return err
 			})

@@ -16,6 +16,7 @@ import (
 	"github.com/failsafe-go/failsafe-go"
 	"github.com/failsafe-go/failsafe-go/retrypolicy"
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/policy"
 	sethretry "github.com/sethvargo/go-retry"
 )
 
@@ -41,11 +42,10 @@ type waiterLib struct {
 var (
 	herdsafeHour = backoff.NewExponentialBackOff(
 		backoff.WithInitialInterval(hour), backoff.WithMaxInterval(hour))
-	// herdsafeHourPolicy is a retry stage on herdsafeHour. A stage bounds
-	// its retries to DefaultMaxRetryTime unless told otherwise, which a
-	// one-hour wait would overrun.
-	herdsafeHourPolicy = backoff.NewPolicy(backoff.WithRetry(backoff.WithBackOff(herdsafeHour),
-		backoff.WithMaxTries(maxAttempts), backoff.WithMaxRetryTime(0)))
+	// herdsafeHourPolicy is a retry stage on herdsafeHour. A stage has no
+	// time budget unless given one, so the one-hour wait is started.
+	herdsafeHourPolicy = policy.New(policy.Retry(backoff.WithBackOff(herdsafeHour),
+		backoff.WithMaxTries(maxAttempts)))
 	failsafeHour = retrypolicy.NewBuilder[int]().
 			WithMaxAttempts(maxAttempts).
 			WithBackoff(hour, 2*hour).
@@ -75,7 +75,7 @@ var waiterLibs = []waiterLib{
 			backoff.WithMaxTries(maxAttempts), backoff.WithMaxElapsedTime(0))
 	})},
 	{"herdsafe-policy", perCall(func(ctx context.Context, op operation) (int, error) {
-		return backoff.Execute(ctx, herdsafeHourPolicy, func(context.Context) (int, error) { return op() })
+		return policy.Do(ctx, herdsafeHourPolicy, func(context.Context) (int, error) { return op() })
 	})},
 	{"cenkalti-v5", perCall(func(ctx context.Context, op operation) (int, error) {
 		b := cenkaltiv5.NewExponentialBackOff()

@@ -205,7 +205,7 @@ func TestPolicyValidatesTheBreaker(t *testing.T) {
 	}
 }
 
-// Pitfall 31: a timeout stage inside the breaker makes a slow call a
+// failsafe-go#53: a timeout stage inside the breaker makes a slow call a
 // failure; one outside makes it an abandoned call, which counts as neither.
 func TestSlowCalls(t *testing.T) {
 	for _, c := range []struct {

@@ -296,7 +296,7 @@ func TestRefusalWrapped(t *testing.T) {
 	}
 }
 
-// Pitfall 44: N callers at once in the half-open state get exactly k
+// sony/gobreaker#53: N callers at once in the half-open state get exactly k
 // probes admitted, and the rest fail fast.
 func TestHalfOpenAdmitsExactlyKProbes(t *testing.T) {
 	const n, k = 64, 5

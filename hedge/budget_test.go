@@ -12,7 +12,7 @@ import (
 	"github.com/herdsafe/backoff/guard"
 )
 
-// Pitfall 27 (failsafe-go#141): a budget that refuses every hedge
+// failsafe-go#141: a budget that refuses every hedge
 // suppresses the hedges only; the primary is never cancelled, and wins.
 func TestBudgetRefusalKeepsPrimary(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

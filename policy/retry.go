@@ -29,7 +29,7 @@ import (
 func Retry(opts ...backoff.RetryOption) Stage {
 	all := append([]backoff.RetryOption{
 		backoff.WithBackOff(DefaultBackOff()),
-		backoff.WithMaxTries(DefaultMaxTries),
+
 		backoff.WithMaxElapsedTime(0),
 	}, opts...)
 	r := backoff.NewRetrier(all...)
@@ -54,8 +54,13 @@ func DefaultBackOff() *backoff.ExponentialBackOff {
 	}
 }
 
-// retry runs the rest of the stages under the retry stage s.
+// retry runs the rest of the stages under the retry stage s. With no
+// stage inside it, each attempt is the function itself; otherwise the
+// attempt's number is kept for the guards inside.
 func (c *call) retry(ctx context.Context, s *Stage, rest []Stage) error {
+	if len(rest) == 0 {
+		return s.retrier.DoErr(ctx, c.fn)
+	}
 	outer, n := c.attempt, 0
 	err := s.retrier.DoErr(ctx, func(ctx context.Context) error {
 		n++

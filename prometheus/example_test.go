@@ -9,12 +9,25 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/policy"
 	prombackoff "github.com/herdsafe/backoff/prometheus"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
+
+// instant is a clock on which each wait is over as soon as it starts: it
+// moves its time on by the wait. It keeps the example quick; a service
+// keeps the default clock.
+type instant struct{ *clock.Mock }
+
+func (c instant) Timer(d time.Duration) *clock.Timer {
+	t := c.Mock.Timer(d)
+	c.Add(d)
+	return t
+}
 
 // Retries counted as stamina counts them, and a breaker's state, on a
 // registry of the application's; the example prints what a scrape of
@@ -31,12 +44,12 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	policy := backoff.NewPolicy(
-		backoff.WithRetry(
-			backoff.WithName("load-user"),
+	p := policy.New(
+		policy.Retry(
 			backoff.WithBackOff(backoff.NewConstantBackOff(100*time.Millisecond)),
-			backoff.WithInstrumenter(in)),
-		backoff.WithGuard(cb),
+			backoff.WithInstrumenter(in.Named("load-user")),
+			backoff.WithClock(instant{clock.NewMock()})),
+		policy.Guard(cb),
 	)
 
 	calls := 0
@@ -46,8 +59,7 @@ func Example() {
 		}
 		return "Ada", nil
 	}
-	// (WithTestingBypass skips the waits, to keep the example quick.)
-	user, err := backoff.Execute(backoff.WithTestingBypass(context.Background()), policy, loadUser)
+	user, err := policy.Do(context.Background(), p, loadUser)
 	fmt.Println(user, err)
 
 	// What a scrape of promhttp.HandlerFor(reg, ...) returns, less the

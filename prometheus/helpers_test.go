@@ -46,17 +46,17 @@ func failing(n int, err error) func(context.Context) (int, error) {
 	}
 }
 
-// every1s is the options of a named run with one-second waits.
+// every1s is the options of a run of the operation "fetch" with one-second
+// waits.
 func every1s(in *prombackoff.Instrumenter, more ...backoff.RetryOption) []backoff.RetryOption {
 	return append([]backoff.RetryOption{
-		backoff.WithName("fetch"),
 		backoff.WithBackOff(backoff.NewConstantBackOff(time.Second)),
-		backoff.WithInstrumenter(in),
+		backoff.WithInstrumenter(in.Named("fetch")),
 	}, more...)
 }
 
-// bypass is a context under which the driver skips its waits.
-var bypass = backoff.WithTestingBypass(context.Background())
+// noWait is the option of a run that does not wait between attempts.
+var noWait = backoff.WithBackOff(&backoff.ZeroBackOff{})
 
 // expect fails t unless reg's metrics names are exactly text, in the
 // exposition format (HELP and TYPE lines included).

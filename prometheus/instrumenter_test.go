@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/policy"
 	prombackoff "github.com/herdsafe/backoff/prometheus"
 )
 
@@ -92,7 +94,7 @@ backoff_retries_total{error_type="*errors.errorString",name="fetch",retry_num="3
 		t.Run(c.name, func(t *testing.T) {
 			in, reg := newInstrumenter(t, c.opts...)
 			// 13 attempts: 12 retries.
-			_, err := backoff.Do(bypass, failing(20, errTransient), every1s(in, backoff.WithMaxTries(13))...)
+			_, err := backoff.Do(context.Background(), failing(20, errTransient), every1s(in, noWait, backoff.WithMaxTries(13))...)
 			if !errors.Is(err, backoff.ErrExhausted) {
 				t.Fatalf("Do = %v, want ErrExhausted", err)
 			}
@@ -126,25 +128,94 @@ backoff_attempts_total{name="fetch",outcome="success"} 0
 	})
 }
 
-func TestGiveUpBeforeTheFirstAttempt(t *testing.T) {
+// Do does not start an attempt once its context is done: the attempt is
+// counted as refused, and it is the give-up.
+func TestAttemptRefusedByTheContext(t *testing.T) {
 	in, reg := newInstrumenter(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := backoff.Do(ctx, failing(0, nil), backoff.WithInstrumenter(in)); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Do = %v, want context.Canceled", err)
 	}
-	expect(t, reg, giveUpsHead+`backoff_give_ups_total{cause="canceled",name="unnamed"} 1
-`, "backoff_give_ups_total", "backoff_attempts_total")
+	expect(t, reg, attemptsHead+`backoff_attempts_total{name="unnamed",outcome="failure"} 0
+backoff_attempts_total{name="unnamed",outcome="refused"} 1
+backoff_attempts_total{name="unnamed",outcome="success"} 0
+`+giveUpsHead+`backoff_give_ups_total{cause="canceled",name="unnamed"} 1
+`, "backoff_give_ups_total", "backoff_attempts_total", "backoff_retries_total")
+}
+
+// The Instrumenter itself, and its Named(""), count an unnamed operation.
+func TestUnnamedOperation(t *testing.T) {
+	in, reg := newInstrumenter(t)
+	for _, i := range []backoff.Instrumenter{in, in.Named("")} {
+		if _, err := backoff.Do(context.Background(), failing(1, errTransient), noWait, backoff.WithInstrumenter(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	expect(t, reg, attemptsHead+`backoff_attempts_total{name="unnamed",outcome="failure"} 2
+backoff_attempts_total{name="unnamed",outcome="refused"} 0
+backoff_attempts_total{name="unnamed",outcome="success"} 2
+`+retriesHead+`backoff_retries_total{error_type="*errors.errorString",name="unnamed",retry_num="1"} 2
+`, "backoff_attempts_total", "backoff_retries_total")
+}
+
+// Named makes the Instrumenter of a name once: a later call returns it,
+// allocating nothing, from any goroutine; and it counts an attempt
+// without allocating.
+func TestNamedIsMadeOncePerName(t *testing.T) {
+	in, reg := newInstrumenter(t)
+	fetch := in.Named("fetch")
+	if in.Named("fetch") != fetch || in.Named("store") == fetch || in.Named("") == fetch {
+		t.Error("Named did not return one Instrumenter per name")
+	}
+	if in.Named("") != in.Named(prombackoff.Unnamed) {
+		t.Error("Named(\"\") is not the Instrumenter of the unnamed operation")
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = in.Named("fetch") }); n != 0 {
+		t.Errorf("Named of a name seen before allocates %v times, want 0", n)
+	}
+	success := backoff.State{Attempt: 1}
+	n := testing.AllocsPerRun(100, func() {
+		i := in.Named("fetch")
+		i.AfterAttempt(i.BeforeAttempt(context.Background(), success), success)
+	})
+	if n != 0 {
+		t.Errorf("a successful attempt allocates %v times, want 0", n)
+	}
+	got := make([]backoff.Instrumenter, 8)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Go(func() { got[i] = in.Named("concurrent") })
+	}
+	wg.Wait()
+	for i := range got {
+		if got[i] != got[0] {
+			t.Fatalf("goroutine %d received another Instrumenter than goroutine 0", i)
+		}
+	}
+	expect(t, reg, attemptsHead+`backoff_attempts_total{name="concurrent",outcome="failure"} 0
+backoff_attempts_total{name="concurrent",outcome="refused"} 0
+backoff_attempts_total{name="concurrent",outcome="success"} 0
+backoff_attempts_total{name="fetch",outcome="failure"} 0
+backoff_attempts_total{name="fetch",outcome="refused"} 0
+backoff_attempts_total{name="fetch",outcome="success"} 101
+backoff_attempts_total{name="store",outcome="failure"} 0
+backoff_attempts_total{name="store",outcome="refused"} 0
+backoff_attempts_total{name="store",outcome="success"} 0
+backoff_attempts_total{name="unnamed",outcome="failure"} 0
+backoff_attempts_total{name="unnamed",outcome="refused"} 0
+backoff_attempts_total{name="unnamed",outcome="success"} 0
+`, "backoff_attempts_total")
 }
 
 func TestRefusedAttempt(t *testing.T) {
 	in, reg := newInstrumenter(t)
-	policy := backoff.NewPolicy(
-		backoff.WithRetry(backoff.WithName("pay"), backoff.WithMaxTries(3), backoff.WithInstrumenter(in)),
-		backoff.WithGuard(breaker.New(breaker.WithConsecutiveFailures(1))),
+	p := policy.New(
+		policy.Retry(backoff.WithMaxTries(3), noWait, backoff.WithInstrumenter(in.Named("pay"))),
+		policy.Guard(breaker.New(breaker.WithConsecutiveFailures(1))),
 	)
-	if _, err := backoff.Execute(bypass, policy, failing(5, errTransient)); !errors.Is(err, breaker.ErrCircuitOpen) {
-		t.Fatalf("Execute = %v, want ErrCircuitOpen", err)
+	if _, err := policy.Do(context.Background(), p, failing(5, errTransient)); !errors.Is(err, breaker.ErrCircuitOpen) {
+		t.Fatalf("Do = %v, want ErrCircuitOpen", err)
 	}
 	expect(t, reg, attemptsHead+`backoff_attempts_total{name="pay",outcome="failure"} 1
 backoff_attempts_total{name="pay",outcome="refused"} 1
@@ -155,21 +226,23 @@ backoff_attempts_total{name="pay",outcome="success"} 0
 }
 
 func TestPermanentErrorIsNamedByWhatItMarks(t *testing.T) {
-	in, reg := newInstrumenter(t)
-	calls := 0
-	op := func(context.Context) (int, error) {
-		if calls++; calls == 1 {
-			return 0, backoff.RetryAfter(time.Millisecond, errUnavailable)
+	synctest.Test(t, func(t *testing.T) {
+		in, reg := newInstrumenter(t)
+		calls := 0
+		op := func(context.Context) (int, error) {
+			if calls++; calls == 1 {
+				return 0, backoff.RetryAfter(time.Millisecond, errUnavailable)
+			}
+			return 0, backoff.Permanent(errUnavailable)
 		}
-		return 0, backoff.Permanent(errUnavailable)
-	}
-	if _, err := backoff.Do(bypass, op, every1s(in)...); !errors.Is(err, backoff.ErrPermanent) {
-		t.Fatalf("Do = %v, want ErrPermanent", err)
-	}
-	expect(t, reg, retriesHead+`backoff_retries_total{error_type="`+typeUnavailable+`",name="fetch",retry_num="1"} 1
+		if _, err := backoff.Do(context.Background(), op, every1s(in)...); !errors.Is(err, backoff.ErrPermanent) {
+			t.Fatalf("Do = %v, want ErrPermanent", err)
+		}
+		expect(t, reg, retriesHead+`backoff_retries_total{error_type="`+typeUnavailable+`",name="fetch",retry_num="1"} 1
 `, "backoff_retries_total")
-	expect(t, reg, giveUpsHead+`backoff_give_ups_total{cause="permanent",name="fetch"} 1
+		expect(t, reg, giveUpsHead+`backoff_give_ups_total{cause="permanent",name="fetch"} 1
 `, "backoff_give_ups_total")
+	})
 }
 
 // Two Instrumenters on one retry, and one on two nested retry stages: each
@@ -177,11 +250,11 @@ func TestPermanentErrorIsNamedByWhatItMarks(t *testing.T) {
 func TestSeveralInstrumentersAndNestedRetries(t *testing.T) {
 	in, reg := newInstrumenter(t)
 	in2, reg2 := newInstrumenter(t)
-	policy := backoff.NewPolicy(
-		backoff.WithRetry(backoff.WithName("outer"), backoff.WithMaxTries(2), backoff.WithInstrumenter(in), backoff.WithInstrumenter(in2)),
-		backoff.WithRetry(backoff.WithName("inner"), backoff.WithMaxTries(2), backoff.WithInstrumenter(in)),
+	p := policy.New(
+		policy.Retry(backoff.WithMaxTries(2), noWait, backoff.WithInstrumenter(in.Named("outer")), backoff.WithInstrumenter(in2.Named("outer"))),
+		policy.Retry(backoff.WithMaxTries(2), noWait, backoff.WithInstrumenter(in.Named("inner"))),
 	)
-	if _, err := backoff.Execute(bypass, policy, failing(2, errTransient)); err != nil {
+	if _, err := policy.Do(context.Background(), p, failing(2, errTransient)); err != nil {
 		t.Fatal(err)
 	}
 	outer := `backoff_attempts_total{name="outer",outcome="failure"} 1
@@ -197,32 +270,41 @@ backoff_attempts_total{name="inner",outcome="success"} 1
 
 func TestNotMadeByNew(t *testing.T) {
 	for _, in := range []*prombackoff.Instrumenter{nil, {}} {
-		func() {
-			defer func() {
-				if v := recover(); v == nil || !strings.Contains(v.(string), "not made by New") {
-					t.Errorf("recovered %v, want the package's message", v)
-				}
+		for name, use := range map[string]func(){
+			"BeforeAttempt": func() { in.BeforeAttempt(context.Background(), backoff.State{Attempt: 1}) },
+			"AfterAttempt":  func() { in.AfterAttempt(context.Background(), backoff.State{Attempt: 1}) },
+			"Named":         func() { in.Named("fetch") },
+		} {
+			func() {
+				defer func() {
+					if v := recover(); v == nil || !strings.Contains(v.(string), "not made by New") {
+						t.Errorf("%s: recovered %v, want the package's message", name, v)
+					}
+				}()
+				use()
 			}()
-			in.AfterAttempt(context.Background(), backoff.State{Attempt: 1})
-		}()
+		}
 	}
 }
 
 // A retry inside an attempt of another, both with the Instrumenter, whose
-// context is done before its first attempt: its give-up is counted, and
-// the outer attempt once.
+// context is done before its first attempt: its refused attempt and its
+// give-up are counted, and the outer attempt once, as a failure.
 func TestNestedRetryGivesUpBeforeItsFirstAttempt(t *testing.T) {
 	in, reg := newInstrumenter(t)
 	op := func(ctx context.Context) (int, error) {
 		ctx, cancel := context.WithCancel(ctx)
 		cancel()
-		return backoff.Do(ctx, failing(0, nil), backoff.WithName("inner"), backoff.WithInstrumenter(in))
+		return backoff.Do(ctx, failing(0, nil), backoff.WithInstrumenter(in.Named("inner")))
 	}
-	_, err := backoff.Do(bypass, op, backoff.WithName("outer"), backoff.WithMaxTries(1), backoff.WithInstrumenter(in))
+	_, err := backoff.Do(context.Background(), op, backoff.WithMaxTries(1), backoff.WithInstrumenter(in.Named("outer")))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Do = %v, want the inner context.Canceled", err)
 	}
-	expect(t, reg, attemptsHead+`backoff_attempts_total{name="outer",outcome="failure"} 1
+	expect(t, reg, attemptsHead+`backoff_attempts_total{name="inner",outcome="failure"} 0
+backoff_attempts_total{name="inner",outcome="refused"} 1
+backoff_attempts_total{name="inner",outcome="success"} 0
+backoff_attempts_total{name="outer",outcome="failure"} 1
 backoff_attempts_total{name="outer",outcome="refused"} 0
 backoff_attempts_total{name="outer",outcome="success"} 0
 `+giveUpsHead+`backoff_give_ups_total{cause="canceled",name="inner"} 1

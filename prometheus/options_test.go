@@ -42,7 +42,7 @@ func TestWithNamespace(t *testing.T) {
 		{"", "retries_total"},
 	} {
 		in, reg := newInstrumenter(t, prombackoff.WithNamespace(c.ns))
-		if _, err := backoff.Do(bypass, failing(1, errTransient), every1s(in)...); err != nil {
+		if _, err := backoff.Do(context.Background(), failing(1, errTransient), every1s(in, noWait)...); err != nil {
 			t.Fatal(err)
 		}
 		if n, err := testutil.GatherAndCount(reg, c.metric); n != 1 || err != nil {
@@ -59,7 +59,7 @@ func TestInstrumentersShareARegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, i := range []*prombackoff.Instrumenter{in, in2} {
-		if _, err := backoff.Do(bypass, failing(1, errTransient), every1s(i)...); err != nil {
+		if _, err := backoff.Do(context.Background(), failing(1, errTransient), every1s(i, noWait)...); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -90,7 +90,7 @@ func TestWithErrorType(t *testing.T) {
 	}))
 	calls := 0
 	op := failing(0, nil)
-	if _, err := backoff.Do(bypass, func(ctx context.Context) (int, error) {
+	if _, err := backoff.Do(context.Background(), func(ctx context.Context) (int, error) {
 		switch calls++; calls {
 		case 1:
 			return 0, errTransient
@@ -98,7 +98,7 @@ func TestWithErrorType(t *testing.T) {
 			return 0, errUnavailable
 		}
 		return op(ctx)
-	}, every1s(in)...); err != nil {
+	}, every1s(in, noWait)...); err != nil {
 		t.Fatal(err)
 	}
 	expect(t, reg, retriesHead+`backoff_retries_total{error_type="`+typeUnavailable+`",name="fetch",retry_num="2"} 1

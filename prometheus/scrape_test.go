@@ -1,6 +1,7 @@
 package prombackoff_test
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -9,10 +10,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/policy"
 	prombackoff "github.com/herdsafe/backoff/prometheus"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -54,19 +58,23 @@ func scrape(t *testing.T, reg *prometheus.Registry) string {
 
 func TestScrape(t *testing.T) {
 	in, reg := newInstrumenter(t, prombackoff.WithNamespace("myapp"))
-	cb := breaker.New(breaker.WithConsecutiveFailures(3))
+	// The breaker reads a clock of its own, so that it is open when it is
+	// scraped, outside the bubble of the retry's virtual time.
+	cb := breaker.New(breaker.WithConsecutiveFailures(3), breaker.WithClock(clock.NewMock()))
 	if _, err := in.ObserveBreaker("payments", cb); err != nil {
 		t.Fatal(err)
 	}
-	policy := backoff.NewPolicy(
-		backoff.WithRetry(backoff.WithName("charge"), backoff.WithMaxTries(4), backoff.WithInstrumenter(in),
+	p := policy.New(
+		policy.Retry(backoff.WithMaxTries(4), backoff.WithInstrumenter(in.Named("charge")),
 			backoff.WithBackOff(backoff.NewConstantBackOff(250*time.Millisecond))),
-		backoff.WithGuard(cb),
+		policy.Guard(cb),
 	)
-	_, err := backoff.Execute(bypass, policy, failing(10, errUnavailable))
-	if !errors.Is(err, breaker.ErrCircuitOpen) {
-		t.Fatalf("Execute = %v, want ErrCircuitOpen after 3 failures", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		_, err := policy.Do(context.Background(), p, failing(10, errUnavailable))
+		if !errors.Is(err, breaker.ErrCircuitOpen) {
+			t.Fatalf("Do = %v, want ErrCircuitOpen after 3 failures", err)
+		}
+	})
 
 	text := scrape(t, reg)
 	for _, line := range []string{

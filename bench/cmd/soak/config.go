@@ -10,7 +10,7 @@ import (
 // The two ways of calling the server.
 const (
 	modeTransport = "transport" // an http.Client over httpretry.NewTransport
-	modePolicy    = "policy"    // backoff.Execute through a Policy: bulkhead, retry, breaker, timeout
+	modePolicy    = "policy"    // policy.Do through a Policy: bulkhead, retry, breaker, timeout
 )
 
 // config is one soak run, as the flags set it.
@@ -94,7 +94,7 @@ func defaults() config {
 
 // register binds the flags of c to fs, with c's values as defaults.
 func (c *config) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.mode, "mode", c.mode, "how callers call the server: transport (an http.Client over httpretry.NewTransport) or policy (backoff.Execute through bulkhead, retry, breaker, timeout)")
+	fs.StringVar(&c.mode, "mode", c.mode, "how callers call the server: transport (an http.Client over httpretry.NewTransport) or policy (policy.Do through bulkhead, retry, breaker, timeout)")
 	fs.IntVar(&c.callers, "callers", c.callers, "concurrent callers")
 	fs.DurationVar(&c.duration, "duration", c.duration, "how long callers start new calls")
 	fs.DurationVar(&c.think, "think", c.think, "a caller pauses a random time in [0, think] between its calls")
@@ -106,7 +106,7 @@ func (c *config) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.boMax, "backoff-max", c.boMax, "the cap of the nominal wait")
 	fs.IntVar(&c.maxConns, "max-conns", c.maxConns, "the base transport's MaxConnsPerHost (each connection is two file descriptors on loopback)")
 
-	fs.DurationVar(&c.attemptTimeout, "attempt-timeout", c.attemptTimeout, "policy mode: each attempt's timeout (a WithTimeout stage inside the breaker)")
+	fs.DurationVar(&c.attemptTimeout, "attempt-timeout", c.attemptTimeout, "policy mode: each attempt's timeout (a Timeout stage inside the breaker)")
 	fs.IntVar(&c.bulkhead, "bulkhead", c.bulkhead, "policy mode: the bulkhead's capacity")
 	fs.IntVar(&c.bulkheadQueue, "bulkhead-queue", c.bulkheadQueue, "policy mode: the bulkhead's queue (0: none)")
 	fs.DurationVar(&c.bulkheadWait, "bulkhead-wait", c.bulkheadWait, "policy mode: the longest wait in the bulkhead's queue (0: no bound)")

@@ -3,8 +3,8 @@
 // nothing leaks and every call is accounted for.
 //
 // The callers call either through an http.Client whose Transport is
-// httpretry.NewTransport (-mode transport), or through backoff.Execute
-// with a Policy of a bulkhead, a retry stage, a breaker and a timeout per
+// httpretry.NewTransport (-mode transport), or through policy.Do with
+// a Policy of a bulkhead, a retry stage, a breaker and a timeout per
 // attempt (-mode policy). The server, on 127.0.0.1, answers each request
 // as a seeded draw says: a 200, a 503, a 503 with a Retry-After of a few
 // seconds, a reset connection, or a body trickled out slowly; and in

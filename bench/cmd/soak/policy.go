@@ -12,11 +12,12 @@ import (
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/bulkhead"
+	"github.com/herdsafe/backoff/policy"
 )
 
-// policyTarget calls through backoff.Execute with a Policy of, outermost
-// first, a bulkhead, a retry stage, a breaker and a timeout per attempt:
-// the order the core package's documentation recommends. Each attempt is
+// policyTarget calls through policy.Do with a Policy of, outermost first,
+// a bulkhead, a retry stage, a breaker and a timeout per attempt: the order
+// the policy package's documentation recommends. Each attempt is
 // a plain GET over the counting base.
 type policyTarget struct {
 	url    string
@@ -24,7 +25,7 @@ type policyTarget struct {
 	client *http.Client
 	bh     *bulkhead.Bulkhead
 	cb     *breaker.Breaker
-	policy *backoff.Policy
+	policy *policy.Policy
 
 	mu       sync.Mutex    // guards what follows, which the breaker's hook writes
 	opened   int           // trips: changes to Open
@@ -70,20 +71,20 @@ func newPolicyTarget(cfg config, url string, base *counting) (*policyTarget, err
 			breaker.WithStateChange(func(from, to breaker.State) { p.stateChanged(from, to) }),
 		),
 	}
-	p.policy = backoff.NewPolicy(
-		backoff.WithGuard(p.bh),
-		backoff.WithRetry(
+	p.policy = policy.New(
+		policy.Guard(p.bh),
+		policy.Retry(
 			backoff.WithMaxTries(uint(cfg.maxTries)),
 			backoff.WithBackOff(newBackOff(cfg)),
 		),
-		backoff.WithGuard(p.cb),
-		backoff.WithTimeout(cfg.attemptTimeout),
+		policy.Guard(p.cb),
+		policy.Timeout(cfg.attemptTimeout),
 	)
 	// A Policy that cannot be used fails every call: find out now, with a
 	// call whose context is already done, which runs nothing.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if c, e, _ := classify(p.policy.Execute(ctx, func(context.Context) error { return nil })); c == causeInvalid {
+	if c, e, _ := classify(p.policy.DoErr(ctx, func(context.Context) error { return nil })); c == causeInvalid {
 		return nil, fmt.Errorf("the policy cannot be used: %v", e.Cause)
 	}
 	return p, nil
@@ -94,7 +95,7 @@ func newPolicyTarget(cfg config, url string, base *counting) (*policyTarget, err
 // server's Retry-After as a backoff.RetryAfter.
 func (p *policyTarget) call(ctx context.Context) outcome {
 	n := 0
-	_, err := backoff.Execute(ctx, p.policy, func(actx context.Context) (struct{}, error) {
+	_, err := policy.Do(ctx, p.policy, func(actx context.Context) (struct{}, error) {
 		n++
 		return struct{}{}, p.get(actx)
 	})

@@ -47,7 +47,7 @@ var causeNames = [numCauses]string{
 func (c cause) String() string { return causeNames[c] }
 
 // broken reports whether a failure of cause c breaks a promise of the
-// library, so that the run fails: every failure of Execute and of the
+// library, so that the run fails: every failure of policy.Do and of the
 // Transport is a *backoff.Error, its Cause is one the documentation names,
 // and a cancelled call reports the context's cause.
 func (c cause) broken() bool {

@@ -39,12 +39,13 @@ func newTarget(cfg config, url string) (target, error) {
 
 // newBackOff is the schedule of both modes: full jitter, doubling.
 func newBackOff(cfg config) *backoff.ExponentialBackOff {
-	return backoff.NewExponentialBackOff(
+	b := backoff.NewExponentialBackOff(
 		backoff.WithInitialInterval(cfg.boInitial),
 		backoff.WithMaxInterval(cfg.boMax),
 		backoff.WithMultiplier(2),
-		backoff.WithJitter(backoff.FullJitter),
 	)
+	b.Jitter = backoff.FullJitter
+	return b
 }
 
 // counting is the base RoundTripper of both modes: an *http.Transport
