@@ -40,7 +40,9 @@ type Instrumenter interface {
 
 // State describes one attempt, for an Instrumenter.
 type State struct {
-	// Attempt is the attempt's number, from 1.
+	// Attempt is the attempt's number, from 1. A refused attempt (see
+	// ErrRefused) has its number too, though Error.Attempts does not count
+	// it.
 	Attempt int
 	// MaxTries is the attempt budget from WithMaxTries; 0 means no limit.
 	MaxTries uint

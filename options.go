@@ -110,6 +110,9 @@ func validate(b BackOff) error {
 	case nil:
 		return nil
 	case *ExponentialBackOff:
+		if b != nil && b.valid() {
+			return nil // the common case, at the cost of a few comparisons
+		}
 		return b.Validate()
 	case *ConstantBackOff:
 		return b.Validate()

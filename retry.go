@@ -123,10 +123,11 @@ func DoErr(ctx context.Context, fn func(context.Context) error, opts ...RetryOpt
 }
 
 // refusedByContext is the refusal of an attempt that Do did not start
-// because its context was done.
+// because its context was done. It wraps the context's cause.
 type refusedByContext struct{ ctx context.Context }
 
 func (r refusedByContext) Error() string        { return context.Cause(r.ctx).Error() }
+func (r refusedByContext) Unwrap() error        { return context.Cause(r.ctx) }
 func (r refusedByContext) Is(target error) bool { return target == ErrRefused }
 
 // invalid returns the *Error of a call the driver cannot make.

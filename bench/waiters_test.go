@@ -151,32 +151,37 @@ func runWaiters(tb testing.TB, w waiterLib, n int) waitersResult {
 		started.Add(1)
 		return 0, errSentinel
 	}
-	var wg sync.WaitGroup
-	g0 := runtime.NumGoroutine()
+	var rd waitersRound
 	before := memInUse()
+	// The goroutines counted before the round, after the collections,
+	// which give a goroutine that is still ending (the previous test's)
+	// time to end. The count serves only to find goroutines left behind
+	// after the round: the waiters that returned are counted as they
+	// return.
+	g0 := runtime.NumGoroutine()
 
-	wg.Add(n)
+	rd.wg.Add(n)
 	for range n {
 		go func() {
-			defer wg.Done()
+			defer rd.done()
 			_, _ = l.call(ctx, op)
 		}()
 	}
 	if !allParked(&started, int64(n), 10*time.Second) {
 		cancel()
-		wg.Wait()
+		rd.wg.Wait()
 		tb.Fatalf("%s: the waiters did not all block within 10s", l.name)
 	}
 	during := memInUse()
-	if waiting := runtime.NumGoroutine() - g0; waiting < n {
+	if k := rd.returned.Load(); k > 0 {
 		cancel()
-		wg.Wait()
-		tb.Fatalf("%s: %d of %d waiters returned before the cancel; they did not wait", l.name, n-waiting, n)
+		rd.wg.Wait()
+		tb.Fatalf("%s: %d of %d waiters returned before the cancel; they did not wait", l.name, k, n)
 	}
 
 	t0 := time.Now()
 	cancel()
-	wg.Wait()
+	rd.wg.Wait()
 	latency := time.Since(t0)
 
 	leaked := settle(g0, 100*time.Millisecond)
@@ -188,6 +193,24 @@ func runWaiters(tb testing.TB, w waiterLib, n int) waitersResult {
 		leaked:   float64(leaked),
 		retained: float64(max(after.total()-before.total(), 0)) / float64(n),
 	}
+}
+
+// waitersRound is what the waiters of one round share: the group they are
+// in, and how many of them have returned. It is counted where the waiters
+// return, not inferred from runtime.NumGoroutine, which counts every
+// goroutine of the process: one that was still ending when the round
+// began (the tRunner of the previous test) ends during it, and the count
+// is read without a lock while the runtime moves goroutines between its
+// free lists, so a waiter that never returned could seem to have.
+type waitersRound struct {
+	wg       sync.WaitGroup
+	returned atomic.Int64
+}
+
+// done is deferred by each waiter: it has returned.
+func (rd *waitersRound) done() {
+	rd.returned.Add(1)
+	rd.wg.Done()
 }
 
 // memory is what is in use after a collection: the bytes of heap objects,

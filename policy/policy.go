@@ -114,7 +114,7 @@ func Do[T any](ctx context.Context, p *Policy, fn func(context.Context) (T, erro
 		}
 	}
 	if !p.retries && ctx.Err() != nil { // a retry stage refuses each attempt so
-		return res, settle(ctx, refusedByContext{ctx})
+		return res, refuser.DoErr(ctx, fn0)
 	}
 	c := call{
 		attempt: 1,
@@ -154,12 +154,12 @@ func (p *Policy) DoErr(ctx context.Context, fn func(context.Context) error) erro
 	return err
 }
 
-// refusedByContext is the refusal of a call that Do does not start because
-// its context is done.
-type refusedByContext struct{ ctx context.Context }
+// refuser reports a call whose context is done before it starts as a
+// Retrier does, which never starts a function then: the attempt is
+// refused, and the Cause is the context's.
+var refuser backoff.Retrier
 
-func (r refusedByContext) Error() string        { return context.Cause(r.ctx).Error() }
-func (r refusedByContext) Is(target error) bool { return target == backoff.ErrRefused }
+func fn0(context.Context) error { return nil }
 
 // settle returns err as the *Error a call reports: err itself if it is
 // one, else the driver's verdict on one attempt that returned it.

@@ -19,9 +19,9 @@ type scenario struct {
 // summaryScenarios lists the rows of the summary, for the benchmarks
 // present in r: every herdsafe row of SuccessFirstTry; the herdsafe row of
 // the others, with the parallel ones at each GOMAXPROCS run, ParallelSuccess
-// also with the rows that have targets of their own there, and Waiters with
-// every herdsafe row, in bytes per waiter and in cancel latency; all in time
-// per operation but Waiters.
+// also with the rows built once (herdsafe-policy, herdsafe-retrier) and
+// herdsafe-fresh, and Waiters with every herdsafe row, in bytes per waiter
+// and in cancel latency; all in time per operation but Waiters.
 func summaryScenarios(r *results) []scenario {
 	var out []scenario
 	add := func(g, row string, p int, unit, label string) {
@@ -40,7 +40,7 @@ func summaryScenarios(r *results) []scenario {
 	for _, row := range ours(r, "SuccessFirstTry") {
 		add("SuccessFirstTry", row, mainProcs(r, "SuccessFirstTry"), "sec/op", "SuccessFirstTry")
 	}
-	perProcs("ParallelSuccess", "herdsafe", "herdsafe-policy", "herdsafe-fresh")
+	perProcs("ParallelSuccess", "herdsafe", "herdsafe-policy", "herdsafe-retrier", "herdsafe-fresh")
 	one("ThreeAttemptsZeroDelay")
 	one("NextDelay")
 	perProcs("ParallelNextDelay", "herdsafe")
