@@ -29,7 +29,7 @@ import (
 func Retry(opts ...backoff.RetryOption) Stage {
 	all := append([]backoff.RetryOption{
 		backoff.WithBackOff(DefaultBackOff()),
-
+		backoff.WithMaxTries(DefaultMaxTries),
 		backoff.WithMaxElapsedTime(0),
 	}, opts...)
 	r := backoff.NewRetrier(all...)
