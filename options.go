@@ -59,9 +59,11 @@ func build(opts []RetryOption) (*options, error) {
 // apply applies opts over the defaults to o, reusing the slices o holds,
 // and returns the first invalid setting.
 func (o *options) apply(opts []RetryOption) error {
-	classifiers, instrumenters := o.classifiers[:0], o.instrumenters[:0]
-	*o = defaults
-	o.classifiers, o.instrumenters = classifiers, instrumenters
+	// The defaults, field by field: a copy of the whole struct into a
+	// pooled object costs a bulk write barrier while the collector runs.
+	o.backOff, o.direct, o.notify, o.err = nil, nil, nil, nil
+	o.maxTries, o.maxElapsed, o.clock = defaults.maxTries, defaults.maxElapsed, defaults.clock
+	o.classifiers, o.instrumenters = o.classifiers[:0], o.instrumenters[:0]
 	for _, opt := range opts {
 		if opt == nil {
 			o.fail("a RetryOption is nil")
