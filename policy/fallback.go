@@ -13,8 +13,10 @@ import (
 // configuration. f receives the caller's context and the failure, a
 // *backoff.Error: retries exhausted, a guard's refusal (a breaker open, a
 // bulkhead full, a budget spent), a permanent error. It is not called on
-// success, nor once the caller's context is done: then the call returns
-// the context's error, as the driver always does. If f returns an error,
+// success, nor once the context it receives is done (the caller's, or a
+// Timeout stage's around it: put the fallback outermost to serve it when
+// a timeout ends the call): then the call returns the context's error, as
+// the driver always does. If f returns an error,
 // the call fails with it (return the error f was given to keep it).
 //
 // f's result type must be the call's: a Policy with this stage serves
