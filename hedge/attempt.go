@@ -39,7 +39,7 @@ func (c *call[T]) finish(ctx context.Context, r result[T], p backoff.Permit) {
 		defer g.Record(p, backoff.Outcome{Err: err, Abandoned: ctx.Err() != nil})
 	}
 	if r.err != nil || r.panic != nil || c.state.CompareAndSwap(open, won) {
-		c.results <- r
+		c.report(r)
 		return
 	}
 	if c.discard != nil {

@@ -67,7 +67,8 @@ var ErrCanceled = errors.New("hedge: attempt no longer needed")
 // Every attempt runs on a goroutine of its own, the first included, so that
 // Execute can return the moment any attempt succeeds: a call allocates (the
 // goroutines, their contexts, a channel, the timer), unlike a Policy's
-// calls. That is why hedging is not a Policy stage.
+// calls. That is why hedging is not a Policy stage. What a call allocates
+// grows with the attempts it starts, not with [WithMaxAttempts].
 func Execute[T any](ctx context.Context, h *Hedger, inner *backoff.Policy, op Op[T]) (T, error) {
 	var zero T
 	discard, err := check[T](ctx, h, op)
@@ -77,14 +78,7 @@ func Execute[T any](ctx context.Context, h *Hedger, inner *backoff.Policy, op Op
 	if ctx.Err() != nil {
 		return zero, &backoff.Error{Cause: context.Cause(ctx)}
 	}
-	c := &call[T]{
-		h:       h,
-		fn:      op.fn,
-		inner:   inner,
-		discard: discard,
-		results: make(chan result[T], h.maxAttempts),
-	}
-	return c.run(ctx)
+	return newCall(h, op.fn, inner, discard).run(ctx)
 }
 
 // check reports what makes a call impossible, and returns the call's
