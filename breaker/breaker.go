@@ -95,12 +95,16 @@ func (b *Breaker) Validate() error {
 // ctx says; in any other state it refuses a ctx already done with its
 // cause, so that no probe's place goes to a call that cannot run. A
 // Breaker that is not usable (see Validate) refuses every call with its
-// configuration error.
+// configuration error, and a nil ctx is refused with an error matching
+// [backoff.ErrInvalidConfiguration], in every state.
 func (b *Breaker) Allow(ctx context.Context, _ backoff.Call) (backoff.Permit, error) {
+	if ctx == nil {
+		return backoff.Permit{}, errNilContext
+	}
 	if p := b.cur.Load(); p != nil && p.state == Closed {
 		return backoff.Permit{Token: p.gen}, nil
 	}
-	if ctx != nil && ctx.Err() != nil {
+	if ctx.Err() != nil {
 		return backoff.Permit{}, context.Cause(ctx)
 	}
 	return b.allowSlow()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
 )
 
@@ -207,5 +208,41 @@ func BenchmarkPolicy(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = p.Execute(ctx, func(context.Context) error { return nil })
+	}
+}
+
+// Allow refuses a nil context, token bucket or ratio, first attempt or
+// retry, as every guard of the module does, with the same words: an
+// error matching ErrInvalidConfiguration, and nothing counted.
+func TestAllowNilContext(t *testing.T) {
+	const want = "backoff: invalid configuration: budget: Allow was given a nil context"
+	spent := NewTokenBucket(WithMaxTokens(2))
+	spent.Record(backoff.Permit{}, backoff.Outcome{Err: errDown})
+	cases := []struct {
+		name string
+		b    *Budget
+	}{
+		{"TokenBucket", NewTokenBucket()},
+		{"TokenBucket_spent", spent},
+		{"TokenBucket_invalid", NewTokenBucket(WithMaxTokens(0))},
+		{"Ratio", NewRatio(WithClock(clock.NewMock()))},
+		{"Ratio_invalid", NewRatio(WithWindow(0))},
+		{"zero", &Budget{}},
+		{"nil", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before := c.b.Stats()
+			for _, attempt := range []int{1, 2} {
+				//lint:ignore SA1012 a nil context is what is tested
+				p, err := c.b.Allow(nil, backoff.Call{Attempt: attempt})
+				if !errors.Is(err, backoff.ErrInvalidConfiguration) || err.Error() != want || p != (backoff.Permit{}) {
+					t.Errorf("Allow(nil, attempt %d) = %+v, %v; want %q", attempt, p, err, want)
+				}
+			}
+			if after := c.b.Stats(); after != before {
+				t.Errorf("Stats() = %+v after Allow(nil), want %+v", after, before)
+			}
+		})
 	}
 }

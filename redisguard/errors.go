@@ -14,7 +14,8 @@ func invalid(format string, args ...any) error {
 }
 
 var (
-	errNilContext = invalid("Execute was given a nil context")
+	errNilContext = invalid("Allow was given a nil context")
+	errExecuteCtx = invalid("Execute was given a nil context")
 	errNilFunc    = invalid("Execute was given a nil function")
 	errZero       = invalid("a zero or nil guard; make one with NewTokenBucket or NewBreaker")
 )

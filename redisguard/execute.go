@@ -11,7 +11,7 @@ import (
 func execute(ctx context.Context, g backoff.Guard, c backoff.Call, fn func(context.Context) error) error {
 	switch {
 	case ctx == nil:
-		return errNilContext
+		return errExecuteCtx
 	case fn == nil:
 		return errNilFunc
 	}
