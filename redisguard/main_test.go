@@ -31,7 +31,8 @@ func (quiet) Printf(context.Context, string, ...any) {}
 // TestMain starts the tests' server, runs the tests, stops it, and fails
 // the run if a goroutine outlives the tests, or a server of the tests is
 // still running. Every server keeps its directory in one that TestMain
-// makes and removes (see serverRoot), and dies with the test process (see
+// makes and removes (see serverRoot; it removes first those that test
+// processes killed before could not), and dies with the test process (see
 // startProcess).
 func TestMain(m *testing.M) {
 	if os.Getenv(helperEnv) != "" {
@@ -43,7 +44,8 @@ func TestMain(m *testing.M) {
 	}
 	redis.SetLogger(quiet{})
 	flag.Parse()
-	root, err := os.MkdirTemp("", "redisguard")
+	sweepRoots(os.TempDir())
+	root, err := os.MkdirTemp("", rootPrefix(os.Getpid()))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "redisguard:", err)
 		os.Exit(1)

@@ -9,10 +9,12 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -183,9 +185,48 @@ func admin(t testing.TB, addr string) *redis.Client {
 }
 
 // serverRoot is the directory the servers of the tests keep theirs in:
-// TestMain makes it, with a name that begins with "redisguard", and
+// TestMain makes it, named after its process (see rootPrefix), and
 // removes it at the end of the run.
 var serverRoot string
+
+// rootPrefix is the beginning of the name of the serverRoot of the test
+// process pid.
+func rootPrefix(pid int) string { return "redisguard-" + strconv.Itoa(pid) + "-" }
+
+// sweepRoots removes from dir the serverRoots of test processes that have
+// ended without removing theirs: killed, or timed out. That of a process
+// still running, another run's, is left alone; so is anything not named
+// as a serverRoot is.
+func sweepRoots(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), "redisguard-")
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pidText, _, ok := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid <= 0 || processAlive(pid) {
+			continue
+		}
+		_ = os.RemoveAll(filepath.Join(dir, e.Name()))
+	}
+}
+
+// processAlive reports whether a process pid exists: signal 0 tests it
+// without sending anything. A process that exists but is not ours to
+// signal (EPERM) is alive.
+func processAlive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	err = p.Signal(syscall.Signal(0))
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
 
 // The servers' lives are tied to the test process's, so that a test
 // process that is killed, or that times out, leaves no server behind. On
@@ -350,5 +391,36 @@ func TestServerDiesWithTestProcess(t *testing.T) {
 	}
 	if err := os.RemoveAll(dir); err != nil {
 		t.Error(err)
+	}
+}
+
+// sweepRoots removes the serverRoot of a test process that has ended, and
+// nothing else: not that of a process still running, nor a directory that
+// is not named as a serverRoot is.
+func TestSweepRoots(t *testing.T) {
+	ended := exec.Command(os.Args[0], "-test.run=^$")
+	ended.Env = append(os.Environ(), helperEnv+"=local") // runs no test, makes no server
+	if err := ended.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	names := map[string]bool{ // the name, and whether it stays
+		rootPrefix(ended.Process.Pid) + "1": false,
+		rootPrefix(os.Getpid()) + "2":       true,
+		"redisguard12345":                   true,
+		"redisguard-x-3":                    true,
+		"other":                             true,
+	}
+	for name := range names {
+		if err := os.Mkdir(filepath.Join(dir, name), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sweepRoots(dir)
+	for name, stays := range names {
+		_, err := os.Stat(filepath.Join(dir, name))
+		if got := err == nil; got != stays {
+			t.Errorf("%s: there after the sweep %v, want %v", name, got, stays)
+		}
 	}
 }
