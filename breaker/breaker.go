@@ -99,12 +99,16 @@ func (b *Breaker) Validate() error {
 // ctx says; in any other state it refuses a ctx already done with its
 // cause, so that no probe's place goes to a call that cannot run. A
 // Breaker that is not usable (see Validate) refuses every call with its
-// configuration error.
+// configuration error, and a nil ctx is refused with an error matching
+// [backoff.ErrInvalidConfiguration], in every state.
 func (b *Breaker) Allow(ctx context.Context, _ guard.Call) (guard.Permit, error) {
+	if ctx == nil {
+		return guard.Permit{}, errNilContext
+	}
 	if p := b.cur.Load(); p != nil && p.state == Closed {
 		return guard.Permit{Token: p.gen}, nil
 	}
-	if ctx != nil && ctx.Err() != nil {
+	if ctx.Err() != nil {
 		return guard.Permit{}, context.Cause(ctx)
 	}
 	return b.allowSlow()

@@ -270,3 +270,37 @@ func TestSuccessAllocatesNothing(t *testing.T) {
 		}
 	}
 }
+
+// Allow refuses a nil context in every state, as every guard of the
+// module does, with the same words: an error matching
+// ErrInvalidConfiguration, and no probe's place taken.
+func TestAllowNilContext(t *testing.T) {
+	const want = "backoff: invalid configuration: breaker: Allow was given a nil context"
+	clk := newMock()
+	halfOpen := tripped(t, clk, time.Second)
+	clk.Add(time.Second)
+	cases := []struct {
+		name string
+		b    *breaker.Breaker
+	}{
+		{"closed", breaker.New()},
+		{"open", tripped(t, clk, time.Hour)},
+		{"open_duration_passed", halfOpen},
+		{"invalid", breaker.New(breaker.WithConsecutiveFailures(0))},
+		{"zero", &breaker.Breaker{}},
+		{"nil", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, attempt := range []int{1, 2} {
+				//lint:ignore SA1012 a nil context is what is tested
+				p, err := c.b.Allow(nil, guard.Call{Attempt: attempt})
+				if !errors.Is(err, backoff.ErrInvalidConfiguration) || err.Error() != want || p != (guard.Permit{}) {
+					t.Errorf("Allow(nil, attempt %d) = %+v, %v; want %q", attempt, p, err, want)
+				}
+			}
+		})
+	}
+	// The breaker due to turn half-open kept its probe for a real call.
+	admit(t, halfOpen)
+}

@@ -57,3 +57,6 @@ func (e *OpenError) RetryAfter() time.Duration { return e.Duration }
 func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: breaker: %s", backoff.ErrInvalidConfiguration, fmt.Sprintf(format, args...))
 }
+
+// errNilContext is the error of Allow given a nil context.
+var errNilContext = invalid("Allow was given a nil context")

@@ -93,6 +93,9 @@ func NewRatio(opts ...Option) *Budget {
 // errZero is the error of a Budget not made by a constructor.
 var errZero = fmt.Errorf("%w: budget: a zero or nil Budget; make one with NewTokenBucket or NewRatio", backoff.ErrInvalidConfiguration)
 
+// errNilContext is the error of Allow given a nil context.
+var errNilContext = fmt.Errorf("%w: budget: Allow was given a nil context", backoff.ErrInvalidConfiguration)
+
 // Validate reports the Budget's configuration error, if it has one: an
 // error matching backoff.ErrInvalidConfiguration that names the option.
 // It makes the Budget a [guard.Validator]: policy.Guard calls it, so that
@@ -112,9 +115,14 @@ func (b *Budget) Validate() error {
 // Allow admits a first attempt (c.Attempt 1 or less) always, and a retry
 // if the budget allows one; otherwise it returns ErrBudgetExhausted. A
 // misconfigured Budget refuses every call with its configuration error.
-// Allow never blocks, and ignores ctx. An admitted call must be reported
-// to Record.
-func (b *Budget) Allow(_ context.Context, c guard.Call) (guard.Permit, error) {
+// Allow never blocks, and reads nothing of ctx, but a nil ctx is refused
+// with an error matching [backoff.ErrInvalidConfiguration], as every
+// guard of this module refuses it. An admitted call must be reported to
+// Record.
+func (b *Budget) Allow(ctx context.Context, c guard.Call) (guard.Permit, error) {
+	if ctx == nil {
+		return guard.Permit{}, errNilContext
+	}
 	if b == nil || (b.tokens == nil && b.ratio == nil) {
 		return guard.Permit{}, b.Validate()
 	}

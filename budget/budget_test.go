@@ -2,8 +2,11 @@ package budget
 
 import (
 	"context"
+	"errors"
 	"testing"
 
+	"github.com/benbjohnson/clock"
+	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
 )
 
@@ -69,6 +72,42 @@ func BenchmarkRetry(b *testing.B) {
 				_, _ = bc.g.Allow(ctx, first)
 				p, _ := bc.g.Allow(ctx, retry)
 				bc.g.Record(p, guard.Outcome{})
+			}
+		})
+	}
+}
+
+// Allow refuses a nil context, token bucket or ratio, first attempt or
+// retry, as every guard of the module does, with the same words: an
+// error matching ErrInvalidConfiguration, and nothing counted.
+func TestAllowNilContext(t *testing.T) {
+	const want = "backoff: invalid configuration: budget: Allow was given a nil context"
+	spent := NewTokenBucket(WithMaxTokens(2))
+	spent.Record(guard.Permit{}, guard.Outcome{Err: errDown})
+	cases := []struct {
+		name string
+		b    *Budget
+	}{
+		{"TokenBucket", NewTokenBucket()},
+		{"TokenBucket_spent", spent},
+		{"TokenBucket_invalid", NewTokenBucket(WithMaxTokens(0))},
+		{"Ratio", NewRatio(WithClock(clock.NewMock()))},
+		{"Ratio_invalid", NewRatio(WithWindow(0))},
+		{"zero", &Budget{}},
+		{"nil", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before := c.b.Stats()
+			for _, attempt := range []int{1, 2} {
+				//lint:ignore SA1012 a nil context is what is tested
+				p, err := c.b.Allow(nil, guard.Call{Attempt: attempt})
+				if !errors.Is(err, backoff.ErrInvalidConfiguration) || err.Error() != want || p != (guard.Permit{}) {
+					t.Errorf("Allow(nil, attempt %d) = %+v, %v; want %q", attempt, p, err, want)
+				}
+			}
+			if after := c.b.Stats(); after != before {
+				t.Errorf("Stats() = %+v after Allow(nil), want %+v", after, before)
 			}
 		})
 	}

@@ -132,7 +132,8 @@ func (b *Bulkhead) Validate() error {
 // and context.Cause(ctx), and not ErrBulkheadFull: the caller gave up, the
 // bulkhead did not refuse it. Such a caller holds no slot afterwards: a
 // slot handed to it as its context ended goes on to the next caller in
-// the queue. Allow does not admit a call whose ctx it finds done.
+// the queue. Allow does not admit a call whose ctx it finds done. A nil
+// ctx is refused with an error matching [backoff.ErrInvalidConfiguration].
 func (b *Bulkhead) Allow(ctx context.Context, _ guard.Call) (guard.Permit, error) {
 	if ctx != nil && ctx.Err() == nil && b.tryAcquire() {
 		return guard.Permit{}, nil
@@ -225,10 +226,10 @@ func (b *Bulkhead) release() {
 // that cannot be used, refuses, or queues the caller.
 func (b *Bulkhead) acquire(ctx context.Context) error {
 	switch {
-	case b.limit == 0:
-		return b.Validate()
 	case ctx == nil:
 		return errNilContext
+	case b.limit == 0:
+		return b.Validate()
 	case ctx.Err() != nil:
 		b.canceled.Add(1)
 		return canceled(ctx)

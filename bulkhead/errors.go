@@ -71,7 +71,7 @@ func invalidf(format string, args ...any) error {
 }
 
 // errNilContext is the error of Allow given a nil context.
-var errNilContext = invalidf("a nil context")
+var errNilContext = invalidf("Allow was given a nil context")
 
 // errUnbalanced is the panic of a Record with no call in flight.
 const errUnbalanced = "bulkhead: Record without a call in flight (Record called twice, or without Allow)"

@@ -11,6 +11,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/bulkhead"
+	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/policy"
 )
 
@@ -95,11 +96,50 @@ func TestValidConfiguration(t *testing.T) {
 	}
 }
 
-// Allow with a nil context reports it, rather than panic.
+// Allow refuses a nil context, whatever the bulkhead's state, as every
+// guard of the module does, with the same words: an error matching
+// ErrInvalidConfiguration, rather than a panic, a slot or a place in the
+// queue.
 func TestNilContext(t *testing.T) {
-	for name, g := range map[string]bulkheadGuard{"Bulkhead": bulkhead.New(1), "PriorityBulkhead": bulkhead.NewPriority(10)} {
-		if err := allow(g, nil); !errors.Is(err, backoff.ErrInvalidConfiguration) {
-			t.Errorf("%s: Allow(nil) = %v, want ErrInvalidConfiguration", name, err)
+	const want = "backoff: invalid configuration: bulkhead: Allow was given a nil context"
+	full := bulkhead.New(1, bulkhead.WithQueue(1))
+	fill(t, full, context.Background(), 1)
+	fullPriority := bulkhead.NewPriority(10)
+	for range 10 {
+		if err := allow(fullPriority, bulkhead.WithPriority(context.Background(), bulkhead.Critical)); err != nil {
+			t.Fatal(err)
 		}
+	}
+	cases := []struct {
+		name string
+		g    guard.Guard
+	}{
+		{"Bulkhead", bulkhead.New(1)},
+		{"Bulkhead_full_with_a_queue", full},
+		{"Bulkhead_invalid", bulkhead.New(0)},
+		{"Bulkhead_zero", &bulkhead.Bulkhead{}},
+		{"Bulkhead_nil", (*bulkhead.Bulkhead)(nil)},
+		{"PriorityBulkhead", bulkhead.NewPriority(10)},
+		{"PriorityBulkhead_full", fullPriority},
+		{"PriorityBulkhead_invalid", bulkhead.NewPriority(0)},
+		{"PriorityBulkhead_zero", &bulkhead.PriorityBulkhead{}},
+		{"PriorityBulkhead_nil", (*bulkhead.PriorityBulkhead)(nil)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, attempt := range []int{1, 2} {
+				//lint:ignore SA1012 a nil context is what is tested
+				p, err := c.g.Allow(nil, guard.Call{Attempt: attempt})
+				if !errors.Is(err, backoff.ErrInvalidConfiguration) || err.Error() != want || p != (guard.Permit{}) {
+					t.Errorf("Allow(nil, attempt %d) = %+v, %v; want %q", attempt, p, err, want)
+				}
+			}
+		})
+	}
+	b := bulkhead.New(1)
+	_ = allow(b, nil)
+	wantStats(t, b, bulkhead.Stats{Capacity: 1})
+	if s := full.Stats(); s.InFlight != 1 || s.Queued != 0 || s.Canceled != 0 {
+		t.Errorf("a full bulkhead after Allow(nil): %+v, want its one call in flight, nothing queued or counted", s)
 	}
 }

@@ -174,7 +174,8 @@ func (b *PriorityBulkhead) Validate() error {
 // when the call ends. Otherwise it refuses the call at once with a
 // [ShedError], which matches [ErrBulkheadFull]. A ctx that is done is
 // refused with an error that matches ctx.Err() and context.Cause(ctx),
-// and not ErrBulkheadFull. The Call is not used.
+// and not ErrBulkheadFull; a nil ctx, with an error matching
+// [backoff.ErrInvalidConfiguration]. The Call is not used.
 func (b *PriorityBulkhead) Allow(ctx context.Context, _ guard.Call) (guard.Permit, error) {
 	if ctx != nil && ctx.Err() == nil {
 		i := PriorityFrom(ctx).index()
@@ -196,10 +197,10 @@ func (b *PriorityBulkhead) Allow(ctx context.Context, _ guard.Call) (guard.Permi
 // used.
 func (b *PriorityBulkhead) refuse(ctx context.Context) error {
 	switch {
-	case b.Validate() != nil:
-		return b.Validate()
 	case ctx == nil:
 		return errNilContext
+	case b.Validate() != nil:
+		return b.Validate()
 	}
 	b.canceled.Add(1)
 	return canceled(ctx)

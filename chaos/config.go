@@ -6,6 +6,7 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/typednil"
 )
 
 // Config says which faults an [Injector] injects, and how often. Its zero
@@ -17,7 +18,7 @@ type Config struct {
 	// InjectedError is the error an injected failure returns. It must be
 	// set when ErrorProbability is above 0. Give it an error of your own,
 	// so that a test can tell an injected failure from a real one with
-	// errors.Is.
+	// errors.Is. A typed nil, such as a nil *backoff.Error, is invalid.
 	InjectedError error
 	// LatencyProbability is the probability, in [0, 1], that a call is
 	// delayed by LatencyDuration before anything else happens.
@@ -26,7 +27,8 @@ type Config struct {
 	LatencyDuration time.Duration
 
 	// Clock measures the injected delays. Nil means clock.New(), the time
-	// package; give a *clock.Mock to drive the delays in a test.
+	// package; give a *clock.Mock to drive the delays in a test. A typed
+	// nil, such as a nil *clock.Mock, is invalid.
 	Clock clock.Clock
 	// Rand returns the draws, uniform in [0, 1), that decide each
 	// injection: a fault is injected when the draw is below its
@@ -41,9 +43,16 @@ type Config struct {
 // Validate reports the first setting of c that cannot be used, as an error
 // that matches [backoff.ErrInvalidConfiguration] with errors.Is and names
 // the field: a probability outside [0, 1] or NaN, a negative
-// LatencyDuration, or an ErrorProbability above 0 with no InjectedError.
+// LatencyDuration, an ErrorProbability above 0 with no InjectedError, or
+// an InjectedError or a Clock that is a typed nil (a nil pointer in the
+// interface, such as a nil *backoff.Error, whose methods would panic),
+// whatever the probabilities.
 func (c Config) Validate() error {
 	switch {
+	case c.InjectedError != nil && typednil.Is(c.InjectedError):
+		return invalid("InjectedError is a nil %T", c.InjectedError)
+	case c.Clock != nil && typednil.Is(c.Clock):
+		return invalid("Clock is a nil %T", c.Clock)
 	case !inUnitInterval(c.ErrorProbability):
 		return invalid("ErrorProbability is %v, not in [0, 1]", c.ErrorProbability)
 	case !inUnitInterval(c.LatencyProbability):

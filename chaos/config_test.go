@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/policy"
 )
 
 var errInjected = errors.New("synthetic failure")
@@ -44,6 +46,9 @@ func TestConfigValidate(t *testing.T) {
 		{"duration_negative", Config{LatencyProbability: 0.5, LatencyDuration: -time.Nanosecond}, "LatencyDuration"},
 		{"duration_negative_unused", Config{LatencyDuration: -time.Second}, "LatencyDuration"},
 		{"nil_injected_error", Config{ErrorProbability: 0.01}, "InjectedError"},
+		{"typed_nil_injected_error", Config{ErrorProbability: 1, InjectedError: (*backoff.Error)(nil)}, "InjectedError"},
+		{"typed_nil_injected_error_unused", Config{InjectedError: (*backoff.Error)(nil)}, "InjectedError"},
+		{"typed_nil_clock", Config{Clock: (*clock.Mock)(nil)}, "Clock"},
 	}
 	for _, c := range invalid {
 		err := c.cfg.Validate()
@@ -101,5 +106,27 @@ func TestZeroInjectorAndNilContextRefused(t *testing.T) {
 	//lint:ignore SA1012 a nil context is what is being tested
 	if _, err := slow.Allow(nil, guard.Call{Attempt: 1}); !errors.Is(err, backoff.ErrInvalidConfiguration) {
 		t.Errorf("Allow(nil): %v, want ErrInvalidConfiguration", err)
+	}
+}
+
+// A typed-nil InjectedError is refused before any call, so that nothing
+// calls its methods: Allow, Run and a Policy report the Config's
+// error, which prints and matches without panicking.
+func TestTypedNilInjectedErrorRefused(t *testing.T) {
+	in := New(Config{ErrorProbability: 1, InjectedError: (*backoff.Error)(nil)})
+	want := in.Validate()
+	if !errors.Is(want, backoff.ErrInvalidConfiguration) || !strings.Contains(want.Error(), "InjectedError is a nil *backoff.Error") {
+		t.Fatalf("Validate() = %v, want ErrInvalidConfiguration naming InjectedError", want)
+	}
+	if _, err := in.Allow(context.Background(), guard.Call{Attempt: 1}); err != want {
+		t.Errorf("Allow: %v, want the Config's error", err)
+	}
+	called := false
+	if err := in.Run(context.Background(), func(context.Context) error { called = true; return nil }); !errors.Is(err, want) || called {
+		t.Errorf("Run: %v (fn called: %v), want the Config's error and fn not called", err, called)
+	}
+	err := policy.New(policy.Guard(in)).DoErr(context.Background(), func(context.Context) error { called = true; return nil })
+	if !errors.Is(err, backoff.ErrInvalidConfiguration) || errors.Is(err, errInjected) || called || err.Error() == "" {
+		t.Errorf("through a Policy: %v (fn called: %v), want ErrInvalidConfiguration", err, called)
 	}
 }

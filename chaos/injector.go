@@ -75,7 +75,7 @@ func (in *Injector) Validate() error {
 var errNotMade = fmt.Errorf("%w: chaos: the Injector was not made by New", backoff.ErrInvalidConfiguration)
 
 // errNilContext is the error of Allow given a nil context.
-var errNilContext = fmt.Errorf("%w: chaos: a nil context", backoff.ErrInvalidConfiguration)
+var errNilContext = fmt.Errorf("%w: chaos: Allow was given a nil context", backoff.ErrInvalidConfiguration)
 
 // Stats returns the Injector's counts. Each is read atomically, but the
 // three are not read at one instant.

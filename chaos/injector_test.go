@@ -274,3 +274,33 @@ func BenchmarkAllowRecord(b *testing.B) {
 		}
 	})
 }
+
+// Allow refuses a nil context, whatever the Config, as every guard of the
+// module does, with the same words: an error matching
+// ErrInvalidConfiguration, with nothing injected or counted.
+func TestAllowNilContext(t *testing.T) {
+	const want = "backoff: invalid configuration: chaos: Allow was given a nil context"
+	cases := []struct {
+		name string
+		in   *Injector
+	}{
+		{"nothing", New(Config{})},
+		{"every_fault", New(Config{ErrorProbability: 1, InjectedError: errInjected, LatencyProbability: 1, LatencyDuration: time.Hour, Clock: clock.NewMock()})},
+		{"invalid", New(Config{ErrorProbability: 0.5})},
+		{"zero", &Injector{}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, attempt := range []int{1, 2} {
+				//lint:ignore SA1012 a nil context is what is tested
+				p, err := c.in.Allow(nil, guard.Call{Attempt: attempt})
+				if !errors.Is(err, backoff.ErrInvalidConfiguration) || err.Error() != want || p != (guard.Permit{}) {
+					t.Errorf("Allow(nil, attempt %d) = %+v, %v; want %q", attempt, p, err, want)
+				}
+			}
+			if s := c.in.Stats(); s != (Stats{}) {
+				t.Errorf("Stats() = %+v after Allow(nil), want nothing counted", s)
+			}
+		})
+	}
+}

@@ -40,7 +40,7 @@ func (c *call[T]) finish(ctx context.Context, r result[T], p guard.Permit) {
 		defer g.Record(p, guard.Outcome{Err: err, Abandoned: ctx.Err() != nil})
 	}
 	if r.err != nil || r.panic != nil || c.state.CompareAndSwap(open, won) {
-		c.results <- r
+		c.report(r)
 		return
 	}
 	if c.discard != nil {

@@ -2,6 +2,7 @@ package hedge
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -12,24 +13,82 @@ import (
 )
 
 // call is one hedged call. Its first fields are what the attempts share
-// with the goroutine of Do, read-only but for state; the others are the
-// bookkeeping of Do's goroutine alone.
+// with the goroutine of Do, read-only but for state and the inbox;
+// the others are the bookkeeping of Do's goroutine alone. What grows
+// with the attempts (the inbox, the cancel functions) grows as they start,
+// so that a call allocates for the attempts it makes, not for the most it
+// may make.
 type call[T any] struct {
 	h       *Hedger
 	fn      func(context.Context) (T, error)
 	inner   *policy.Policy
 	discard func(T)
-	results chan result[T] // room for every attempt: a send never blocks
-	state   atomic.Int32   // open, won or closed
+	state   atomic.Int32 // open, won or closed
 
-	cancels  []context.CancelCauseFunc // by attempt, nil for one suppressed
-	ended    bool                      // end has been called
-	next     int                       // the index of the next attempt, from 0
-	made     int                       // attempts started
-	inflight int                       // attempts started that have not reported
-	lastErr  error                     // the error of the attempt that failed last
-	refusal  error                     // the budget's latest refusal
+	// The inbox: the results the attempts report, in the order they
+	// reported. A report never blocks, so that an attempt that returns
+	// after Execute did ends; ready holds a token while reports may be
+	// waiting.
+	mu     sync.Mutex
+	queue  []result[T]
+	head   int // the index in queue of the first result not taken
+	ready  chan struct{}
+	queue0 [1]result[T] // queue's first backing array
+
+	cancels  []context.CancelCauseFunc // by attempt, nil for one not made
+	cancel0  [DefaultMaxAttempts]context.CancelCauseFunc
+	ended    bool  // end has been called
+	next     int   // the index of the next attempt, from 0
+	made     int   // attempts started
+	inflight int   // attempts started whose result has not been taken
+	lastErr  error // the error of the attempt that failed last
+	refusal  error // the budget's latest refusal
 	start    time.Time
+}
+
+// newCall returns a call through h, with its inbox empty.
+func newCall[T any](h *Hedger, fn func(context.Context) (T, error), inner *policy.Policy, discard func(T)) *call[T] {
+	c := &call[T]{h: h, fn: fn, inner: inner, discard: discard, ready: make(chan struct{}, 1)}
+	c.queue = c.queue0[:0]
+	c.cancels = c.cancel0[:0]
+	return c
+}
+
+// report puts an attempt's result in the inbox. It never blocks.
+func (c *call[T]) report(r result[T]) {
+	c.mu.Lock()
+	c.queue = append(c.queue, r)
+	c.mu.Unlock()
+	select {
+	case c.ready <- struct{}{}:
+	default: // a token is waiting already
+	}
+}
+
+// take returns the result that has waited longest in the inbox, if any.
+func (c *call[T]) take() (result[T], bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.head == len(c.queue) {
+		return result[T]{}, false
+	}
+	r := c.queue[c.head]
+	c.queue[c.head] = result[T]{} // the inbox keeps no result it handed over
+	c.head++
+	if c.head == len(c.queue) {
+		c.queue, c.head = c.queue[:0], 0
+	}
+	return r, true
+}
+
+// wait returns the next result in the inbox, waiting for one if need be.
+func (c *call[T]) wait() result[T] {
+	for {
+		if r, ok := c.take(); ok {
+			return r
+		}
+		<-c.ready
+	}
 }
 
 // The states of a call. An attempt that succeeds while the call is open
@@ -53,7 +112,6 @@ type result[T any] struct {
 func (c *call[T]) run(ctx context.Context) (T, error) {
 	h := c.h
 	c.start = h.clock.Now()
-	c.cancels = make([]context.CancelCauseFunc, h.maxAttempts)
 	winner := -1
 	defer func() {
 		// However the call ends (a panic in a classifier or the budget
@@ -96,33 +154,37 @@ func (c *call[T]) run(ctx context.Context) (T, error) {
 			}
 			return c.fail(cause)
 		}
-		select {
-		case r := <-c.results:
-			c.inflight--
-			switch {
-			case r.panic != nil:
-				panic(r.panic) // the deferred cleanup runs on the way
-			case r.err == nil: // the attempt has won the call
-				winner = r.n
-				return r.v, nil
-			}
-			c.lastErr = r.err
-			if ctx.Err() != nil {
-				return c.stop(context.Cause(ctx), &winner)
-			}
-			cause, now := h.verdict(r.err)
-			if cause != nil {
-				return c.stop(cause, &winner)
-			}
-			if now && c.next < h.maxAttempts {
+		r, ok := c.take()
+		if !ok {
+			select {
+			case <-c.ready:
+			case <-tick:
 				c.launch(ctx)
 				tick = rearm(timer, h.delay, c.next < h.maxAttempts)
+			case <-ctx.Done():
+				return c.stop(context.Cause(ctx), &winner)
 			}
-		case <-tick:
+			continue
+		}
+		c.inflight--
+		switch {
+		case r.panic != nil:
+			panic(r.panic) // the deferred cleanup runs on the way
+		case r.err == nil: // the attempt has won the call
+			winner = r.n
+			return r.v, nil
+		}
+		c.lastErr = r.err
+		if ctx.Err() != nil {
+			return c.stop(context.Cause(ctx), &winner)
+		}
+		cause, now := h.verdict(r.err)
+		if cause != nil {
+			return c.stop(cause, &winner)
+		}
+		if now && c.next < h.maxAttempts {
 			c.launch(ctx)
 			tick = rearm(timer, h.delay, c.next < h.maxAttempts)
-		case <-ctx.Done():
-			return c.stop(context.Cause(ctx), &winner)
 		}
 	}
 }
@@ -132,6 +194,7 @@ func (c *call[T]) run(ctx context.Context) (T, error) {
 func (c *call[T]) launch(ctx context.Context) {
 	n := c.next
 	c.next++
+	c.cancels = append(c.cancels, nil)
 	if ctx.Err() != nil {
 		return
 	}
@@ -199,7 +262,7 @@ func (c *call[T]) end() (result[T], bool) {
 		return result[T]{}, false
 	}
 	for {
-		if r := <-c.results; r.err == nil && r.panic == nil {
+		if r := c.wait(); r.err == nil && r.panic == nil {
 			return r, true
 		}
 	}

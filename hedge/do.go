@@ -68,7 +68,8 @@ var ErrCanceled = errors.New("hedge: attempt no longer needed")
 // Every attempt runs on a goroutine of its own, the first included, so that
 // Do can return the moment any attempt succeeds: a call allocates (the
 // goroutines, their contexts, a channel, the timer), unlike a Policy's
-// calls. That is why hedging is not a Policy stage.
+// calls. That is why hedging is not a Policy stage. What a call allocates
+// grows with the attempts it starts, not with [WithMaxAttempts].
 func Do[T any](ctx context.Context, h *Hedger, inner *policy.Policy, op Op[T]) (T, error) {
 	var zero T
 	discard, err := check[T](ctx, h, op)
@@ -78,14 +79,7 @@ func Do[T any](ctx context.Context, h *Hedger, inner *policy.Policy, op Op[T]) (
 	if ctx.Err() != nil {
 		return zero, &backoff.Error{Cause: context.Cause(ctx)}
 	}
-	c := &call[T]{
-		h:       h,
-		fn:      op.fn,
-		inner:   inner,
-		discard: discard,
-		results: make(chan result[T], h.maxAttempts),
-	}
-	return c.run(ctx)
+	return newCall(h, op.fn, inner, discard).run(ctx)
 }
 
 // check reports what makes a call impossible, and returns the call's

@@ -40,6 +40,12 @@ type Option func(*config)
 // included, unless WithMaxAttempts says otherwise: one hedge.
 const DefaultMaxAttempts = 2
 
+// MaxAttempts is the largest number of attempts [WithMaxAttempts] accepts.
+// Every attempt is a request in flight to the dependency and a goroutine
+// of its own; gRPC's hedging policy caps them at 5, so this bound only
+// catches a setting that cannot be meant.
+const MaxAttempts = 1000
+
 // New returns a Hedger with the given options. [WithDelay] is required;
 // the defaults of the others are [DefaultMaxAttempts] attempts, the time
 // package's clock, no classifier, no budget and no discard function.
@@ -93,12 +99,13 @@ func WithDelay(d time.Duration) Option {
 }
 
 // WithMaxAttempts sets how many attempts a call may make in all, the first
-// included (default [DefaultMaxAttempts]). 1 makes no hedge; less is
-// reported as [backoff.ErrInvalidConfiguration].
+// included (default [DefaultMaxAttempts]). 1 makes no hedge; an n below 1
+// or above [MaxAttempts] is reported as [backoff.ErrInvalidConfiguration].
+// A call allocates for the attempts it starts, not for n.
 func WithMaxAttempts(n int) Option {
 	return func(c *config) {
-		if n < 1 {
-			c.fail("WithMaxAttempts was given %d; a call makes at least 1 attempt", n)
+		if n < 1 || n > MaxAttempts {
+			c.fail("WithMaxAttempts(%d) is outside [1, %d]", n, MaxAttempts)
 			return
 		}
 		c.maxAttempts = n

@@ -29,7 +29,7 @@
 // attempt's span, so the spans the operation opens nest under its attempt:
 //
 //	GET /users/42                  the caller's span
-//	├── load-user                  attempt 1: status Error, retry.delay 0.1
+//	├── load-user                  attempt 1: status Error, retry.backoff_duration 0.1
 //	│   └── SELECT users           the operation's own span
 //	└── load-user                  attempt 2: status Unset
 //	    └── SELECT users
@@ -53,20 +53,27 @@
 //
 // The attributes, on the attempt's span:
 //
-//	retry.name       string   always     the operation's name, or "unnamed"
-//	retry.attempt    int      always     the attempt's number, from 1
-//	error.type       string   failure    the error's type (see below)
-//	retry.giving_up  bool     failure    true if no further attempt is made
-//	retry.delay      float64  retried    the wait before the next attempt, s
-//	retry.cause      string   gave up    why the driver gave up (see below)
+//	retry.name              string   always   the operation's name, or "unnamed"
+//	retry.num               int      always   the retry: 0 for the first attempt, k-1 for attempt k
+//	error.type              string   failure  the error's type (see below)
+//	retry.giving_up         bool     failure  true if no further attempt is made
+//	retry.backoff_duration  float64  retried  the wait before the next attempt, s
+//	retry.cause             string   gave up  why the driver gave up (see below)
+//
+// retry.num, error.type and retry.backoff_duration, and the span name
+// "retry.attempt" of an operation without a name, are the names the
+// library's design fixes; retry.num numbers the retries as the retry_num
+// label of the prometheus module does, so that a span and a count of the
+// same retry carry the same number.
 //
 // An attempt that backoff.Do does not start, because its context is done,
 // is a refused attempt like one a guard refuses: it has its span, with the
 // status Error, and it is the give-up, with the context's cause. When the
 // driver gives up after an attempt's span has ended (the context is
 // cancelled during the wait that follows it), the give-up is an event
-// "retry.give_up" on the caller's span, with retry.name, retry.attempt (the
-// attempts made), retry.cause, and error.type of the last attempt's error.
+// "retry.give_up" on the caller's span, with retry.name, retry.num (the
+// retry given up on, the one after the attempts made), retry.cause, and
+// error.type of the last attempt's error.
 //
 // # Metrics
 //

@@ -184,7 +184,7 @@ func (n *named) failed(ctx context.Context, span trace.Span, s backoff.State) {
 		in.retries.Add(ctx, 1, in.series.get(seriesKey{ErrorTypeKey, n.name, etype})...)
 		in.wait.Record(ctx, s.NextDelay.Seconds(), n.wait...)
 		if recording {
-			span.SetAttributes(ErrorTypeKey.String(etype), GivingUpKey.Bool(false), DelayKey.Float64(s.NextDelay.Seconds()))
+			span.SetAttributes(ErrorTypeKey.String(etype), GivingUpKey.Bool(false), BackoffDurationKey.Float64(s.NextDelay.Seconds()))
 		}
 	}
 	if recording {
@@ -206,7 +206,8 @@ func (n *named) gaveUpBetween(ctx context.Context, a *attempt, s backoff.State) 
 	if !span.IsRecording() {
 		return
 	}
-	attrs := []attribute.KeyValue{NameKey.String(name), AttemptKey.Int(s.Attempt), CauseKey.String(cause)}
+	// The retry given up on is the one after the last attempt made.
+	attrs := []attribute.KeyValue{NameKey.String(name), RetryNumKey.Int(s.Attempt), CauseKey.String(cause)}
 	if s.Err != nil {
 		attrs = append(attrs, ErrorTypeKey.String(in.names.Type(s.Err)))
 	}

@@ -84,14 +84,14 @@ func TestAttemptSpanAttributes(t *testing.T) {
 			t.Fatalf("%d attempt spans, want 2", len(spans))
 		}
 		failed, won := spans[0], spans[1]
-		want := []string{"error.type=" + typeUnavailable, "retry.attempt=1", "retry.delay=1", "retry.giving_up=false", "retry.name=fetch"}
+		want := []string{"error.type=" + typeUnavailable, "retry.backoff_duration=1", "retry.giving_up=false", "retry.name=fetch", "retry.num=0"}
 		if got := attrs(failed.Attributes()); !slices.Equal(got, want) {
 			t.Errorf("failed attempt: attributes %v, want %v", got, want)
 		}
 		if st := failed.Status(); st.Code != codes.Error || st.Description != errUnavailable.Error() {
 			t.Errorf("failed attempt: status %v, want Error %q", st, errUnavailable.Error())
 		}
-		want = []string{"retry.attempt=2", "retry.name=fetch"}
+		want = []string{"retry.name=fetch", "retry.num=1"}
 		if got := attrs(won.Attributes()); !slices.Equal(got, want) {
 			t.Errorf("successful attempt: attributes %v, want %v", got, want)
 		}
@@ -115,7 +115,7 @@ func TestUnnamedOperation(t *testing.T) {
 		t.Fatalf("%d spans named %q, want 2", len(spans), otelbackoff.SpanName)
 	}
 	for _, s := range spans {
-		if got, want := attrs(s.Attributes()), []string{"retry.attempt=1", "retry.name=unnamed"}; !slices.Equal(got, want) {
+		if got, want := attrs(s.Attributes()), []string{"retry.name=unnamed", "retry.num=0"}; !slices.Equal(got, want) {
 			t.Errorf("attributes %v, want %v", got, want)
 		}
 	}
@@ -189,7 +189,7 @@ func TestScriptedRunCounts(t *testing.T) {
 			t.Errorf("wait histogram: bounds %v, counts %v; want the 3 waits in (0.5, 1]", p.Bounds, p.BucketCounts)
 		}
 		last := h.ended("fetch")[4]
-		want := []string{"error.type=*errors.errorString", "retry.attempt=2", "retry.cause=exhausted", "retry.giving_up=true", "retry.name=fetch"}
+		want := []string{"error.type=*errors.errorString", "retry.cause=exhausted", "retry.giving_up=true", "retry.name=fetch", "retry.num=1"}
 		if got := attrs(last.Attributes()); !slices.Equal(got, want) {
 			t.Errorf("last attempt: attributes %v, want %v", got, want)
 		}
@@ -225,7 +225,7 @@ func TestGiveUpDuringTheWait(t *testing.T) {
 		if len(events) != 1 || events[0].Name != "retry.give_up" {
 			t.Fatalf("caller's events %v, want one retry.give_up", events)
 		}
-		want := []string{"error.type=" + typeUnavailable, "retry.attempt=1", "retry.cause=canceled", "retry.name=fetch"}
+		want := []string{"error.type=" + typeUnavailable, "retry.cause=canceled", "retry.name=fetch", "retry.num=1"}
 		if got := attrs(events[0].Attributes); !slices.Equal(got, want) {
 			t.Errorf("event attributes %v, want %v", got, want)
 		}
@@ -250,7 +250,7 @@ func TestAttemptRefusedByTheContext(t *testing.T) {
 	if len(spans) != 1 {
 		t.Fatalf("%d attempt spans, want 1", len(spans))
 	}
-	want := []string{"error.type=backoff.ErrRefused", "retry.attempt=1", "retry.cause=canceled", "retry.giving_up=true", "retry.name=fetch"}
+	want := []string{"error.type=context.Canceled", "retry.cause=canceled", "retry.giving_up=true", "retry.name=fetch", "retry.num=0"}
 	if got := attrs(spans[0].Attributes()); !slices.Equal(got, want) {
 		t.Errorf("attributes %v, want %v", got, want)
 	}
@@ -287,7 +287,7 @@ func TestRefusedAttempt(t *testing.T) {
 		"retry.cause=circuit_open,retry.name=pay": 1,
 	})
 	spans := h.ended("pay")
-	want := []string{"error.type=*breaker.OpenError", "retry.attempt=2", "retry.cause=circuit_open", "retry.giving_up=true", "retry.name=pay"}
+	want := []string{"error.type=*breaker.OpenError", "retry.cause=circuit_open", "retry.giving_up=true", "retry.name=pay", "retry.num=1"}
 	if got := attrs(spans[1].Attributes()); !slices.Equal(got, want) {
 		t.Errorf("refused attempt: attributes %v, want %v", got, want)
 	}
@@ -299,7 +299,7 @@ func TestPermanentErrorIsNamedByWhatItMarks(t *testing.T) {
 	if _, err := backoff.Do(context.Background(), op, every1s(h.in)...); !errors.Is(err, backoff.ErrPermanent) {
 		t.Fatalf("Do = %v, want ErrPermanent", err)
 	}
-	want := []string{"error.type=" + typeUnavailable, "retry.attempt=1", "retry.cause=permanent", "retry.giving_up=true", "retry.name=fetch"}
+	want := []string{"error.type=" + typeUnavailable, "retry.cause=permanent", "retry.giving_up=true", "retry.name=fetch", "retry.num=0"}
 	if got := attrs(h.ended("fetch")[0].Attributes()); !slices.Equal(got, want) {
 		t.Errorf("attributes %v, want %v", got, want)
 	}

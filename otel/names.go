@@ -20,10 +20,14 @@ const Unnamed = "unnamed"
 const (
 	// NameKey is the operation's name, given to Named, or Unnamed.
 	NameKey = attribute.Key("retry.name")
-	// AttemptKey is the attempt's number, from 1.
-	AttemptKey = attribute.Key("retry.attempt")
-	// DelayKey is the wait before the next attempt, in seconds.
-	DelayKey = attribute.Key("retry.delay")
+	// RetryNumKey is the number of the retry an attempt's span is: 0 for
+	// the first attempt, which is no retry, and k−1 for attempt k, as
+	// prombackoff's retry_num numbers the retries. On the give-up event it
+	// is the retry given up on during its wait (0: the call gave up before
+	// its first attempt).
+	RetryNumKey = attribute.Key("retry.num")
+	// BackoffDurationKey is the wait before the next attempt, in seconds.
+	BackoffDurationKey = attribute.Key("retry.backoff_duration")
 	// GivingUpKey says whether the driver makes no further attempt after
 	// a failed one.
 	GivingUpKey = attribute.Key("retry.giving_up")

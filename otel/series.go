@@ -25,7 +25,7 @@ type named struct {
 	wait                      []metric.RecordOption
 
 	// spans holds the attributes BeforeAttempt gives the span of
-	// attempt k at k-1: retry.attempt and retry.name, sorted by key, so
+	// attempt k at k-1: retry.name and retry.num, sorted by key, so
 	// that a span that sorts what it is given in place (as attribute.NewSet
 	// does) writes nothing. They are shared by every span of the name and
 	// never written.
@@ -59,9 +59,9 @@ func (in *Instrumenter) newNamed(name string) *named {
 }
 
 // attemptAttributes are the first attributes of the span of attempt k of
-// name, sorted by key.
+// name, sorted by key: attempt k is retry k−1.
 func attemptAttributes(name string, k int) [2]attribute.KeyValue {
-	return [2]attribute.KeyValue{AttemptKey.Int(k), NameKey.String(name)}
+	return [2]attribute.KeyValue{NameKey.String(name), RetryNumKey.Int(k - 1)}
 }
 
 // spanAttributes returns the first attributes of the span of attempt k,

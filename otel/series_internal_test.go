@@ -84,7 +84,7 @@ func TestSeriesCacheIsBounded(t *testing.T) {
 func TestSpanAttributesAreMadeOnce(t *testing.T) {
 	n := (&Instrumenter{}).named("fetch")
 	for _, k := range []int{1, spanAttempts, spanAttempts + 1, 1000} {
-		want := []attribute.KeyValue{AttemptKey.Int(k), NameKey.String("fetch")}
+		want := []attribute.KeyValue{NameKey.String("fetch"), RetryNumKey.Int(k - 1)}
 		got := n.spanAttributes(k)
 		if !slices.Equal(got, want) {
 			t.Errorf("attempt %d: span attributes %v, want %v", k, got, want)

@@ -79,8 +79,9 @@
 //     are kept at hand; past that, each measurement looks its series up in
 //     the vectors.
 //   - retry_num is the number of the retry, from 1 (the retry after the
-//     first attempt), capped by WithMaxRetryNum (DefaultMaxRetryNum, 10):
-//     "1" to "9", then "10+" for every later retry.
+//     first attempt), capped by WithMaxRetryNum (DefaultMaxRetryNum, 10;
+//     at most MaxRetryNum, 1000): "1" to "9", then "10+" for every later
+//     retry.
 //   - error_type is the type of the attempt's error, never its message (or
 //     what WithErrorType's function says). An error in the chain with an
 //     ErrorType() string method names itself; the wrappers of packages

@@ -22,7 +22,8 @@ type Instrumenter struct {
 	reg       prometheus.Registerer
 	namespace string
 	names     telemetry.Namer // with the user's WithErrorType, if any
-	retryNums []string        // the retry_num of retry k at k-1, the last for all from len
+	maxRetry  int             // the first retry whose retry_num is capped
+	capped    string          // the retry_num of the retries from maxRetry: "maxRetry+"
 
 	attempts *prometheus.CounterVec
 	retries  *prometheus.CounterVec
@@ -68,10 +69,7 @@ func New(reg prometheus.Registerer, opts ...Option) (*Instrumenter, error) {
 		return nil, c.err
 	}
 	in := &Instrumenter{reg: reg, namespace: c.namespace, names: telemetry.Namer{ErrorType: c.errorType}}
-	for k := 1; k < c.maxRetryNum; k++ {
-		in.retryNums = append(in.retryNums, strconv.Itoa(k))
-	}
-	in.retryNums = append(in.retryNums, strconv.Itoa(c.maxRetryNum)+"+")
+	in.maxRetry, in.capped = c.maxRetryNum, strconv.Itoa(c.maxRetryNum)+"+"
 
 	in.attempts = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: c.namespace, Name: "attempts_total",
@@ -217,10 +215,12 @@ func (in *Instrumenter) newNamed(name string) *named {
 	}
 }
 
-// retryNum is the retry_num label of the retry after attempt k.
+// retryNum is the retry_num label of the retry after attempt k. It is
+// made on demand, so that New costs the same whatever the cap; strconv
+// makes the values below 100 without allocating.
 func (in *Instrumenter) retryNum(k int) string {
-	if k >= 1 && k <= len(in.retryNums) {
-		return in.retryNums[k-1]
+	if k < 1 || k >= in.maxRetry {
+		return in.capped
 	}
-	return in.retryNums[len(in.retryNums)-1]
+	return strconv.Itoa(k)
 }

@@ -10,6 +10,11 @@ const DefaultNamespace = "backoff"
 // and the later ones share "10+".
 const DefaultMaxRetryNum = 10
 
+// MaxRetryNum is the largest cap WithMaxRetryNum accepts. Each value of
+// retry_num is a series for every name and error type, so a cap near it
+// is already more series than a dashboard can use.
+const MaxRetryNum = 1000
+
 // Unnamed is the name label of an unnamed operation: of the Instrumenter
 // itself, rather than of one that Named returns.
 const Unnamed = "unnamed"

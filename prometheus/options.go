@@ -45,11 +45,12 @@ func WithNamespace(ns string) Option {
 // WithMaxRetryNum caps the retry_num label of retries_total at n: the
 // retries 1 to n−1 have a value each, and the later ones share "n+", so
 // that a call that retries for ever makes n series, not one a retry. An n
-// below 1 is reported by New as ErrInvalidConfiguration.
+// below 1 or above [MaxRetryNum] is reported by New as
+// ErrInvalidConfiguration.
 func WithMaxRetryNum(n int) Option {
 	return func(c *config) {
-		if n < 1 {
-			c.fail("WithMaxRetryNum was given %d, below 1", n)
+		if n < 1 || n > MaxRetryNum {
+			c.fail("WithMaxRetryNum(%d) is outside [1, %d]", n, MaxRetryNum)
 			return
 		}
 		c.maxRetryNum = n

@@ -24,6 +24,8 @@ func TestNewRejectsInvalidArguments(t *testing.T) {
 		{"bad_namespace", prometheus.NewRegistry(), prombackoff.WithNamespace("my-app"), "WithNamespace"},
 		{"namespace_with_a_digit_first", prometheus.NewRegistry(), prombackoff.WithNamespace("1app"), "WithNamespace"},
 		{"zero_max_retry_num", prometheus.NewRegistry(), prombackoff.WithMaxRetryNum(0), "WithMaxRetryNum"},
+		{"max_retry_num_above_the_bound", prometheus.NewRegistry(), prombackoff.WithMaxRetryNum(prombackoff.MaxRetryNum + 1), "WithMaxRetryNum"},
+		{"max_retry_num_1e9", prometheus.NewRegistry(), prombackoff.WithMaxRetryNum(1e9), "WithMaxRetryNum"},
 		{"nil_error_type", prometheus.NewRegistry(), prombackoff.WithErrorType(nil), "WithErrorType"},
 	}
 	for _, c := range cases {

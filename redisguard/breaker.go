@@ -123,8 +123,12 @@ func (b *Breaker) Validate() error {
 // breaker.New of the same configuration, decides instead (see the package
 // documentation). Allow does not block beyond the timeout, and ctx's
 // cancellation does not cut the round trip short. An admitted call must be
-// followed by exactly one Record with the Permit.
+// followed by exactly one Record with the Permit. A nil ctx is refused with
+// an error matching [backoff.ErrInvalidConfiguration], with no round trip.
 func (b *Breaker) Allow(ctx context.Context, c guard.Call) (guard.Permit, error) {
+	if ctx == nil {
+		return guard.Permit{}, errNilContext
+	}
 	if err := b.Validate(); err != nil {
 		return guard.Permit{}, err
 	}

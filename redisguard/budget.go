@@ -116,8 +116,13 @@ func (b *Budget) Validate() error {
 // fallback, a budget.NewTokenBucket of the same configuration, decides
 // instead (see the package documentation). A refused retry gets
 // budget.ErrBudgetExhausted. Allow does not block beyond the timeout, and
-// ctx's cancellation does not cut the round trip short.
+// ctx's cancellation does not cut the round trip short. A nil ctx is
+// refused with an error matching [backoff.ErrInvalidConfiguration], first
+// attempts included.
 func (b *Budget) Allow(ctx context.Context, c guard.Call) (guard.Permit, error) {
+	if ctx == nil {
+		return guard.Permit{}, errNilContext
+	}
 	if err := b.Validate(); err != nil {
 		return guard.Permit{}, err
 	}

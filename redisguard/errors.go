@@ -14,7 +14,8 @@ func invalid(format string, args ...any) error {
 }
 
 var (
-	errNilContext = invalid("Run was given a nil context")
+	errNilContext = invalid("Allow was given a nil context")
+	errRunCtx     = invalid("Run was given a nil context")
 	errNilFunc    = invalid("Run was given a nil function")
 	errZero       = invalid("a zero or nil guard; make one with NewTokenBucket or NewBreaker")
 )

@@ -12,7 +12,7 @@ import (
 func runOnce(ctx context.Context, g guard.Guard, isNil bool, fn func(context.Context) error) error {
 	switch {
 	case ctx == nil:
-		return errNilContext
+		return errRunCtx
 	case fn == nil:
 		return errNilFunc
 	case isNil:

@@ -124,12 +124,16 @@ func TestRedisStopped(t *testing.T) {
 	cb.Close()
 	ck.Close()
 	s.stop()
-	goleak.VerifyNone(t, servers)
+	goleak.VerifyNone(t, servers, spawner)
 }
 
 // servers is the goroutine of the tests' own redis-server, which reads
-// its output: the only one a test may leave running.
+// its output: with spawner, the only ones a test may leave running.
 var servers = goleak.IgnoreAnyFunction("github.com/herdsafe/backoff/redisguard.(*server).start.func1")
+
+// spawner is the goroutine that forks the servers, which lives as long as
+// the test process (see startProcess).
+var spawner = goleak.IgnoreAnyFunction("github.com/herdsafe/backoff/redisguard.spawnLoop")
 
 // TestRedisSlow pauses the server: a round trip gives up at the guard's
 // timeout, and the local fallback decides, well before the pause ends.

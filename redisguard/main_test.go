@@ -29,13 +29,28 @@ type quiet struct{}
 func (quiet) Printf(context.Context, string, ...any) {}
 
 // TestMain starts the tests' server, runs the tests, stops it, and fails
-// the run if a goroutine outlives the tests.
+// the run if a goroutine outlives the tests, or a server of the tests is
+// still running. Every server keeps its directory in one that TestMain
+// makes and removes (see serverRoot; it removes first those that test
+// processes killed before could not), and dies with the test process (see
+// startProcess).
 func TestMain(m *testing.M) {
 	if os.Getenv(helperEnv) != "" {
 		os.Exit(m.Run()) // a fleet helper process: it makes no server
 	}
+	if dir := os.Getenv(serverHelperEnv); dir != "" {
+		serverHelper(dir) // a process that starts a server, then waits to be killed
+		return
+	}
 	redis.SetLogger(quiet{})
 	flag.Parse()
+	sweepRoots(os.TempDir())
+	root, err := os.MkdirTemp("", rootPrefix(os.Getpid()))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "redisguard:", err)
+		os.Exit(1)
+	}
+	serverRoot = root
 	var srv *server
 	if addr := os.Getenv("REDIS_ADDR"); addr != "" {
 		testAddr = addr
@@ -50,10 +65,11 @@ func TestMain(m *testing.M) {
 		_ = flag.Set("test.skip", "^Example")
 	}
 	ExampleAddr = testAddr
-	goleak.VerifyTestMain(run{m, srv})
+	goleak.VerifyTestMain(run{m, srv}, spawner)
 }
 
-// run runs the tests, then stops the server before goleak looks.
+// run runs the tests, then stops the server, checks that no other is
+// left, and removes their directories, before goleak looks.
 type run struct {
 	m   *testing.M
 	srv *server
@@ -63,6 +79,14 @@ func (r run) Run() int {
 	code := r.m.Run()
 	if r.srv != nil {
 		r.srv.stop()
+	}
+	if err := reap(); err != nil {
+		fmt.Fprintln(os.Stderr, "redisguard:", err)
+		code = 1
+	}
+	if err := os.RemoveAll(serverRoot); err != nil {
+		fmt.Fprintln(os.Stderr, "redisguard:", err)
+		code = 1
 	}
 	return code
 }

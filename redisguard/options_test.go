@@ -133,3 +133,42 @@ func TestKeys(t *testing.T) {
 		}
 	}
 }
+
+// Allow refuses a nil context, on both guards, valid or not, first
+// attempt or retry, as every guard of the module does, with the same
+// words: an error matching backoff.ErrInvalidConfiguration, before any
+// round trip or fallback.
+func TestAllowNilContext(t *testing.T) {
+	const want = "backoff: invalid configuration: redisguard: Allow was given a nil context"
+	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", ContextTimeoutEnabled: true})
+	defer client.Close()
+	tests := []struct {
+		name string
+		g    guard.Guard
+	}{
+		{"Breaker", NewBreaker(client, "x")},
+		{"Breaker_invalid", NewBreaker(nil, "x")},
+		{"Breaker_zero", &Breaker{}},
+		{"Breaker_nil", (*Breaker)(nil)},
+		{"TokenBucket", NewTokenBucket(client, "x")},
+		{"TokenBucket_invalid", NewTokenBucket(client, "")},
+		{"TokenBucket_zero", &Budget{}},
+		{"TokenBucket_nil", (*Budget)(nil)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, attempt := range []int{1, 2} {
+				//lint:ignore SA1012 a nil context is what is tested
+				p, err := tt.g.Allow(nil, guard.Call{Attempt: attempt})
+				if !errors.Is(err, backoff.ErrInvalidConfiguration) || err.Error() != want || p != (guard.Permit{}) {
+					t.Errorf("Allow(nil, attempt %d) = %+v, %v; want %q", attempt, p, err, want)
+				}
+			}
+		})
+	}
+	for _, i := range []int{0, 4} { // the valid guards
+		if n := roundTrips(tests[i].g); n != 0 {
+			t.Errorf("%s: %d round trips after Allow(nil), want none", tests[i].name, n)
+		}
+	}
+}

@@ -66,6 +66,9 @@ func New(opts ...Option) *Throttle {
 // errZero is the error of a Throttle not made by New.
 var errZero = fmt.Errorf("%w: throttle: a zero or nil Throttle; make one with New", backoff.ErrInvalidConfiguration)
 
+// errNilContext is the error of Allow given a nil context.
+var errNilContext = fmt.Errorf("%w: throttle: Allow was given a nil context", backoff.ErrInvalidConfiguration)
+
 // Validate reports the Throttle's configuration error, if it has one: an
 // error matching backoff.ErrInvalidConfiguration that names the option.
 // It makes the Throttle a [guard.Validator]: policy.Guard calls it, so
@@ -87,9 +90,14 @@ func (t *Throttle) Validate() error {
 // of the window before this call: it then returns ErrThrottled. Any call
 // may be rejected, first attempts included; c is not read. A
 // misconfigured Throttle refuses every call with its configuration error.
-// Allow never blocks, and ignores ctx. An admitted call must be reported
-// to Record with the Permit Allow returned.
-func (t *Throttle) Allow(_ context.Context, _ guard.Call) (guard.Permit, error) {
+// Allow never blocks, and reads nothing of ctx, but a nil ctx is refused
+// with an error matching [backoff.ErrInvalidConfiguration], as every
+// guard of this module refuses it, and is not counted. An admitted call
+// must be reported to Record with the Permit Allow returned.
+func (t *Throttle) Allow(ctx context.Context, _ guard.Call) (guard.Permit, error) {
+	if ctx == nil {
+		return guard.Permit{}, errNilContext
+	}
 	if t == nil || !t.ready {
 		return guard.Permit{}, t.Validate()
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
 )
 
@@ -426,5 +427,40 @@ func BenchmarkOverloaded(b *testing.B) {
 		if p, err := th.Allow(ctx, guard.Call{Attempt: 1}); err == nil {
 			th.Record(p, guard.Outcome{Err: errOverloaded})
 		}
+	}
+}
+
+// Allow refuses a nil context, as every guard of the module does, with
+// the same words: an error matching ErrInvalidConfiguration, and the call
+// not counted as a request.
+func TestAllowNilContext(t *testing.T) {
+	const want = "backoff: invalid configuration: throttle: Allow was given a nil context"
+	th, _ := newThrottle(t)
+	overloaded, _ := newThrottle(t)
+	load(t, overloaded, 10, 0) // it would reject with a probability above 0
+	cases := []struct {
+		name string
+		th   *Throttle
+	}{
+		{"fresh", th},
+		{"overloaded", overloaded},
+		{"invalid", New(WithK(0))},
+		{"zero", &Throttle{}},
+		{"nil", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before := c.th.Stats()
+			for _, attempt := range []int{1, 2} {
+				//lint:ignore SA1012 a nil context is what is tested
+				p, err := c.th.Allow(nil, guard.Call{Attempt: attempt})
+				if !errors.Is(err, backoff.ErrInvalidConfiguration) || err.Error() != want || p != (guard.Permit{}) {
+					t.Errorf("Allow(nil, attempt %d) = %+v, %v; want %q", attempt, p, err, want)
+				}
+			}
+			if after := c.th.Stats(); after != before {
+				t.Errorf("Stats() = %+v after Allow(nil), want %+v", after, before)
+			}
+		})
 	}
 }

@@ -99,8 +99,8 @@ func (lastErr) BeforeAttempt(ctx context.Context, _ backoff.State) context.Conte
 func (l lastErr) AfterAttempt(_ context.Context, s backoff.State)                  { *l.err = s.Err }
 
 // Do refuses an attempt once its context is done, with an error that
-// matches backoff.ErrRefused and wraps no reason: it is named as the
-// sentinel, and never by the type of the core's own.
+// matches backoff.ErrRefused and wraps the context's cause: it is named
+// by the cause, never by the type of the core's own.
 func TestErrorTypeOfAnAttemptRefusedByTheContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -109,7 +109,7 @@ func TestErrorTypeOfAnAttemptRefusedByTheContext(t *testing.T) {
 	if !errors.Is(err, backoff.ErrRefused) {
 		t.Fatalf("the attempt's error %v does not match ErrRefused", err)
 	}
-	if got := ErrorType(err); got != "backoff.ErrRefused" {
-		t.Errorf("ErrorType = %q, want %q", got, "backoff.ErrRefused")
+	if got := ErrorType(err); got != "context.Canceled" {
+		t.Errorf("ErrorType = %q, want %q", got, "context.Canceled")
 	}
 }
