@@ -2,6 +2,7 @@ package httpretry
 
 import (
 	"context"
+	"errors"
 
 	"github.com/herdsafe/backoff"
 )
@@ -83,7 +84,25 @@ func (c *call) check() error {
 	if c.misused == "" {
 		return nil
 	}
-	return &misuseError{err: invalidf("httpretry.WithPolicy: the Policy cannot run the Transport's requests: %s; it must hold exactly one retry stage, made by httpretry.Retry", c.misused)}
+	return &misuseError{err: c.invalidPolicy()}
+}
+
+// invalidPolicy is the configuration error of the Policy's misuse.
+func (c *call) invalidPolicy() error {
+	return invalidf("httpretry.WithPolicy: the Policy cannot run the Transport's requests: %s; it must hold exactly one retry stage, made by httpretry.Retry", c.misused)
+}
+
+// misuseError returns the error RoundTrip reports for a Policy that
+// misuses the Transport, in place of err, what the Policy returned: its
+// Cause is the misuse, whatever stage reported it, and its LastErr the
+// last error of an attempt that ran.
+func (c *call) misuseError(err error) error {
+	e := &backoff.Error{Cause: c.invalidPolicy()}
+	var pe *backoff.Error
+	if errors.As(err, &pe) {
+		e.LastErr, e.Attempts, e.Elapsed = pe.LastErr, pe.Attempts, pe.Elapsed
+	}
+	return e
 }
 
 // misuseError is a Policy the Transport cannot run, reported as a refusal

@@ -157,6 +157,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	err := t.policy.DoErr(ctx, c.attempt)
 	resp := c.resp
 	c.resp = nil
+	if c.misused != "" {
+		err = c.misuseError(err)
+	}
 	if err == nil {
 		if resp == nil { // a Fallback of the user's Policy
 			return nil, &backoff.Error{Cause: errNoResponse}
