@@ -141,7 +141,7 @@ func TestRetryAfterOfABulkhead(t *testing.T) {
 func TestRetryAfterOfAThrottle(t *testing.T) {
 	clk := clock.NewMock()
 	th := throttle.New(throttle.WithClock(clk), throttle.WithRandom(func() float64 { return 0.99999 })) // admits while p < 0.99999
-	for range 9 { // 9 requests, none accepted: p = 9/10
+	for range 9 {                                                                                       // 9 requests, none accepted: p = 9/10
 		p, err := th.Allow(context.Background(), guard.Call{Attempt: 1})
 		if err != nil {
 			t.Fatal(err)
