@@ -140,8 +140,9 @@ func TestRetryAfterOfABulkhead(t *testing.T) {
 // A throttle tells the base over the chance of getting through.
 func TestRetryAfterOfAThrottle(t *testing.T) {
 	clk := clock.NewMock()
-	th := throttle.New(throttle.WithClock(clk), throttle.WithRandom(func() float64 { return 0.99999 })) // admits while p < 0.99999
-	for range 9 {                                                                                       // 9 requests, none accepted: p = 9/10
+	// It admits while p < 0.99999: 9 requests, none accepted, make p = 9/10.
+	th := throttle.New(throttle.WithClock(clk), throttle.WithRandom(func() float64 { return 0.99999 }))
+	for range 9 {
 		p, err := th.Allow(context.Background(), guard.Call{Attempt: 1})
 		if err != nil {
 			t.Fatal(err)
