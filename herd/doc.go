@@ -35,10 +35,12 @@
 //     version is unchanged, and then bumps it. After a failed write the
 //     client waits its BackOff's next backoff, reads again and writes again.
 //     A call is a write reaching the server.
+//
 //   - [Restart] is a server restart: at time 0 every client has lost its
 //     connection and tries to reconnect, and the server accepts at most
 //     Capacity new connections per window; an attempt over capacity fails.
 //     A call is a connection attempt reaching the server.
+//
 //   - [Outage] is the SRE book's retry analysis ("Site Reliability
 //     Engineering", O'Reilly 2016, chapter 21 "Handling Overload", section
 //     "Deciding to Retry"): a fleet under a steady load whose dependency
