@@ -35,12 +35,10 @@
 //     version is unchanged, and then bumps it. After a failed write the
 //     client waits its BackOff's next backoff, reads again and writes again.
 //     A call is a write reaching the server.
-//
 //   - [Restart] is a server restart: at time 0 every client has lost its
 //     connection and tries to reconnect, and the server accepts at most
 //     Capacity new connections per window; an attempt over capacity fails.
 //     A call is a connection attempt reaching the server.
-//
 //   - [Outage] is the SRE book's retry analysis ("Site Reliability
 //     Engineering", O'Reilly 2016, chapter 21 "Handling Overload", section
 //     "Deciding to Retry"): a fleet under a steady load whose dependency
@@ -55,7 +53,6 @@
 //     (the amplification), how long after the dependency recovered the
 //     fleet is back to normal, and how many user calls failed; see
 //     [OutageResult]. A call is an attempt the fleet sends.
-//
 //   - [Shed] and [Pushback] are the server's side of a restart: every
 //     client sends one request at time 0, with retries, to a server that
 //     serves Config.Capacity requests at once, each for ShedServiceTime,
