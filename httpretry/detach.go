@@ -11,7 +11,9 @@ import (
 // body of the response the caller is about to read. So the request goes
 // with a context of its own, which carries the attempt's values and
 // follows the attempt's cancellation while the attempt runs, then only the
-// caller's, until the response's body is closed.
+// caller's, until the response's body is closed. An attempt whose context
+// is done exactly when the caller's is (the same Done channel: no stage
+// derived a context that can be cancelled on its own) needs none of this.
 type detached struct {
 	cancel context.CancelCauseFunc
 	stop   func() bool // stops following the context it follows

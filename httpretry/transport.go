@@ -263,7 +263,7 @@ func (c *call) attempt(actx context.Context) error {
 		c.resp = nil
 	}
 	rctx, d := actx, (*detached)(nil)
-	if !c.t.own {
+	if !c.t.own && actx.Done() != c.Context.Done() { // a stage can cancel the attempt's context
 		rctx, d = detach(actx)
 	}
 	r, err := c.request(rctx)
