@@ -131,3 +131,19 @@ func ExampleWithPolicy() {
 	// first request: 503 Service Unavailable
 	// second request: refused, after 0 attempts
 }
+
+func ExampleRetryAfterWait() {
+	// A server says "Retry-After: 2"; a Transport waits 2 s and up to a
+	// second more, drawn from its random source (here the draws 0, 0.5 and
+	// just below 1).
+	for _, u := range []float64{0, 0.5, 0.999} {
+		fmt.Println(httpretry.RetryAfterWait(2*time.Second, u))
+	}
+	// Told less than a second, it waits up to twice that.
+	fmt.Println(httpretry.RetryAfterWait(200*time.Millisecond, 0.5))
+	// Output:
+	// 2s
+	// 2.5s
+	// 2.999s
+	// 300ms
+}

@@ -211,9 +211,18 @@ func TestTimeoutStageLeavesTheBodyReadable(t *testing.T) {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(200)
 		w.(http.Flusher).Flush()
-		for range size / len(chunk) {
+		for i := range size / len(chunk) {
 			if _, err := io.WriteString(w, chunk); err != nil {
 				return
+			}
+			if i == 0 && r.URL.Path == "/stall" {
+				// The rest comes only after the client has gone (or after
+				// a few seconds, which a passing test never reaches).
+				w.(http.Flusher).Flush()
+				select {
+				case <-r.Context().Done():
+				case <-time.After(5 * time.Second):
+				}
 			}
 		}
 	})
@@ -257,13 +266,16 @@ func TestTimeoutStageLeavesTheBodyReadable(t *testing.T) {
 
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
-				resp, err = do(t, rt, ctx, http.MethodGet, srv.url, nil)
+				resp, err = do(t, rt, ctx, http.MethodGet, srv.url+"/stall", nil)
 				if err != nil {
 					t.Fatal(err)
 				}
+				if _, err := io.ReadFull(resp.Body, make([]byte, len(chunk))); err != nil {
+					t.Fatalf("reading the first chunk: %v", err)
+				}
 				cancel()
-				if n, err := io.Copy(io.Discard, resp.Body); !errors.Is(err, context.Canceled) || n == size {
-					t.Errorf("read %d bytes, error %v after the request was cancelled; want context.Canceled", n, err)
+				if n, err := io.Copy(io.Discard, resp.Body); !errors.Is(err, context.Canceled) || n >= size-int64(len(chunk)) {
+					t.Errorf("read %d more bytes, error %v after the request was cancelled; want context.Canceled", n, err)
 				}
 				resp.Body.Close()
 			})

@@ -84,6 +84,3 @@ func (s *Shedder) Validate() error {
 	}
 	return nil
 }
-
-// Guard returns the guard s asks.
-func (s *Shedder) Guard() guard.Guard { return s.g }
