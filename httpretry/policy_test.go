@@ -438,3 +438,21 @@ func TestRetryStageIsObserved(t *testing.T) {
 		t.Errorf("statuses %+v; want one 503 and four 200s", got)
 	}
 }
+
+// Through a Policy of the user's, a refusal's error redacts the URL's
+// password and query as the Transport's own errors do.
+func TestPolicyErrorsAreRedacted(t *testing.T) {
+	srv := statusServer(t, http.StatusServiceUnavailable)
+	cb := breaker.New(breaker.WithConsecutiveFailures(2), breaker.WithOpenDuration(time.Hour))
+	rt := NewTransport(srv.base, WithPolicy(policy.New(Retry(noWait), policy.Guard(cb))))
+	url := strings.Replace(srv.URL, "http://", "http://user:hunter2@", 1) + "/?token=s3cret"
+	_, err := get(t, rt, url)
+	if !errors.Is(err, breaker.ErrCircuitOpen) {
+		t.Fatalf("got %v; want the open circuit", err)
+	}
+	for _, msg := range []string{err.Error(), fmt.Sprintf("%+v", err)} {
+		if strings.Contains(msg, "hunter2") || strings.Contains(msg, "s3cret") {
+			t.Errorf("the error leaks a secret: %s", msg)
+		}
+	}
+}
