@@ -103,25 +103,32 @@ func (c *config) transport(name string) {
 }
 
 // stage records that the option named name configures a retry stage, and
-// adds ro, if not nil, to the stage's options. The core checks ro, and its
-// error, under the option's name, is the first invalid setting if none
-// came before it.
+// adds ro, if not nil, to the stage's options, once the core has checked
+// it (see checked).
 func (c *config) stage(name string, ro backoff.RetryOption) {
 	if c.stageOpt == "" {
 		c.stageOpt = "httpretry." + name
 	}
-	if ro == nil {
-		return
+	if ro != nil && c.checked(name, ro) {
+		c.retry = append(c.retry, ro)
 	}
-	c.retry = append(c.retry, ro)
-	if err := backoff.NewRetrier(ro).Validate(); err != nil && c.err == nil {
-		msg := strings.TrimPrefix(err.Error(), backoff.ErrInvalidConfiguration.Error()+": ")
-		if strings.HasPrefix(msg, name+" ") {
-			c.fail("httpretry.%s", msg)
-		} else {
-			c.fail("httpretry.%s: %s", name, msg)
-		}
+}
+
+// checked reports whether the core accepts ro, the core's option that the
+// option named name gives; if not, the core's error, under the option's
+// name, is the first invalid setting unless one came before it.
+func (c *config) checked(name string, ro backoff.RetryOption) bool {
+	err := backoff.NewRetrier(ro).Validate()
+	if err == nil {
+		return true
 	}
+	msg := strings.TrimPrefix(err.Error(), backoff.ErrInvalidConfiguration.Error()+": ")
+	if strings.HasPrefix(msg, name+" ") {
+		c.fail("httpretry.%s", msg)
+	} else {
+		c.fail("httpretry.%s: %s", name, msg)
+	}
+	return false
 }
 
 // stageOptions returns the options of the driver of the retry stage c
@@ -340,11 +347,9 @@ func WithRandom(fn func() float64) Option {
 func WithInstrumenter(i backoff.Instrumenter) Option {
 	return func(c *config) {
 		c.stage("WithInstrumenter", nil)
-		if i == nil || typednil.Is(i) {
-			c.fail("httpretry.WithInstrumenter was given a nil Instrumenter")
-			return
+		if c.checked("WithInstrumenter", backoff.WithInstrumenter(i)) {
+			c.instrumenters = append(c.instrumenters, i) // after the marker and the logger
 		}
-		c.instrumenters = append(c.instrumenters, i)
 	}
 }
 
@@ -395,12 +400,10 @@ func WithName(name string) Option {
 // Retry-After dates) is the one NewTransport is given.
 func WithClock(c clock.Clock) Option {
 	return func(cfg *config) {
-		cfg.retry = append(cfg.retry, backoff.WithClock(c))
-		if c == nil || typednil.Is(c) {
-			cfg.fail("httpretry.WithClock was given a nil clock")
-			return
+		if cfg.checked("WithClock", backoff.WithClock(c)) {
+			cfg.retry = append(cfg.retry, backoff.WithClock(c))
+			cfg.clock = c
 		}
-		cfg.clock = c
 	}
 }
 
