@@ -134,6 +134,7 @@ var readmeImports = map[string]string{
 	"hedge":       "github.com/herdsafe/backoff/hedge",
 	"herd":        "github.com/herdsafe/backoff/herd",
 	"httpretry":   "github.com/herdsafe/backoff/httpretry",
+	"httpshed":    "github.com/herdsafe/backoff/httpshed",
 	"otelbackoff": "github.com/herdsafe/backoff/otel",
 	"prombackoff": "github.com/herdsafe/backoff/prometheus",
 	"redisguard":  "github.com/herdsafe/backoff/redisguard",

@@ -204,3 +204,6 @@ func TestDriverRetryAfterSetsTheWaitAndResetsTheBackOff(t *testing.T) {
 		}
 	})
 }
+
+// marksPermanent is errors.Is(err, ErrPermanent), for an err that is
+// itself a sentinel of another package.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -28,10 +29,18 @@ const (
 	// guards of its strategy, while the dependency is healthy, then fully
 	// down, then degraded, then healthy again (see Phases).
 	Outage Scenario = "outage"
+	// Shed is a server restart like Restart's, against a server that
+	// serves Capacity requests at once and sheds the others with a bare
+	// 503: the middleware of package httpshed without its Retry-After.
+	Shed Scenario = "shed"
+	// Pushback is Shed with the Retry-After: the server tells each
+	// request it sheds when to come back, and the clients obey as package
+	// httpretry does.
+	Pushback Scenario = "pushback"
 )
 
 // Scenarios lists the built-in scenarios.
-func Scenarios() []Scenario { return []Scenario{OCC, Restart, Outage} }
+func Scenarios() []Scenario { return []Scenario{OCC, Restart, Outage, Shed, Pushback} }
 
 // Defaults of the simulation, from the AWS study where it gives one.
 const (
@@ -131,7 +140,7 @@ func (p Phases) starts() (bounds [NumPhases + 1]time.Duration) {
 // Rate, Tries, Phases and NewGuards describe the Outage scenario, and the
 // others ignore them; Capacity and MaxCalls do not apply to Outage.
 type Config struct {
-	// Scenario is OCC, Restart or Outage.
+	// Scenario is OCC, Restart, Outage, Shed or Pushback.
 	Scenario Scenario
 	// Clients is the size of the fleet, from 1 to MaxClients.
 	Clients int
@@ -180,7 +189,9 @@ type Config struct {
 	// counted in; zero means DefaultWindow (10 ms).
 	Window time.Duration
 	// Capacity is how many connections the Restart server accepts per
-	// window; zero means DefaultCapacity. OCC ignores it.
+	// window, and how many requests the Shed and Pushback server serves at
+	// once (each for ShedServiceTime); zero means DefaultCapacity. OCC
+	// ignores it.
 	Capacity int
 	// MaxCalls is how many calls one client makes before it gives up; zero
 	// means DefaultMaxCalls. It is what makes immediate retry end.
@@ -208,8 +219,8 @@ type Config struct {
 // error matching ErrInvalidConfig, or nil. Simulate calls it first.
 func (c Config) Validate() error {
 	switch {
-	case c.Scenario != OCC && c.Scenario != Restart && c.Scenario != Outage:
-		return invalid("Scenario %q is not known; use %q, %q or %q", string(c.Scenario), OCC, Restart, Outage)
+	case !slices.Contains(Scenarios(), c.Scenario):
+		return invalid("Scenario %q is not known; use one of %q", string(c.Scenario), Scenarios())
 	case c.Clients < 1 || c.Clients > MaxClients:
 		return invalid("Clients is %d; it must lie in [1, %d]", c.Clients, MaxClients)
 	case c.NewBackOff == nil:

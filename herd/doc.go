@@ -26,7 +26,7 @@
 // the one that refused are told of it as a refusal. They read the
 // simulation's virtual time through the clock.Clock they are given.
 //
-// Three scenarios are built in:
+// Five scenarios are built in:
 //
 //   - [OCC] is the experiment of the AWS Architecture Blog's "Exponential
 //     Backoff And Jitter" (2015): every client wants one successful update
@@ -53,6 +53,16 @@
 //     (the amplification), how long after the dependency recovered the
 //     fleet is back to normal, and how many user calls failed; see
 //     [OutageResult]. A call is an attempt the fleet sends.
+//   - [Shed] and [Pushback] are the server's side of a restart: every
+//     client sends one request at time 0, with retries, to a server that
+//     serves Config.Capacity requests at once, each for ShedServiceTime,
+//     and sheds the others: the Shedder of package httpshed over a
+//     bulkhead, driven in virtual time. In Shed its 503 is bare, and each
+//     client waits its BackOff's next backoff; in Pushback it carries the
+//     Retry-After the Shedder computes, and each client waits it as a
+//     Transport of package httpretry does, spread by
+//     httpretry.RetryAfterWait, with its BackOff started over. A call is a
+//     request reaching the server.
 //
 // Every message takes an independent one-way network delay drawn from
 // |Normal(mean, stddev)|, 10 ms and 2 ms by default.

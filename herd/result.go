@@ -21,8 +21,8 @@ type Result struct {
 	// over the fleet.
 	Calls int
 	// Succeeded counts the clients that got what they wanted. It, GaveUp
-	// and Completion describe the clients of OCC and Restart, each of
-	// which wants one success; they are 0 in Outage, whose clients make
+	// and Completion describe the clients of OCC, Restart, Shed and
+	// Pushback, each of which wants one success; they are 0 in Outage, whose clients make
 	// user calls to the end (see the field Outage).
 	Succeeded int
 	// GaveUp counts the clients that stopped without it: they reached
@@ -60,8 +60,8 @@ type Result struct {
 	Outage OutageResult
 }
 
-// Unfinished reports how many clients of OCC or Restart were still
-// retrying when the simulation stopped at its horizon. It is 0 in Outage,
+// Unfinished reports how many clients of OCC, Restart, Shed or Pushback
+// were still retrying when the simulation stopped at its horizon. It is 0 in Outage,
 // where a user call cut short by the horizon counts as failed.
 func (r Result) Unfinished() int {
 	if r.Scenario == Outage {

@@ -69,8 +69,11 @@ func SimulateContext(ctx context.Context, cfg Config) Result {
 		net:     rand.New(rand.NewPCG(mix(cfg.Seed), mix(cfg.Seed^0x6a09e667f3bcc908))),
 	}
 	init := s.initBackOffs
-	if cfg.Scenario == Outage {
+	switch cfg.Scenario {
+	case Outage:
 		init = s.initOutage
+	case Shed, Pushback:
+		init = s.initShed
 	}
 	if err := init(); err != nil {
 		s.res.Err = err
@@ -99,7 +102,8 @@ type sim struct {
 	window   int    // Restart: the window accepted counts
 	accepted int    // Restart: connections accepted in window
 
-	out *outage // Outage: the fleet's user calls and guards
+	out  *outage     // Outage: the fleet's user calls and guards
+	shed *shedServer // Shed and Pushback: the server
 }
 
 // initBackOffs builds and resets one BackOff per client, giving each of the
@@ -185,6 +189,8 @@ func (s *sim) run() {
 			s.try(e.call)
 		case userReply:
 			s.answer(e)
+		default:
+			s.shedEvent(e)
 		}
 	}
 	if s.out != nil {
@@ -214,8 +220,12 @@ func (s *sim) next() (event, bool) {
 // attempt starts client c's next attempt: a read in OCC, a connection
 // attempt in Restart.
 func (s *sim) attempt(c int32) {
-	if s.cfg.Scenario == OCC {
+	switch {
+	case s.cfg.Scenario == OCC:
 		s.send(event{client: c, kind: readArrive})
+		return
+	case s.shed != nil:
+		s.send(event{client: c, kind: shedArrive})
 		return
 	}
 	s.send(event{client: c, kind: callArrive})

@@ -90,7 +90,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	var (
 		clients = fs.String("clients", "", fmt.Sprintf("comma-separated fleet sizes to simulate (default %q, and %d for outage; -live takes one size, %d unless given)",
 			defaultClients, defaultOutageClients, defaultLiveClients))
-		scenario   = fs.String("scenario", "all", `scenarios: "occ", "restart", "outage" or "all", comma-separated`)
+		scenario   = fs.String("scenario", "all", "scenarios: "+strings.Join(scenarioNames(), ", ")+" or all, comma-separated")
 		strategies = fs.String("strategies", "all", "strategies to compare, comma-separated: all, or some of "+strings.Join(strategyNames(), ", ")+
 			" (occ, restart, -live) and "+strings.Join(outageStrategyNames(), ", ")+" (outage); each scenario runs those it has")
 		mean   = fs.Duration("delay", herd.DefaultDelayMean, "mean one-way network delay")
@@ -291,13 +291,21 @@ func parseScenarios(s string) ([]herd.Scenario, error) {
 	for f := range strings.SplitSeq(s, ",") {
 		sc := herd.Scenario(strings.TrimSpace(f))
 		if !slices.Contains(herd.Scenarios(), sc) {
-			return nil, usagef("-scenario: %q is not a scenario; use occ, restart, outage or all", f)
+			return nil, usagef("-scenario: %q is not a scenario; use %s or all", f, strings.Join(scenarioNames(), ", "))
 		}
 		if !slices.Contains(out, sc) {
 			out = append(out, sc)
 		}
 	}
 	return out, nil
+}
+
+func scenarioNames() []string {
+	var out []string
+	for _, sc := range herd.Scenarios() {
+		out = append(out, string(sc))
+	}
+	return out
 }
 
 func strategyNames() []string {

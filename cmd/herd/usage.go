@@ -15,7 +15,7 @@ backoff strategy, and prints a row per scenario, fleet size and strategy.
 The columns have the same names in the table, the CSV header (-format csv)
 and the JSON keys (-format json):
 
-  scenario        occ, restart, outage (live with -live)
+  scenario        occ, restart, outage, shed, pushback (live with -live)
   strategy        the -strategies name
   clients         the fleet size
   runs            runs the row averages (-runs); CSV and JSON only
@@ -29,6 +29,11 @@ and the JSON keys (-format json):
                   or are unfinished
   unfinished      the part of failed that was still retrying when the run
                   was cut off at -horizon (-live-limit with -live)
+
+The shed and pushback scenarios are a restart against a server that serves
+-capacity requests at once, each in 10 ms, and sheds the others with a 503:
+bare in shed, with the Retry-After of package httpshed in pushback, which
+the clients wait as package httpretry does.
 
 The outage scenario is a fleet under a steady load whose dependency goes
 down: each client starts -rate user calls a second (a user call is one
