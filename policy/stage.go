@@ -7,9 +7,9 @@ import (
 	"github.com/herdsafe/backoff"
 )
 
-// Stage is one layer of a Policy: a retry stage (Retry, RetryByKind), a timeout
-// (Timeout), panic recovery (Recover), a fallback (Fallback, FallbackErr)
-// or a guard (Guard). A Stage is a value: the same one may appear in
+// Stage is one layer of a Policy: a retry stage (Retry, RetryByKind), a
+// timeout (Timeout), panic recovery (Recover), a fallback (Fallback,
+// FallbackErr) or a guard (Guard). A Stage is a value: the same one may appear in
 // several policies. Its zero value is not a stage; New reports it.
 type Stage struct {
 	kind    stageKind
