@@ -116,7 +116,7 @@ func (l *Limiter) Allow(ctx context.Context, _ guard.Call) (guard.Permit, error)
 	case ctx.Err() != nil:
 		return guard.Permit{}, context.Cause(ctx)
 	}
-	now := l.clock.Now()
+	now := l.now()
 	if l.lim.AllowN(now, 1) {
 		return guard.Permit{}, nil
 	}
@@ -148,10 +148,19 @@ func (l *Limiter) wait(ctx context.Context, now time.Time) error {
 		return nil
 	case <-ctx.Done():
 		t.Stop()
-		r.CancelAt(l.clock.Now())
+		r.CancelAt(l.now())
 		return context.Cause(ctx)
 	}
 }
+
+// epoch is the origin of the times a Limiter gives its x/time limiter:
+// each is epoch plus the clock's Since(epoch), which on the time package's
+// clock reads only the monotonic clock, at about half the cost of Now. On
+// a mock clock they follow the mock's time.
+var epoch = time.Now()
+
+// now reads the Limiter's clock.
+func (l *Limiter) now() time.Time { return epoch.Add(l.clock.Since(epoch)) }
 
 // overruns reports whether a wait of delay from now would end after ctx's
 // deadline.

@@ -29,7 +29,7 @@ func (l *Limiter) Stats() Stats {
 	return Stats{
 		Rate:    l.lim.Limit(),
 		Burst:   l.lim.Burst(),
-		Tokens:  l.lim.TokensAt(l.clock.Now()),
+		Tokens:  l.lim.TokensAt(l.now()),
 		Waiting: l.waiting.Load(),
 		Waited:  l.waited.Load(),
 		Refused: l.refused.Load(),
