@@ -212,3 +212,51 @@ func TestRetryByKindSuccessAllocatesNothing(t *testing.T) {
 		t.Errorf("kind asked %d times on success", asked)
 	}
 }
+
+// With no attempt limit (WithMaxTries(0)) the kinds' limits still hold:
+// the finite and the unbounded stage are one loop.
+func TestRetryByKindWithoutMaxTries(t *testing.T) {
+	fn, n := failing(errOther, errTimeout, errOther, errOther, errTimeout, errTimeout)
+	kindExhausted(t, limited(backoff.WithMaxTries(0)).DoErr(context.Background(), fn), "timeout", 2, errTimeout, 5)
+	if *n != 5 {
+		t.Errorf("%d attempts, want 5", *n)
+	}
+}
+
+// recorder is a guard that keeps the outcomes it is told of.
+type recorder struct {
+	mu  sync.Mutex
+	got []guard.Outcome
+}
+
+func (r *recorder) Allow(context.Context, guard.Call) (guard.Permit, error) {
+	return guard.Permit{}, nil
+}
+
+func (r *recorder) Record(_ guard.Permit, o guard.Outcome) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.got = append(r.got, o)
+}
+
+// A kind function that panics: the panic goes on to the caller, and a
+// guard around the stage is told the call panicked.
+func TestRetryByKindPanickingKind(t *testing.T) {
+	outer := &recorder{}
+	p := policy.New(
+		policy.Guard(outer),
+		policy.RetryByKind(func(error) string { panic("kind") }, map[string]int{"timeout": 2}),
+	)
+	func() {
+		defer func() {
+			if r := recover(); r != "kind" {
+				t.Fatalf("recovered %v, want the kind function's panic", r)
+			}
+		}()
+		_ = p.DoErr(context.Background(), func(context.Context) error { return errTimeout })
+		t.Fatal("no panic")
+	}()
+	if len(outer.got) != 1 || outer.got[0].Err != guard.ErrPanicked {
+		t.Errorf("the outer guard was told %+v, want one record of ErrPanicked", outer.got)
+	}
+}
