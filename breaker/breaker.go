@@ -149,13 +149,16 @@ func (b *Breaker) allowSlow() (guard.Permit, error) {
 // Record tells the breaker how a call that Allow admitted ended, as a
 // [guard.Guard]. A call whose error is nil is a success; one whose error
 // WithIsFailure counts (by default, any) is a failure; an abandoned call,
-// or one that a guard inside the breaker refused, is neither. A failure
-// may trip a closed breaker, or reopen a half-open one; enough probe
-// successes close it.
+// or one that a guard inside the breaker refused, is neither. With
+// WithSlowCalls, a success or a failure that took longer than its
+// duration is also slow. A failure (or a slow call) may trip a closed
+// breaker, or reopen a half-open one; enough fast probe successes close
+// it. Forced closed, the breaker counts the call and never trips; forced
+// open, it admitted none.
 //
-// The Permit's Token is the generation of the state that admitted the
-// call, which each change of state increments, so a Permit of an earlier
-// state is ignored: the calls admitted before the last change count for
+// The Permit's Token names the state that admitted the call (and, with
+// WithSlowCalls, when): each change of state starts a new one, so a
+// Permit of an earlier state is ignored: the calls admitted before the last change count for
 // nothing after it. So is a Permit Allow did not issue. A change of state
 // Record makes runs the state-change hook on the calling goroutine.
 func (b *Breaker) Record(pm guard.Permit, o guard.Outcome) {
