@@ -112,8 +112,10 @@
 //
 //	backoff.breaker.state                   gauge          1             breaker.state
 //	backoff.breaker.transitions             counter        {transition}
+//	backoff.breaker.forced_transitions      counter        {transition}
 //	backoff.breaker.refusals                counter        {call}
 //	backoff.breaker.calls                   counter        {call}        breaker.outcome
+//	backoff.breaker.slow_calls              counter        {call}
 //	backoff.bulkhead.in_flight              updowncounter  {call}
 //	backoff.bulkhead.queued                 updowncounter  {call}        (Bulkhead only)
 //	backoff.bulkhead.limit                  updowncounter  {call}

@@ -42,8 +42,8 @@ const (
 	ErrorTypeKey = attribute.Key("error.type")
 	// GuardKey is the name under which a guard is observed.
 	GuardKey = attribute.Key("guard.name")
-	// BreakerStateKey is a breaker's state: "closed", "open" or
-	// "half-open".
+	// BreakerStateKey is a breaker's state: "closed", "open",
+	// "half-open", "forced-open" or "forced-closed".
 	BreakerStateKey = attribute.Key("breaker.state")
 	// BreakerOutcomeKey is how a breaker recorded a call: "success",
 	// "failure", "neutral" or "ignored" (see breaker.Counts).
@@ -66,8 +66,10 @@ const (
 
 	breakerStateName       = "backoff.breaker.state"
 	breakerTransitionsName = "backoff.breaker.transitions"
+	breakerForcedName      = "backoff.breaker.forced_transitions"
 	breakerRefusalsName    = "backoff.breaker.refusals"
 	breakerCallsName       = "backoff.breaker.calls"
+	breakerSlowName        = "backoff.breaker.slow_calls"
 
 	bulkheadInFlightName      = "backoff.bulkhead.in_flight"
 	bulkheadQueuedName        = "backoff.bulkhead.queued"

@@ -63,8 +63,8 @@ func TestObserveNamesAreUnique(t *testing.T) {
 	if !unregister() {
 		t.Fatal("unregister reported that nothing was registered")
 	}
-	if n, _ := testutil.GatherAndCount(reg, "backoff_breaker_state"); n != 3 {
-		t.Errorf("after unregister, %d series of backoff_breaker_state, want the 3 of ledger", n)
+	if n, _ := testutil.GatherAndCount(reg, "backoff_breaker_state"); n != 5 {
+		t.Errorf("after unregister, %d series of backoff_breaker_state, want the 5 of ledger", n)
 	}
 	if _, err := in.ObserveBreaker("payments", breaker.New()); err != nil {
 		t.Errorf("after unregister the name is still taken: %v", err)

@@ -54,8 +54,10 @@
 //
 //	backoff_breaker_state                   gauge    state: 1 for the current one, 0 for the others
 //	backoff_breaker_transitions_total       counter
+//	backoff_breaker_forced_transitions_total counter
 //	backoff_breaker_refusals_total          counter
 //	backoff_breaker_calls_total             counter  outcome: success, failure, neutral, ignored
+//	backoff_breaker_slow_calls_total        counter
 //	backoff_bulkhead_in_flight              gauge
 //	backoff_bulkhead_queued                 gauge    (Bulkhead only)
 //	backoff_bulkhead_limit                  gauge
