@@ -44,6 +44,9 @@ type Limiter struct {
 	// the Limiter is unusable, so that the fast path refuses.
 	limits      [numPriorities]atomic.Uint64
 	prioritized bool
+	// shares says, by priority index, that calls of that priority may
+	// take a share of the limit only: they are shed, never queued.
+	shares [numPriorities]bool
 
 	clock  clock.Clock
 	origin time.Time // Permit tokens count nanoseconds from it
@@ -126,6 +129,7 @@ func New(opts ...Option) *Limiter {
 	l.prioritized = cfg.low < 1 || cfg.standard < 1
 	for i, t := range thresholds {
 		l.shed[i] = ShedError{Priority: bulkhead.Low + bulkhead.Priority(i), Threshold: t}
+		l.shares[i] = t < 1
 	}
 	if cfg.maxWait > 0 {
 		l.timedOut = waitTimedOut(cfg.maxWait)
@@ -372,7 +376,7 @@ func (l *Limiter) acquire(ctx context.Context, i int) error {
 	case ctx.Err() != nil:
 		l.canceled.Add(1)
 		return canceled(ctx)
-	case l.prioritized && i != criticalIndex:
+	case l.shares[i]:
 		if n, ok := l.tryAcquire(i); ok {
 			l.notePeak(n)
 			return nil

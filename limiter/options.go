@@ -288,7 +288,7 @@ func WithMaxWait(d time.Duration) Option {
 // limit. Every priority may have one call in flight, however low the
 // limit. A call shed by its priority is refused at once with a [ShedError]
 // and never queued: only the calls that may take the whole limit (critical
-// ones) wait in the queue. bulkhead.DefaultLowThreshold and
+// ones, and those of a threshold of 1) wait in the queue. bulkhead.DefaultLowThreshold and
 // bulkhead.DefaultStandardThreshold (0.5 and 0.8) are the thresholds of a
 // PriorityBulkhead.
 //

@@ -173,3 +173,29 @@ func TestPriorityThresholds(t *testing.T) {
 	plain := limiter.New(limiter.WithInitialLimit(3))
 	admit(t, plain, low, 3) // all of the limit
 }
+
+// A priority whose threshold is 1 may take the whole limit, and so waits
+// in the queue like a critical call; a low one is shed at once.
+func TestPriorityOfTheWholeLimitQueues(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := limiter.New(limiter.WithInitialLimit(1), limiter.WithPriorityThresholds(0.5, 1), limiter.WithQueue(2))
+		ctx := context.Background()
+		held := admit(t, l, ctx, 1)
+		if _, err := l.Allow(bulkhead.WithPriority(ctx, bulkhead.Low), guard.Call{Attempt: 1}); !errors.Is(err, limiter.ErrLimitExceeded) {
+			t.Fatalf("a low call: %v, want it shed", err)
+		}
+		out := make(chan result, 1)
+		queueCaller(l, ctx, 0, out)
+		synctest.Wait()
+		if s := l.Stats(); s.Queued != 1 {
+			t.Fatalf("the standard call did not queue: %+v", s)
+		}
+		recordAll(l, held, guard.Outcome{Abandoned: true})
+		synctest.Wait()
+		r := next(t, out)
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		l.Record(r.p, guard.Outcome{Abandoned: true})
+	})
+}
