@@ -54,6 +54,7 @@ func summaryScenarios(r *results) []scenario {
 	one("BreakerSuccess")
 	one("BulkheadSuccess")
 	one("ThrottleSuccess")
+	one("LimiterSuccess")
 	one("RetryBudgetSuccess")
 	return out
 }
