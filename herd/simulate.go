@@ -68,6 +68,10 @@ func SimulateContext(ctx context.Context, cfg Config) Result {
 		clients: make([]client, cfg.Clients),
 		net:     rand.New(rand.NewPCG(mix(cfg.Seed), mix(cfg.Seed^0x6a09e667f3bcc908))),
 	}
+	if cfg.Scenario == Overload {
+		s.simulateOverload()
+		return s.res
+	}
 	init := s.initBackOffs
 	if cfg.Scenario == Outage {
 		init = s.initOutage
@@ -99,7 +103,8 @@ type sim struct {
 	window   int    // Restart: the window accepted counts
 	accepted int    // Restart: connections accepted in window
 
-	out *outage // Outage: the fleet's user calls and guards
+	out *outage   // Outage: the fleet's user calls and guards
+	ov  *overload // Overload: the fleet's calls, its guards and the server
 }
 
 // initBackOffs builds and resets one BackOff per client, giving each of the
