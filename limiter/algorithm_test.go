@@ -15,18 +15,20 @@ func TestVegas(t *testing.T) {
 		limit, r, peak, want float64
 		alpha, beta          float64
 	}{
-		// At 10 the thresholds are alpha and beta themselves (log10 10 = 1).
+		// At 10, log10 10 = 1: the thresholds are alpha and beta, capped
+		// at a quarter and a half of the limit: 2.5 and 5.
 		{"nothing queued: grows by √limit", 10, 1, 10, 10 + math.Sqrt(10), 3, 6},
-		{"1.5 queued of alpha 3: half of √limit", 10, 0.85, 10, 10 + math.Sqrt(10)/2, 3, 6},
-		{"just under alpha: by 1 at least", 10, 0.71, 10, 11, 3, 6},
+		{"1.25 queued of 2.5: half of √limit", 10, 0.875, 10, 10 + math.Sqrt(10)/2, 3, 6},
+		{"just under the lower threshold: by 1 at least", 10, 0.76, 10, 11, 3, 6},
 		{"unused: stays", 10, 1, 4, 10, 3, 6},
-		{"between the thresholds: stays", 10, 0.5, 10, 10, 3, 6},
-		{"8 queued above beta 6: to 10 × 6/8", 10, 0.2, 10, 7.5, 3, 6},
-		{"far above beta: halves at most", 100, 0.01, 100, 50, 3, 6},
-		// At 100 the thresholds double: alpha 6, beta 12.
+		{"between the thresholds: stays", 10, 0.6, 10, 10, 3, 6},
+		{"8 queued above 5: to 10 × 5/8", 10, 0.2, 10, 6.25, 3, 6},
+		// At 100 the thresholds double: 6 and 12.
+		{"far above the upper threshold: halves at most", 100, 0.01, 100, 50, 3, 6},
 		{"100, 10 queued: inside 6..12", 100, 0.9, 100, 100, 3, 6},
 		{"100, 20 queued: to 100 × 12/20", 100, 0.8, 100, 60, 3, 6},
-		// Below 10 the thresholds do not shrink.
+		// A small limit: the thresholds are a quarter and a half of it.
+		{"4, 2.4 queued above 2: to 4 × 2/2.4", 4, 0.4, 4, 4 * 2 / 2.4, 3, 6},
 		{"2, nothing queued", 2, 1, 2, 2 + math.Sqrt(2), 3, 6},
 	}
 	for _, c := range cases {
@@ -48,8 +50,10 @@ func TestGradient(t *testing.T) {
 		{"a little queued: still grows", 16, 0.8, 16, 1, 16.8},
 		// r = 0.6: next = 9.6 + 4 = 13.6; smoothed: 16 × 0.8 + 13.6 × 0.2.
 		{"queued: shrinks, smoothed", 16, 0.6, 16, 1, 15.52},
-		// r = 0.1: g is held at 1/2: next = 8 + 4 = 12; smoothed 15.2.
-		{"far queued: the gradient is held at 1/2", 16, 0.1, 16, 1, 15.2},
+		// r = 0.1: g is held at 1/2: next = 8 + 4 = 12, taken at once: the
+		// latency more than doubled.
+		{"far queued: the gradient is held at 1/2, unsmoothed", 16, 0.1, 16, 1, 12},
+		{"the latency doubled: unsmoothed", 16, 0.5, 16, 1, 12},
 		// Tolerance 1.5: 1.5 × 0.6 = 0.9: next = 14.4 + 4 = 18.4.
 		{"tolerated", 16, 0.6, 16, 1.5, 18.4},
 	}

@@ -43,7 +43,8 @@
 //	next = limit × g + √limit
 //
 // A higher next is taken at once if the limit was used (peak ≥ limit −
-// √limit); a lower one is smoothed, limit × 0.8 + next × 0.2. The square
+// √limit); a lower one is smoothed, limit × 0.8 + next × 0.2, unless the
+// latency doubled (g = 1/2): then it is taken at once too. The square
 // root is the headroom that keeps the limit probing upwards while nothing
 // queues; where the rule settles, g = 1 − 1/√limit, so the mean latency
 // stays at 1.1 to 1.5 times the no-load latency for limits from 100 down
@@ -53,16 +54,23 @@
 // network:
 //
 //	queued = limit × (1 − r)
-//	a, b   = alpha × max(1, log10 limit), beta × max(1, log10 limit)
+//	a      = min(alpha × max(1, log10 limit), limit/4)
+//	b      = min(beta × max(1, log10 limit), limit/2)
 //
 // Below a the limit grows by √limit × (1 − queued/a), by 1 at least, if
 // it was used (peak ≥ limit/2); above b it shrinks to limit × b / queued,
 // by half at most; in between it stays. alpha and beta are 3 and 6 by
-// default. Vegas holds the queue at the dependency to a few calls per
-// limiter, and, once there, the limit still; but with a limit in the
-// hundreds the noise of the measured latency is itself worth a few calls,
-// and it grows slowly: prefer the gradient for one limiter shared by many
-// callers.
+// default; the caps keep a small limit's queue to half of it, a latency
+// of twice the no-load latency at most. Vegas holds the queue at the
+// dependency to a few calls per limiter, and, once there, the limit
+// still; but with a limit in the hundreds the noise of the measured
+// latency is itself worth a few calls, and it grows slowly: prefer the
+// gradient for one limiter shared by many callers.
+//
+// Many limiters in front of one dependency (one per client of a fleet)
+// each keep a queue of their own there, and the queues add up: the rules
+// hold the latency within about 1.5 times the no-load latency while each
+// limiter's share is ten calls or more, and less well below.
 //
 // Failures: a window in which a call failed multiplies the limit by
 // [DefaultDecrease] (0.9, [WithDecrease]), whatever the latency: the

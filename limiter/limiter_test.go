@@ -136,7 +136,7 @@ func TestGradientShrinksWhenTheLatencyRises(t *testing.T) {
 
 // Vegas grows the limit while fewer than alpha calls queue, keeps it
 // while between alpha and beta do, and shrinks it when more do.
-func TestVegas(t *testing.T) {
+func TestVegasRule(t *testing.T) {
 	clk := newManualClock()
 	l := limiter.New(limiter.WithClock(clk), perRound(10), limiter.WithInitialLimit(10), limiter.WithVegas(2, 4))
 	if s := round(t, l, clk, 10, 10*time.Millisecond, nil); s.Limit != 13 { // 10 + √10

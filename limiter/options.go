@@ -132,9 +132,10 @@ func WithInitialLimit(n int) Option {
 // WithVegas makes the Limiter move its limit as TCP Vegas moves its
 // window: at the end of each sample window it estimates the calls queued
 // at the dependency as limit × (1 − no-load latency / latency), grows the
-// limit while fewer than alpha × max(1, log10 limit) are queued, shrinks
-// it while more than beta × max(1, log10 limit) are, and leaves it alone
-// in between (see the package documentation). The defaults are
+// limit while fewer than alpha × max(1, log10 limit) are queued (a
+// quarter of the limit at most), shrinks it while more than beta × max(1,
+// log10 limit) are (half of the limit at most), and leaves it alone in
+// between (see the package documentation). The defaults are
 // DefaultAlpha (3) and DefaultBeta (6). Both must be finite, alpha above 0
 // and not above beta; NaN is invalid. The last of WithVegas and
 // WithGradient wins.
@@ -157,7 +158,8 @@ func WithVegas(alpha, beta float64) Option {
 // latency, in the manner of Netflix's concurrency-limits: at the end of
 // each sample window the limit becomes limit × g + √limit, where g is
 // tolerance × the no-load latency / the latency measured, kept within
-// [1/2, 1]; a decrease is smoothed (see the package documentation). It is
+// [1/2, 1]; a decrease is smoothed unless g is 1/2 (see the package
+// documentation). It is
 // the default algorithm, with tolerance DefaultTolerance (1): a tolerance
 // of 1.5 lets the latency rise to 1.5 times the no-load latency before the
 // limit shrinks. The tolerance must be finite and at least 1; NaN is
