@@ -270,8 +270,8 @@ func (l *Limiter) Run(ctx context.Context, fn func(context.Context) error) error
 	return guard.Run(ctx, l, guard.Call{Attempt: 1}, fn)
 }
 
-// Stats is a reading of a [Limiter], for telemetry. Limit, InFlight and
-// Queued are read together; the rest just after.
+// Stats is a reading of a [Limiter], for telemetry. InFlight and Queued
+// are read together, at one instant; the rest just after.
 type Stats struct {
 	// Limit is the current limit: the most calls in flight at once.
 	Limit int
