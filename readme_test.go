@@ -130,6 +130,7 @@ var readmeImports = map[string]string{
 	"bulkhead":    "github.com/herdsafe/backoff/bulkhead",
 	"budget":      "github.com/herdsafe/backoff/budget",
 	"throttle":    "github.com/herdsafe/backoff/throttle",
+	"limiter":     "github.com/herdsafe/backoff/limiter",
 	"chaos":       "github.com/herdsafe/backoff/chaos",
 	"hedge":       "github.com/herdsafe/backoff/hedge",
 	"herd":        "github.com/herdsafe/backoff/herd",

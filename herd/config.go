@@ -14,7 +14,7 @@ import (
 )
 
 // Scenario names what the simulated clients try to do. See [OCC],
-// [Restart] and [Outage].
+// [Restart], [Outage] and [Overload].
 type Scenario string
 
 const (
@@ -40,7 +40,7 @@ const (
 )
 
 // Scenarios lists the built-in scenarios.
-func Scenarios() []Scenario { return []Scenario{OCC, Restart, Outage, Shed, Pushback} }
+func Scenarios() []Scenario { return []Scenario{OCC, Restart, Outage, Shed, Pushback, Overload} }
 
 // Defaults of the simulation, from the AWS study where it gives one.
 const (
@@ -134,13 +134,15 @@ func (p Phases) starts() (bounds [NumPhases + 1]time.Duration) {
 }
 
 // Config describes one simulation. Only Scenario, Clients and NewBackOff
-// must be set; every other zero field means the default named in its
-// comment. A Config is a plain value and may be reused.
+// must be set (Overload needs no NewBackOff); every other zero field means
+// the default named in its comment. A Config is a plain value and may be
+// reused.
 //
-// Rate, Tries, Phases and NewGuards describe the Outage scenario, and the
-// others ignore them; Capacity and MaxCalls do not apply to Outage.
+// Rate, Tries and Phases describe the Outage scenario, Server the
+// Overload scenario, and NewGuards both; the others ignore them. Capacity
+// and MaxCalls do not apply to Outage or Overload.
 type Config struct {
-	// Scenario is OCC, Restart, Outage, Shed or Pushback.
+	// Scenario is OCC, Restart, Outage, Shed, Pushback or Overload.
 	Scenario Scenario
 	// Clients is the size of the fleet, from 1 to MaxClients.
 	Clients int
@@ -159,12 +161,13 @@ type Config struct {
 	// and all the BackOffs it has are in use, and Resets a free one at
 	// the start of every user call (see Outage).
 	NewBackOff func() backoff.BackOff
-	// NewGuards, for the Outage scenario, returns the guards of one
-	// client, outermost first, as they would stand inside the retry stage
-	// of its Policy: policy.New(policy.Retry(...),
+	// NewGuards, for the Outage and Overload scenarios, returns the
+	// guards of one client, outermost first, as they would stand inside
+	// the retry stage of its Policy: policy.New(policy.Retry(...),
 	// policy.Guard(gs[0]), policy.Guard(gs[1]), ...). It is
 	// called once per client, in the order of the clients. nil, or an
-	// empty slice, means no guard: retries only.
+	// empty slice, means no guard: retries only (in Overload, which does
+	// not retry, every call sent).
 	//
 	// clk is the simulation's virtual clock, at the time of the event
 	// being processed whenever a guard is called; random returns this
@@ -213,6 +216,12 @@ type Config struct {
 	// Phases are the states of the Outage scenario's dependency; the zero
 	// Phases means the defaults.
 	Phases Phases
+
+	// Server is the server of the Overload scenario, and the load on it;
+	// the zero Server means the defaults. Overload uses Clients,
+	// NewGuards, Seed, Delay, Window and Horizon too, and no BackOff: its
+	// calls are not retried.
+	Server Server
 }
 
 // Validate reports the first field of c that cannot be simulated, as an
@@ -223,7 +232,7 @@ func (c Config) Validate() error {
 		return invalid("Scenario %q is not known; use one of %q", string(c.Scenario), Scenarios())
 	case c.Clients < 1 || c.Clients > MaxClients:
 		return invalid("Clients is %d; it must lie in [1, %d]", c.Clients, MaxClients)
-	case c.NewBackOff == nil:
+	case c.NewBackOff == nil && c.Scenario != Overload:
 		return invalid("NewBackOff is nil")
 	case c.Delay.Mean < 0:
 		return invalid("Delay.Mean is negative (%v)", c.Delay.Mean)
@@ -242,8 +251,11 @@ func (c Config) Validate() error {
 	if d.Horizon/d.Window >= MaxWindows {
 		return invalid("Horizon (%v) spans %d Windows of %v; at most %d", d.Horizon, d.Horizon/d.Window, d.Window, MaxWindows)
 	}
-	if c.Scenario == Outage {
+	switch c.Scenario {
+	case Outage:
 		return d.validateOutage()
+	case Overload:
+		return d.validateOverload()
 	}
 	return nil
 }

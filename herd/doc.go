@@ -19,14 +19,15 @@
 // simulation calls Reset once per client (in Outage, once per user call)
 // and then NextBackOff after every failed call, exactly as the library's
 // retry driver does, so what is measured is the BackOff a program would
-// really use. The guards of Outage are the real ones, driven as a
-// Policy's guard stages drive them: Allow before each attempt, outermost
-// first, with the attempt's number; Record when its answer comes back,
-// innermost first; a refusal ends the user call, and the guards outside
-// the one that refused are told of it as a refusal. They read the
-// simulation's virtual time through the clock.Clock they are given.
+// really use. The guards of Outage and Overload are the real ones,
+// driven as a Policy's guard stages drive them: Allow before each
+// attempt, outermost first, with the attempt's number; Record when its
+// answer comes back, innermost first; a refusal ends the user call, and
+// the guards outside the one that refused are told of it as a refusal.
+// They read the simulation's virtual time through the clock.Clock they
+// are given.
 //
-// Five scenarios are built in:
+// Six scenarios are built in:
 //
 //   - [OCC] is the experiment of the AWS Architecture Blog's "Exponential
 //     Backoff And Jitter" (2015): every client wants one successful update
@@ -63,6 +64,19 @@
 //     Transport of package httpretry does, spread by
 //     httpretry.RetryAfterWait, with its BackOff started over. A call is a
 //     request reaching the server.
+//   - [Overload] is a server with more work than it can do: a queue in
+//     front of a fixed number of workers (see [Server]), so that its
+//     latency grows with the calls in flight, facing a load above its
+//     capacity. The fleet starts calls at a rate the stages set (by
+//     default half the capacity, then twice it, then twice it with half of
+//     the workers lost, then with all of them back), each through its
+//     client's guards (a fixed bulkhead, an adaptive concurrency limiter),
+//     and each client gives a call up at a timeout, which the server, not
+//     knowing, still serves. What is measured is the goodput (the calls
+//     answered in time per second, relative to the capacity), the latency
+//     of the calls sent relative to the no-load latency, and how long
+//     after each step the fleet's limit took to settle; see
+//     [OverloadResult]. A call is a call the fleet sends.
 //
 // Every message takes an independent one-way network delay drawn from
 // |Normal(mean, stddev)|, 10 ms and 2 ms by default.
@@ -73,5 +87,6 @@
 // ExponentialBackOff, and immediate retry as the control.
 // [OutageStrategies] lists those it compares in Outage: retries alone,
 // behind each retry budget, a circuit breaker, adaptive throttling, and
-// all three.
+// all three. [OverloadStrategies] lists those it compares in Overload: no
+// guard, a fixed bulkhead, and the adaptive limiter on each of its rules.
 package herd

@@ -68,6 +68,10 @@ func SimulateContext(ctx context.Context, cfg Config) Result {
 		clients: make([]client, cfg.Clients),
 		net:     rand.New(rand.NewPCG(mix(cfg.Seed), mix(cfg.Seed^0x6a09e667f3bcc908))),
 	}
+	if cfg.Scenario == Overload {
+		s.simulateOverload()
+		return s.res
+	}
 	init := s.initBackOffs
 	switch cfg.Scenario {
 	case Outage:
@@ -104,6 +108,7 @@ type sim struct {
 
 	out  *outage     // Outage: the fleet's user calls and guards
 	shed *shedServer // Shed and Pushback: the server
+	ov   *overload   // Overload: the fleet's calls, its guards and the server
 }
 
 // initBackOffs builds and resets one BackOff per client, giving each of the

@@ -51,6 +51,9 @@ const (
 	// PriorityKey is the priority of the calls a priority bulkhead
 	// refused: "low", "standard" or "critical".
 	PriorityKey = attribute.Key("bulkhead.priority")
+	// LimiterPriorityKey is the priority of the calls an adaptive
+	// concurrency limiter refused: "low", "standard" or "critical".
+	LimiterPriorityKey = attribute.Key("limiter.priority")
 )
 
 // The span event recorded on the caller's span when the driver gives up
@@ -76,6 +79,12 @@ const (
 	bulkheadLimitName         = "backoff.bulkhead.limit"
 	bulkheadRefusalsName      = "backoff.bulkhead.refusals"
 	bulkheadCancellationsName = "backoff.bulkhead.cancellations"
+
+	limiterLimitName         = "backoff.limiter.limit"
+	limiterInFlightName      = "backoff.limiter.in_flight"
+	limiterQueuedName        = "backoff.limiter.queued"
+	limiterRefusalsName      = "backoff.limiter.refusals"
+	limiterCancellationsName = "backoff.limiter.cancellations"
 
 	budgetRetriesName  = "backoff.budget.retries"
 	budgetRefusalsName = "backoff.budget.refusals"

@@ -24,22 +24,28 @@ type options struct {
 	// scenario.
 	outageClients    []int
 	outageStrategies []herd.Strategy
-	rate             float64
-	tries            int
-	phases           herd.Phases
-	seed             uint64
-	runs             int
-	base, cap        time.Duration
-	capacity         int
-	delay            herd.Delay
-	maxCalls         int
-	horizon          time.Duration
-	out              string
-	format           string
-	chart            string
-	quiet            bool
-	live             bool
-	liveLimit        time.Duration
+	// overloadClients and overloadStrategies are those of the overload
+	// scenario, and overloadServer its server (the zero Server, the
+	// defaults; no flag sets it: tests do, to make it quick).
+	overloadClients    []int
+	overloadStrategies []herd.Strategy
+	overloadServer     herd.Server
+	rate               float64
+	tries              int
+	phases             herd.Phases
+	seed               uint64
+	runs               int
+	base, cap          time.Duration
+	capacity           int
+	delay              herd.Delay
+	maxCalls           int
+	horizon            time.Duration
+	out                string
+	format             string
+	chart              string
+	quiet              bool
+	live               bool
+	liveLimit          time.Duration
 	// workers is how many simulations run at once; 0 means one per core.
 	// No flag sets it: tests do, to run a sweep in order.
 	workers int
@@ -52,7 +58,8 @@ var (
 )
 
 const (
-	defaultClients       = "100,1000" // 100 for outage, 300 with -live
+	defaultClients       = "100,1000" // 100 for outage, 10 for overload, 300 with -live
+	defaultScenarios     = "occ,restart,outage,shed,pushback"
 	defaultOutageClients = 100
 	defaultLiveClients   = 300
 	defaultLiveLimit     = 6 * time.Second
@@ -88,11 +95,12 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.SetOutput(stderr)
 	o := &options{}
 	var (
-		clients = fs.String("clients", "", fmt.Sprintf("comma-separated fleet sizes to simulate (default %q, and %d for outage; -live takes one size, %d unless given)",
-			defaultClients, defaultOutageClients, defaultLiveClients))
-		scenario   = fs.String("scenario", "all", "scenarios: "+strings.Join(scenarioNames(), ", ")+" or all, comma-separated")
+		clients = fs.String("clients", "", fmt.Sprintf("comma-separated fleet sizes to simulate (default %q, %d for outage and %d for overload; -live takes one size, %d unless given)",
+			defaultClients, defaultOutageClients, defaultOverloadClients, defaultLiveClients))
+		scenario   = fs.String("scenario", defaultScenarios, "scenarios: "+strings.Join(scenarioNames(), ", ")+" or all, comma-separated")
 		strategies = fs.String("strategies", "all", "strategies to compare, comma-separated: all, or some of "+strings.Join(strategyNames(), ", ")+
-			" (occ, restart, -live) and "+strings.Join(outageStrategyNames(), ", ")+" (outage); each scenario runs those it has")
+			" (occ, restart, -live), "+strings.Join(outageStrategyNames(), ", ")+" (outage) and "+strings.Join(overloadStrategyNames(), ", ")+
+			" (overload); each scenario runs those it has")
 		mean   = fs.Duration("delay", herd.DefaultDelayMean, "mean one-way network delay")
 		stddev = fs.Duration("delay-stddev", herd.DefaultDelayStdDev, "standard deviation of the network delay (0: none)")
 	)
@@ -138,12 +146,13 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		if o.clients, err = parseClients(*clients); err != nil {
 			return nil, err
 		}
-		o.outageClients = o.clients
+		o.outageClients, o.overloadClients = o.clients, o.clients
 	case o.live:
 		o.clients = []int{defaultLiveClients}
 	default:
 		o.clients, _ = parseClients(defaultClients)
 		o.outageClients = []int{defaultOutageClients}
+		o.overloadClients = []int{defaultOverloadClients}
 	}
 	if !set["chart"] && o.format != "table" {
 		o.chart = "none" // a script's output alone, unless it asks
@@ -329,22 +338,26 @@ func strategyList(strategies []herd.Strategy) []string {
 // to run.
 func (o *options) pickStrategies(s string) error {
 	herdAll, outageAll := herd.Strategies(o.base, o.cap), herd.OutageStrategies()
+	overloadAll := herd.OverloadStrategies(herd.Config{Clients: defaultOverloadClients})
 	if strings.TrimSpace(s) == "all" {
-		o.strategies, o.outageStrategies = herdAll, outageAll
+		o.strategies, o.outageStrategies, o.overloadStrategies = herdAll, outageAll, overloadAll
 		return nil
 	}
-	o.strategies, o.outageStrategies = nil, nil
+	o.strategies, o.outageStrategies, o.overloadStrategies = nil, nil, nil
 	for f := range strings.SplitSeq(s, ",") {
 		f = strings.TrimSpace(f)
 		named := func(st herd.Strategy) bool { return st.Name == f }
-		i, j := slices.IndexFunc(herdAll, named), slices.IndexFunc(outageAll, named)
+		i, j, k := slices.IndexFunc(herdAll, named), slices.IndexFunc(outageAll, named), slices.IndexFunc(overloadAll, named)
 		switch {
-		case i < 0 && j < 0:
-			return usagef("-strategies: %q is not a strategy; use all or some of %s, %s", f, strings.Join(strategyNames(), ", "), strings.Join(outageStrategyNames(), ", "))
+		case i < 0 && j < 0 && k < 0:
+			return usagef("-strategies: %q is not a strategy; use all or some of %s, %s, %s", f, strings.Join(strategyNames(), ", "),
+				strings.Join(outageStrategyNames(), ", "), strings.Join(overloadStrategyNames(), ", "))
 		case i >= 0 && !slices.ContainsFunc(o.strategies, named):
 			o.strategies = append(o.strategies, herdAll[i])
 		case j >= 0 && !slices.ContainsFunc(o.outageStrategies, named):
 			o.outageStrategies = append(o.outageStrategies, outageAll[j])
+		case k >= 0 && !slices.ContainsFunc(o.overloadStrategies, named):
+			o.overloadStrategies = append(o.overloadStrategies, overloadAll[k])
 		}
 	}
 	if o.live {
@@ -358,16 +371,19 @@ func (o *options) pickStrategies(s string) error {
 		return len(strategies) == 0
 	})
 	if len(o.scenarios) == 0 {
-		return usagef("-strategies: no scenario asked for has any of them: occ and restart have %s, outage %s",
-			strings.Join(strategyNames(), ", "), strings.Join(outageStrategyNames(), ", "))
+		return usagef("-strategies: no scenario asked for has any of them: occ and restart have %s, outage %s, overload %s",
+			strings.Join(strategyNames(), ", "), strings.Join(outageStrategyNames(), ", "), strings.Join(overloadStrategyNames(), ", "))
 	}
 	return nil
 }
 
 // plan returns the fleet sizes and the strategies of scenario sc.
 func (o *options) plan(sc herd.Scenario) ([]int, []herd.Strategy) {
-	if sc == herd.Outage {
+	switch sc {
+	case herd.Outage:
 		return o.outageClients, o.outageStrategies
+	case herd.Overload:
+		return o.overloadClients, o.overloadStrategies
 	}
 	return o.clients, o.strategies
 }

@@ -342,7 +342,7 @@ func TestParseArgsDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(o.clients, []int{100, 1000}) || len(o.scenarios) != len(herd.Scenarios()) || len(o.strategies) != 6 ||
+	if !reflect.DeepEqual(o.clients, []int{100, 1000}) || len(o.scenarios) != len(herd.Scenarios())-1 || slices.Contains(o.scenarios, herd.Overload) || len(o.strategies) != 6 ||
 		!reflect.DeepEqual(o.outageClients, []int{100}) || len(o.outageStrategies) != 7 || o.rate != herd.DefaultRate ||
 		o.tries != herd.DefaultTries || o.phases.Down != herd.DefaultDown || o.phases.DegradedFailures != herd.DefaultDegradedFailures ||
 		o.format != "table" || o.chart != "png" || o.out != "herd-out" || o.runs != 1 {

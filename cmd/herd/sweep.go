@@ -61,6 +61,8 @@ type row struct {
 	lastSuccess time.Duration
 	realTime    time.Duration
 	behind      int
+
+	overloadRow // the overload scenario's
 }
 
 // job is one simulation of a sweep.
@@ -73,7 +75,7 @@ type job struct {
 // config is the simulation the options ask for with scenario sc, n
 // clients, strategy st, in run number run.
 func (o *options) config(sc herd.Scenario, n int, st herd.Strategy, run int) herd.Config {
-	return herd.Config{
+	cfg := herd.Config{
 		Scenario:   sc,
 		Clients:    n,
 		NewBackOff: st.NewBackOff,
@@ -87,6 +89,10 @@ func (o *options) config(sc herd.Scenario, n int, st herd.Strategy, run int) her
 		Tries:      o.tries,
 		Phases:     o.phases,
 	}
+	if sc == herd.Overload {
+		return o.overloadConfig(cfg, st)
+	}
+	return cfg
 }
 
 // sweep runs every simulation the options ask for, on all cores (or
@@ -139,8 +145,11 @@ func sweep(ctx context.Context, o *options, tick func()) ([]row, error) {
 				r.PeakLoad += float64(res.PeakLoad)
 				r.Failed += float64(res.Clients - res.Succeeded)
 				r.Unfinished += float64(res.Unfinished())
-				if res.Scenario == herd.Outage {
+				switch res.Scenario {
+				case herd.Outage:
 					r.add(res)
+				case herd.Overload:
+					r.addOverload(res, j.keep)
 				}
 				if j.keep {
 					r.timeline, r.window = res.Load, res.Window
@@ -187,6 +196,9 @@ feed:
 			r.TotalX /= k
 			r.Recovery /= time.Duration(r.Runs)
 			r.RecoveryS = r.Recovery.Seconds()
+		}
+		if r.isOverload() {
+			r.finishOverload(k)
 		}
 		finished = append(finished, r)
 	}

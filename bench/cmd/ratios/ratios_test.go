@@ -143,6 +143,8 @@ func TestTargetsOfTheReshape(t *testing.T) {
 		{"ThrottleSuccess/herdsafe: sec/op ≤ 0.5× failsafe", "0.25× of failsafe", true},
 		{"RateLimiterSuccess/herdsafe: 0 allocs/op", "0", true},
 		{"RateLimiterSuccess/herdsafe: sec/op ≤ 0.5× failsafe", "0.10× of failsafe", true},
+		{"LimiterSuccess/herdsafe: 0 allocs/op", "0", true},
+		{"LimiterSuccess/herdsafe: sec/op ≤ 0.5× failsafe", "0.10× of failsafe", true},
 		{"RetryBudgetSuccess/herdsafe: 0 allocs/op", "0", true},
 		{"RetryBudgetSuccess/herdsafe: sec/op ≤ 0.5× failsafe", "0.56× of failsafe", false},
 	}

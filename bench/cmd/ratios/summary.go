@@ -55,6 +55,7 @@ func summaryScenarios(r *results) []scenario {
 	one("BulkheadSuccess")
 	one("ThrottleSuccess")
 	one("RateLimiterSuccess")
+	one("LimiterSuccess")
 	one("RetryBudgetSuccess")
 	return out
 }
