@@ -2,7 +2,6 @@ package backoff
 
 import (
 	"context"
-	"fmt"
 	"time"
 )
 
@@ -54,7 +53,7 @@ func Retry[T any](operation Operation[T], opts ...RetryOption) (T, error) {
 func RetryCtx[T any](ctx context.Context, operation Operation[T], opts ...RetryOption) (T, error) {
 	var res T
 	if operation == nil {
-		return res, invalid("RetryCtx was given a nil operation")
+		return res, &Error{Cause: settings.Invalid("RetryCtx was given a nil operation")}
 	}
 	err := run(ctx, opts, func(context.Context) error {
 		var err error
@@ -75,7 +74,7 @@ func RetryError(operation func() error, opts ...RetryOption) error {
 // including the options it accepts and the *Error it returns on failure.
 func RetryErrorCtx(ctx context.Context, operation func() error, opts ...RetryOption) error {
 	if operation == nil {
-		return invalid("RetryErrorCtx was given a nil operation")
+		return &Error{Cause: settings.Invalid("RetryErrorCtx was given a nil operation")}
 	}
 	return run(ctx, opts, func(context.Context) error { return operation() })
 }
@@ -96,7 +95,7 @@ func RetryErrorCtx(ctx context.Context, operation func() error, opts ...RetryOpt
 func Do[T any](ctx context.Context, fn func(context.Context) (T, error), opts ...RetryOption) (T, error) {
 	var res T
 	if fn == nil {
-		return res, invalid("Do was given a nil function")
+		return res, &Error{Cause: settings.Invalid("Do was given a nil function")}
 	}
 	err := run(ctx, opts, func(ctx context.Context) error {
 		if ctx.Err() != nil {
@@ -112,7 +111,7 @@ func Do[T any](ctx context.Context, fn func(context.Context) (T, error), opts ..
 // DoErr is Do for a function that returns only an error.
 func DoErr(ctx context.Context, fn func(context.Context) error, opts ...RetryOption) error {
 	if fn == nil {
-		return invalid("DoErr was given a nil function")
+		return &Error{Cause: settings.Invalid("DoErr was given a nil function")}
 	}
 	return run(ctx, opts, func(ctx context.Context) error {
 		if ctx.Err() != nil {
@@ -130,17 +129,12 @@ func (r refusedByContext) Error() string        { return context.Cause(r.ctx).Er
 func (r refusedByContext) Unwrap() error        { return context.Cause(r.ctx) }
 func (r refusedByContext) Is(target error) bool { return target == ErrRefused }
 
-// invalid returns the *Error of a call the driver cannot make.
-func invalid(format string, args ...any) error {
-	return &Error{Cause: fmt.Errorf("%w: "+format, append([]any{ErrInvalidConfiguration}, args...)...)}
-}
-
 // run builds the options opts make and runs op under them.
 func run(ctx context.Context, opts []RetryOption, op func(context.Context) error) error {
 	o, err := build(opts)
 	switch {
 	case ctx == nil:
-		err = invalid("the driver was given a nil context")
+		err = &Error{Cause: settings.Invalid("the driver was given a nil context")}
 	case err != nil:
 		err = &Error{Cause: err}
 	default:
@@ -278,7 +272,7 @@ func (p *progress) next(ctx context.Context, named time.Duration, isNamed bool) 
 			}
 			return 0, ErrExhausted
 		case delay < 0:
-			return 0, fmt.Errorf("%w: the BackOff returned a negative wait (%v)", ErrInvalidConfiguration, delay)
+			return 0, settings.Invalid("the BackOff returned a negative wait (%v)", delay)
 		}
 	}
 	return delay, p.limit(ctx, delay)
