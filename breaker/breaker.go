@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff/guard"
 )
 
@@ -53,7 +52,6 @@ var (
 // Validate reports and policy.Guard reports for the Policy.
 func New(opts ...Option) *Breaker {
 	b := &Breaker{cfg: defaults}
-	b.cfg.clock = clock.New()
 	for _, o := range opts {
 		if o == nil {
 			b.cfg.fail("New was given a nil Option")
@@ -74,9 +72,6 @@ func New(opts ...Option) *Breaker {
 	b.cur.Store(p)
 	return b
 }
-
-// errZero is the error of a zero Breaker.
-var errZero = invalid("a zero Breaker; make one with New")
 
 // Validate reports why the Breaker cannot be used: the first option New
 // could not apply, or that it is a zero Breaker. The error matches
@@ -178,7 +173,7 @@ func (b *Breaker) succeeded(p *period) {
 	case p.calls != nil:
 		p.calls.add(false)
 	case p.timed != nil:
-		p.timed.add(b.cfg.clock.Now(), false)
+		addTimed(p.timed, false)
 	}
 }
 
@@ -229,9 +224,7 @@ func (b *Breaker) failed(p *period) {
 		calls, bad := p.calls.counts()
 		trip = trips(calls, bad, b.cfg.minCalls, b.cfg.rate)
 	case timeRule:
-		now := b.cfg.clock.Now()
-		p.timed.add(now, true)
-		calls, bad := p.timed.counts(now)
+		calls, bad := addTimed(p.timed, true)
 		trip = trips(calls, bad, b.cfg.minCalls, b.cfg.rate)
 	}
 	if trip {
@@ -244,15 +237,16 @@ func (b *Breaker) failed(p *period) {
 // calls fn with ctx and records how it ended. The call is abandoned, and
 // counts as neither success nor failure, if ctx is done when fn returns.
 // If fn panics, the call is recorded as a failure (the breaker counts
-// [guard.ErrPanicked] as one) and the panic goes on.
+// [guard.ErrPanicked] as one) and the panic goes on. A ctx already done
+// is refused before the breaker is asked, as guard.Run refuses one (see
+// package guard).
 //
 // Run returns fn's error unchanged, or, without calling fn, the refusal:
 // an error that matches [backoff.ErrRefused] and wraps Allow's error (an
-// [*OpenError], which errors.Is matches to [ErrCircuitOpen]; the cause of
-// a ctx already done while the breaker is not closed; or the
-// configuration error). A retry driver around Run therefore stops at a
-// refusal at once. A nil ctx or fn is reported as an error matching
-// backoff.ErrInvalidConfiguration.
+// [*OpenError], which errors.Is matches to [ErrCircuitOpen], or the
+// configuration error) or the cause of a ctx already done. A retry driver
+// around Run therefore stops at a refusal at once. A nil ctx or fn is
+// reported as an error matching backoff.ErrInvalidConfiguration.
 func (b *Breaker) Run(ctx context.Context, fn func(context.Context) error) error {
 	return guard.Run(ctx, b, guard.Call{Attempt: 1}, fn)
 }

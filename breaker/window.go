@@ -3,6 +3,9 @@ package breaker
 import (
 	"sync/atomic"
 	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/herdsafe/backoff/internal/window"
 )
 
 // countWindow is the outcome of the last calls: one bit a call, set for a
@@ -42,74 +45,30 @@ func (w *countWindow) counts() (calls, failures uint64) {
 	return min(w.next.Load(), w.size), uint64(max(w.bad.Load(), 0))
 }
 
-// buckets is the number of buckets of a timeWindow.
-const buckets = 10
+// The kinds of event the window of WithFailureRateOver counts, a
+// window.Window on the breaker's clock.
+const (
+	timedCalls    = 0
+	timedFailures = 1
+)
 
-// timeWindow counts the calls of the last period in buckets of
-// period/buckets each, slot i holding the buckets i, i+buckets, ... since
-// start. It takes no lock: the first writer of a new bucket claims its
-// slot by swapping the slot's bucket number, then zeroes its counts; a call
-// recorded by another writer in between is lost.
-type timeWindow struct {
-	start time.Time
-	width time.Duration
-	slots [buckets]slot
-}
-
-type slot struct {
-	bucket atomic.Int64 // the bucket the counts are of, -1 for none
-	calls  atomic.Uint64
-	bad    atomic.Uint64
-}
-
-func newTimeWindow(start time.Time, period time.Duration) *timeWindow {
-	w := &timeWindow{start: start, width: period / buckets}
-	for i := range w.slots {
-		w.slots[i].bucket.Store(-1)
-	}
+// newTimeWindow returns the window of the calls of the last period on clk,
+// empty.
+func newTimeWindow(clk clock.Clock, period time.Duration) *window.Window {
+	w := new(window.Window)
+	w.Init(clk, period)
 	return w
 }
 
-// bucket is the number of the bucket now falls in.
-func (w *timeWindow) bucket(now time.Time) int64 {
-	return max(int64(now.Sub(w.start)/w.width), 0)
-}
-
-// add records a call that ended at now, failed or not.
-func (w *timeWindow) add(now time.Time, failed bool) {
-	n := w.bucket(now)
-	s := &w.slots[n%buckets]
-	for {
-		b := s.bucket.Load()
-		if b == n {
-			break
-		}
-		if b > n { // the slot moved on to a later bucket: too late to count
-			return
-		}
-		if s.bucket.CompareAndSwap(b, n) {
-			s.calls.Store(0)
-			s.bad.Store(0)
-			break
-		}
+// addTimed records a call in w, failed or not, and returns the calls in
+// the window and the failures among them.
+func addTimed(w *window.Window, failed bool) (calls, failures uint64) {
+	e := w.Add(w.Epoch(), timedCalls)
+	if !failed {
+		return 0, 0
 	}
-	s.calls.Add(1)
-	if failed {
-		s.bad.Add(1)
-	}
-}
-
-// counts returns the calls recorded in the window that ends at now, and
-// the failures among them.
-func (w *timeWindow) counts(now time.Time) (calls, failures uint64) {
-	n := w.bucket(now)
-	for b := max(n-buckets+1, 0); b <= n; b++ {
-		s := &w.slots[b%buckets]
-		if s.bucket.Load() == b {
-			calls += s.calls.Load()
-			failures += s.bad.Load()
-		}
-	}
+	w.Add(e, timedFailures)
+	calls, failures = w.Counts(e)
 	return calls, min(failures, calls)
 }
 

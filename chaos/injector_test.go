@@ -143,6 +143,16 @@ func TestLatencyCancelled(t *testing.T) {
 		if clk.WaitForAllTimers(); !clk.Now().Equal(now) {
 			t.Error("a timer was started for a context already done")
 		}
+		// Through Run, a delay cut short returns the cause itself.
+		ctx, cancel = context.WithCancelCause(context.Background())
+		go func() {
+			done <- in.Run(ctx, func(context.Context) error { t.Error("fn called"); return nil })
+		}()
+		synctest.Wait()
+		cancel(cause)
+		if err := <-done; err != cause {
+			t.Errorf("Run: %v, want the context's cause itself", err)
+		}
 	})
 }
 
@@ -166,8 +176,11 @@ func TestRun(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	slow := New(Config{LatencyProbability: 1, LatencyDuration: time.Hour})
-	if err := slow.Run(ctx, func(context.Context) error { t.Error("fn called"); return nil }); err != context.Canceled {
-		t.Errorf("delay cut short: %v, want context.Canceled itself", err)
+	// A done context is refused before the Injector is asked (the rule of
+	// guard.Run): no delay, nothing counted.
+	if err := slow.Run(ctx, func(context.Context) error { t.Error("fn called"); return nil }); !errors.Is(err, context.Canceled) ||
+		!errors.Is(err, backoff.ErrRefused) || slow.Stats() != (Stats{}) {
+		t.Errorf("done context: %v, Stats %+v; want a refusal of context.Canceled, nothing counted", err, slow.Stats())
 	}
 	defer func() {
 		if v := recover(); v != "boom" {
