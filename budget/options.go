@@ -1,12 +1,12 @@
 package budget
 
 import (
-	"fmt"
 	"math"
 	"time"
 
 	"github.com/benbjohnson/clock"
-	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/setting"
+	"github.com/herdsafe/backoff/internal/window"
 )
 
 // The defaults of the two budgets; see the package documentation for
@@ -26,10 +26,10 @@ const (
 	DefaultRetryRatio          = 0.2
 )
 
-// MinWindow is the shortest window WithWindow accepts: the window is kept
-// as ten slots, and a slot shorter than a millisecond would make the
-// slots' 32-bit epoch numbers wrap within days.
-const MinWindow = 10 * time.Millisecond
+// MinWindow is the shortest window WithWindow accepts, 10 ms: the window
+// is kept as ten slots, and a slot shorter than a millisecond would make
+// the slots' 32-bit epoch numbers wrap within days.
+const MinWindow = window.Min
 
 // maxFigure and maxRetryRatio bound the figures the options take, so that
 // their scaled integer forms cannot overflow; maxRetryRatio is Finagle's
@@ -62,11 +62,7 @@ type config struct {
 }
 
 // fail records the first bad setting.
-func (c *config) fail(format string, args ...any) {
-	if c.err == nil {
-		c.err = fmt.Errorf("%w: budget: %s", backoff.ErrInvalidConfiguration, fmt.Sprintf(format, args...))
-	}
-}
+func (c *config) fail(format string, args ...any) { settings.Fail(&c.err, format, args...) }
 
 // tokensOnly and ratioOnly report an option given to the wrong budget.
 func (c *config) tokensOnly(name string) bool {
@@ -149,14 +145,9 @@ func WithIsFailure(fn func(error) bool) Option {
 // window after it was made. It must be at least MinWindow.
 func WithWindow(d time.Duration) Option {
 	return func(c *config) {
-		if !c.ratioOnly("WithWindow") {
-			return
+		if c.ratioOnly("WithWindow") && window.Check(settings, &c.err, "WithWindow", d) {
+			c.window = d
 		}
-		if d < MinWindow {
-			c.fail("WithWindow(%v): must be at least %v", d, MinWindow)
-			return
-		}
-		c.window = d
 	}
 }
 
@@ -190,15 +181,10 @@ func WithRetryRatio(r float64) Option {
 // WithClock makes a ratio budget measure its window on c, such as a
 // *clock.Mock in a test or the herd simulator's virtual clock (default
 // clock.New(), the time package). A token bucket reads no clock and
-// ignores it. A nil c is reported as ErrInvalidConfiguration.
+// ignores it. A nil c, typed or not, is reported as
+// ErrInvalidConfiguration.
 func WithClock(c clock.Clock) Option {
-	return func(cfg *config) {
-		if c == nil {
-			cfg.fail("WithClock was given a nil clock")
-			return
-		}
-		cfg.clock = c
-	}
+	return func(cfg *config) { settings.Clock(&cfg.clock, &cfg.err, c) }
 }
 
 // newConfig returns the configuration of the options, over the defaults of
@@ -211,7 +197,7 @@ func newConfig(ratio bool, opts []Option) *config {
 		window:     DefaultWindow,
 		minPerSec:  DefaultMinRetriesPerSecond,
 		retryRatio: DefaultRetryRatio,
-		clock:      clock.New(),
+		clock:      setting.RealClock,
 	}
 	for _, o := range opts {
 		if o == nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/setting"
 )
 
 // Bulkhead admits at most a fixed number of calls at a time: its capacity.
@@ -66,28 +67,26 @@ const (
 // configured by opts. A capacity that is not positive, or is above
 // [MaxCapacity], or a bad option, makes a Bulkhead that reports the problem
 // through [Bulkhead.Validate] and refuses every call with it: New never
-// panics, so that it fits inline in policy.New, which reports it.
+// panics, so that it fits inline in policy.New, which reports it. A bad
+// capacity and the first bad option are both reported.
 func New(capacity int, opts ...Option) *Bulkhead {
-	cfg := config{clock: clock.New()}
-	if err := checkCapacity("New", capacity); err != nil {
-		cfg.fail(err)
-	}
+	cfg := config{clock: setting.RealClock}
 	for _, o := range opts {
 		if o == nil {
-			cfg.fail(invalidf("New was given a nil Option"))
+			cfg.fail("New was given a nil Option")
 			continue
 		}
 		o(&cfg)
 	}
 	if cfg.maxWait > 0 && cfg.queue == 0 {
-		cfg.fail(invalidf("WithMaxWait(%v) without WithQueue: no caller would wait", cfg.maxWait))
+		cfg.fail("WithMaxWait(%v) without WithQueue: no caller would wait", cfg.maxWait)
 	}
 	b := &Bulkhead{
 		capacity: capacity,
 		queue:    uint64(cfg.queue),
 		maxWait:  cfg.maxWait,
 		clock:    cfg.clock,
-		err:      cfg.err,
+		err:      setting.Join(checkCapacity("New", capacity), cfg.err),
 	}
 	if b.err == nil {
 		b.limit = uint64(capacity)
@@ -97,10 +96,6 @@ func New(capacity int, opts ...Option) *Bulkhead {
 	}
 	return b
 }
-
-// errZeroValue is the error of a Bulkhead or PriorityBulkhead that was not
-// made by its constructor.
-var errZeroValue = invalidf("a zero Bulkhead or PriorityBulkhead; make one with New or NewPriority")
 
 // Validate reports a bad configuration given to [New], as an error that
 // matches [backoff.ErrInvalidConfiguration] and names the setting, or nil.

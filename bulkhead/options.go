@@ -24,11 +24,8 @@ type config struct {
 	err     error // the first bad setting
 }
 
-func (c *config) fail(err error) {
-	if c.err == nil {
-		c.err = err
-	}
-}
+// fail records the first bad setting.
+func (c *config) fail(format string, args ...any) { settings.Fail(&c.err, format, args...) }
 
 // WithQueue lets up to n callers wait for a slot when every slot is taken;
 // a caller that finds n already waiting is refused with [ErrBulkheadFull].
@@ -39,7 +36,7 @@ func (c *config) fail(err error) {
 func WithQueue(n int) Option {
 	return func(c *config) {
 		if n < 0 || n > MaxCapacity {
-			c.fail(invalidf("WithQueue(%d) is outside [0, %d]", n, MaxCapacity))
+			c.fail("WithQueue(%d) is outside [0, %d]", n, MaxCapacity)
 			return
 		}
 		c.queue = n
@@ -54,7 +51,7 @@ func WithQueue(n int) Option {
 func WithMaxWait(d time.Duration) Option {
 	return func(c *config) {
 		if d < 0 {
-			c.fail(invalidf("WithMaxWait(%v) is negative", d))
+			c.fail("WithMaxWait(%v) is negative", d)
 			return
 		}
 		c.maxWait = d
@@ -64,26 +61,20 @@ func WithMaxWait(d time.Duration) Option {
 // WithClock sets the clock that times the maximum wait, such as a
 // *clock.Mock in a test. The default is clock.New(), the time package's
 // clock, which runs on virtual time inside a testing/synctest bubble. A
-// nil c is invalid. The bulkhead calls c's Timer method only for a caller
+// nil c, typed or not, is invalid. The bulkhead calls c's Timer method only for a caller
 // about to queue, before it queues, and never while it holds its lock: a
 // Timer that blocks holds up that caller alone, and one that panics panics
 // in that caller's Allow, which then holds neither a slot nor a place in
 // the queue.
 func WithClock(c clock.Clock) Option {
-	return func(cfg *config) {
-		if c == nil {
-			cfg.fail(invalidf("WithClock was given a nil clock"))
-			return
-		}
-		cfg.clock = c
-	}
+	return func(cfg *config) { settings.Clock(&cfg.clock, &cfg.err, c) }
 }
 
 // checkCapacity reports what is wrong with a capacity given to New or
 // NewPriority.
 func checkCapacity(fn string, n int) error {
 	if n <= 0 || n > MaxCapacity {
-		return invalidf("%s(%d): the capacity must be in [1, %d]", fn, n, MaxCapacity)
+		return settings.Invalid("%s(%d): the capacity must be in [1, %d]", fn, n, MaxCapacity)
 	}
 	return nil
 }

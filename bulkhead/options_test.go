@@ -15,6 +15,21 @@ import (
 	"github.com/herdsafe/backoff/policy"
 )
 
+// A bad capacity and a bad option are both reported: neither masks the
+// other.
+func TestCapacityAndOptionBothReported(t *testing.T) {
+	for _, g := range []bulkheadGuard{
+		bulkhead.New(0, bulkhead.WithQueue(-1)),
+		bulkhead.NewPriority(0, nil),
+	} {
+		err := g.Validate()
+		if !errors.Is(err, backoff.ErrInvalidConfiguration) || !strings.Contains(err.Error(), "(0)") ||
+			!strings.Contains(err.Error(), "WithQueue(-1)") && !strings.Contains(err.Error(), "nil PriorityOption") {
+			t.Errorf("Validate() = %v, want the capacity and the option both named", err)
+		}
+	}
+}
+
 // A bad configuration is reported by Validate, naming the setting, and
 // refuses every call with that error; policy.Guard reports it too.
 func TestInvalidConfiguration(t *testing.T) {
@@ -32,9 +47,9 @@ func TestInvalidConfiguration(t *testing.T) {
 		{"wait without a queue", bulkhead.New(1, bulkhead.WithMaxWait(time.Second)), "without WithQueue"},
 		{"nil clock", bulkhead.New(1, bulkhead.WithClock(nil)), "nil clock"},
 		{"nil option", bulkhead.New(1, nil), "nil Option"},
-		{"first error wins", bulkhead.New(0, bulkhead.WithQueue(-1)), "New(0)"},
-		{"zero Bulkhead", new(bulkhead.Bulkhead), "zero Bulkhead"},
-		{"nil *Bulkhead", (*bulkhead.Bulkhead)(nil), "zero Bulkhead"},
+		{"first bad option wins", bulkhead.New(1, bulkhead.WithQueue(-1), bulkhead.WithMaxWait(-1)), "WithQueue(-1)"},
+		{"zero Bulkhead", new(bulkhead.Bulkhead), "zero or nil Bulkhead"},
+		{"nil *Bulkhead", (*bulkhead.Bulkhead)(nil), "zero or nil Bulkhead"},
 
 		{"priority zero capacity", bulkhead.NewPriority(0), "NewPriority(0)"},
 		{"priority capacity too large", bulkhead.NewPriority(math.MaxInt32 + 1), "capacity"},
@@ -47,8 +62,8 @@ func TestInvalidConfiguration(t *testing.T) {
 		{"no slot for low", bulkhead.NewPriority(10, bulkhead.WithThresholds(0.05, 0.8)), "no slot for low"},
 		{"capacity 1, default thresholds", bulkhead.NewPriority(1), "no slot for low"},
 		{"nil priority option", bulkhead.NewPriority(10, nil), "nil PriorityOption"},
-		{"zero PriorityBulkhead", new(bulkhead.PriorityBulkhead), "zero Bulkhead or PriorityBulkhead"},
-		{"nil *PriorityBulkhead", (*bulkhead.PriorityBulkhead)(nil), "zero Bulkhead or PriorityBulkhead"},
+		{"zero PriorityBulkhead", new(bulkhead.PriorityBulkhead), "zero or nil Bulkhead or PriorityBulkhead"},
+		{"nil *PriorityBulkhead", (*bulkhead.PriorityBulkhead)(nil), "zero or nil Bulkhead or PriorityBulkhead"},
 	}
 	ctx := context.Background()
 	for _, c := range cases {

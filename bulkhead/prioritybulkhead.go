@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/setting"
 )
 
 // The default thresholds of a PriorityBulkhead, as fractions of its
@@ -86,22 +87,19 @@ func WithThresholds(low, standard float64) PriorityOption {
 // outside (0, 1], or thresholds that leave no slot to a priority (a
 // capacity of 1 with the default thresholds, under which only critical
 // calls could ever be admitted), make a PriorityBulkhead that reports the
-// problem through
-// [PriorityBulkhead.Validate] and refuses every call with it. NewPriority
-// never panics.
+// problem through [PriorityBulkhead.Validate] and refuses every call with
+// it; a bad capacity and the first bad option are both reported.
+// NewPriority never panics.
 func NewPriority(capacity int, opts ...PriorityOption) *PriorityBulkhead {
 	cfg := priorityConfig{low: DefaultLowThreshold, standard: DefaultStandardThreshold}
 	for _, o := range opts {
 		if o == nil {
-			cfg.err = invalidf("NewPriority was given a nil PriorityOption")
-			break
+			settings.Fail(&cfg.err, "NewPriority was given a nil PriorityOption")
+			continue
 		}
 		o(&cfg)
 	}
-	b := &PriorityBulkhead{capacity: capacity, err: cfg.err}
-	if b.err == nil {
-		b.err = checkCapacity("NewPriority", capacity)
-	}
+	b := &PriorityBulkhead{capacity: capacity, err: setting.Join(checkCapacity("NewPriority", capacity), cfg.err)}
 	if b.err == nil {
 		b.err = checkThresholds(capacity, cfg.low, cfg.standard)
 	}
@@ -123,15 +121,15 @@ func checkThresholds(capacity int, low, standard float64) error {
 		value float64
 	}{{"low", low}, {"standard", standard}} {
 		if !(t.value > 0 && t.value <= 1) { // NaN fails too
-			return invalidf("WithThresholds: the %s threshold %v is outside (0, 1]", t.name, t.value)
+			return settings.Invalid("WithThresholds: the %s threshold %v is outside (0, 1]", t.name, t.value)
 		}
 		if slots(t.value, capacity) < 1 {
-			return invalidf("WithThresholds: the %s threshold %v of a capacity of %d leaves no slot for %s-priority calls",
+			return settings.Invalid("WithThresholds: the %s threshold %v of a capacity of %d leaves no slot for %s-priority calls",
 				t.name, t.value, capacity, t.name)
 		}
 	}
 	if low > standard {
-		return invalidf("WithThresholds: the low threshold %v is above the standard threshold %v", low, standard)
+		return settings.Invalid("WithThresholds: the low threshold %v is above the standard threshold %v", low, standard)
 	}
 	return nil
 }
