@@ -181,7 +181,8 @@ func WithRetryRatio(r float64) Option {
 // WithClock makes a ratio budget measure its window on c, such as a
 // *clock.Mock in a test or the herd simulator's virtual clock (default
 // clock.New(), the time package). A token bucket reads no clock and
-// ignores it. A nil c, typed or not, is reported as
+// ignores it (a fleet-wide one of module redisguard times its way to Redis
+// with it). A nil c, typed or not, is reported as
 // ErrInvalidConfiguration.
 func WithClock(c clock.Clock) Option {
 	return func(cfg *config) { settings.Clock(&cfg.clock, &cfg.err, c) }

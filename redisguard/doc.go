@@ -7,15 +7,17 @@
 //
 // [NewTokenBucket] is budget.NewTokenBucket's gRPC retry throttling, and
 // [NewBreaker] is breaker.New's circuit breaker with its consecutive
-// failures rule; they take the same options, named the same, with the
-// same defaults (the ratio budget, budget.NewRatio, and the breaker's
-// failure-rate rules and growing open duration are not offered shared).
+// failures rule; they take the options of package budget and breaker
+// themselves, given with [WithBudget] and [WithBreaker], with their
+// defaults, which the local guard each keeps as its fallback validates
+// (the ratio budget, budget.NewRatio, and the breaker's failure-rate rules
+// and growing open duration are not offered shared).
 // Both are [guard.Guard] values, so a Policy takes either as it takes
 // the local ones:
 //
 //	client := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true})
-//	retries := redisguard.NewTokenBucket(client, "payments", redisguard.WithMaxTokens(10))
-//	circuit := redisguard.NewBreaker(client, "payments", redisguard.WithConsecutiveFailures(5))
+//	retries := redisguard.NewTokenBucket(client, "payments", redisguard.WithBudget(budget.WithMaxTokens(10)))
+//	circuit := redisguard.NewBreaker(client, "payments", redisguard.WithBreaker(breaker.WithConsecutiveFailures(5)))
 //	p := policy.New(
 //		policy.Guard(circuit),
 //		policy.Retry(backoff.WithMaxTries(3)),

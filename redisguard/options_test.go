@@ -10,6 +10,7 @@ import (
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/policy"
 	"github.com/redis/go-redis/v9"
@@ -49,18 +50,23 @@ func TestBadConfiguration(t *testing.T) {
 		{"brace in prefix", good, "breaker", "x", []Option{WithKeyPrefix("}")}, "WithKeyPrefix"},
 		{"nil fallback hook", good, "budget", "x", []Option{WithOnFallback(nil)}, "WithOnFallback"},
 		{"nil recovery hook", good, "budget", "x", []Option{WithOnRecover(nil)}, "WithOnRecover"},
-		{"nil clock", good, "breaker", "x", []Option{WithClock(nil)}, "WithClock"},
-		{"zero tokens", good, "budget", "x", []Option{WithMaxTokens(0)}, "WithMaxTokens"},
-		{"NaN ratio", good, "budget", "x", []Option{WithTokenRatio(math.NaN())}, "WithTokenRatio"},
-		{"nil failure classifier", good, "budget", "x", []Option{WithIsFailure(nil)}, "WithIsFailure"},
-		{"zero failures", good, "breaker", "x", []Option{WithConsecutiveFailures(0)}, "WithConsecutiveFailures"},
-		{"negative open duration", good, "breaker", "x", []Option{WithOpenDuration(-time.Second)}, "WithOpenDuration"},
-		{"probes fewer than successes", good, "breaker", "x", []Option{WithHalfOpen(1, 2)}, "WithHalfOpen"},
-		{"nil IsFailure", good, "breaker", "x", []Option{WithIsFailure(nil)}, "WithIsFailure"},
-		{"nil state change", good, "breaker", "x", []Option{WithStateChange(nil)}, "WithStateChange"},
+		{"nil clock", good, "breaker", "x", []Option{WithBreaker(breaker.WithClock(nil))}, "breaker: WithClock"},
+		{"nil budget clock", good, "budget", "x", []Option{WithBudget(budget.WithClock(nil))}, "budget: WithClock"},
+		{"zero tokens", good, "budget", "x", []Option{WithBudget(budget.WithMaxTokens(0))}, "WithMaxTokens"},
+		{"NaN ratio", good, "budget", "x", []Option{WithBudget(budget.WithTokenRatio(math.NaN()))}, "WithTokenRatio"},
+		{"nil failure classifier", good, "budget", "x", []Option{WithBudget(budget.WithIsFailure(nil))}, "budget: WithIsFailure"},
+		{"zero failures", good, "breaker", "x", []Option{WithBreaker(breaker.WithConsecutiveFailures(0))}, "WithConsecutiveFailures"},
+		{"negative open duration", good, "breaker", "x", []Option{WithBreaker(breaker.WithOpenDuration(-time.Second))}, "WithOpenDuration"},
+		{"probes fewer than successes", good, "breaker", "x", []Option{WithBreaker(breaker.WithHalfOpen(1, 2))}, "WithHalfOpen"},
+		{"nil IsFailure", good, "breaker", "x", []Option{WithBreaker(breaker.WithIsFailure(nil))}, "breaker: WithIsFailure"},
+		{"nil state change", good, "breaker", "x", []Option{WithBreaker(breaker.WithStateChange(nil))}, "WithStateChange"},
 		{"tiny probe timeout", good, "breaker", "x", []Option{WithProbeTimeout(time.Microsecond)}, "WithProbeTimeout"},
-		{"a budget's option to a breaker", good, "breaker", "x", []Option{WithMaxTokens(5)}, "WithMaxTokens applies to a budget"},
-		{"a breaker's option to a budget", good, "budget", "x", []Option{WithOpenDuration(time.Second)}, "WithOpenDuration applies to a breaker"},
+		{"a budget's options to a breaker", good, "breaker", "x", []Option{WithBudget(budget.WithMaxTokens(5))}, "WithBudget applies to a budget"},
+		{"a breaker's options to a budget", good, "budget", "x", []Option{WithBreaker(breaker.WithOpenDuration(time.Second))}, "WithBreaker applies to a breaker"},
+		{"a ratio budget's option", good, "budget", "x", []Option{WithBudget(budget.WithWindow(time.Second))}, "budget: WithWindow applies to a ratio budget"},
+		{"a rule a fleet does not share", good, "breaker", "x", []Option{WithBreaker(breaker.WithFailureRate(0.5, 1, 10))}, "breaker.WithFailureRate, which a shared breaker does not support"},
+		{"a growing open duration", good, "breaker", "x", []Option{WithBreaker(breaker.WithOpenBackOff(backoff.NewExponentialBackOff()))}, "breaker.WithOpenBackOff"},
+		{"a time-based rule", good, "breaker", "x", []Option{WithBreaker(breaker.WithFailureRateOver(0.5, 1, time.Minute))}, "breaker.WithFailureRateOver"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -91,6 +97,29 @@ func TestBadConfiguration(t *testing.T) {
 				t.Errorf("Policy.DoErr = %v, want ErrInvalidConfiguration", perr)
 			}
 		})
+	}
+}
+
+// TestNoMistakeMasksAnother: the client's, the name's and the options'
+// mistakes are all reported, the local guard's options as the local
+// package words them.
+func TestNoMistakeMasksAnother(t *testing.T) {
+	deaf := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	defer deaf.Close()
+	budgetErr := NewTokenBucket(deaf, "a{b", WithTTL(0), WithBudget(budget.WithMaxTokens(math.NaN()))).Validate()
+	breakerErr := NewBreaker(deaf, "", WithTTL(0), WithBreaker(breaker.WithHalfOpen(1, 2))).Validate()
+	for _, c := range []struct {
+		err  error
+		want []string
+	}{
+		{budgetErr, []string{"ContextTimeoutEnabled", "brace", "redisguard: WithTTL", "budget: WithMaxTokens(NaN)"}},
+		{breakerErr, []string{"ContextTimeoutEnabled", "name is empty", "redisguard: WithTTL", "breaker: WithHalfOpen"}},
+	} {
+		for _, w := range c.want {
+			if !errors.Is(c.err, backoff.ErrInvalidConfiguration) || !strings.Contains(c.err.Error(), w) {
+				t.Errorf("Validate = %v, want %q named", c.err, w)
+			}
+		}
 	}
 }
 
