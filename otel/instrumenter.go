@@ -3,7 +3,6 @@ package otelbackoff
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 
 	"github.com/herdsafe/backoff"
@@ -81,7 +80,7 @@ func New(opts ...Option) (*Instrumenter, error) {
 		metric.WithDescription("Waits scheduled before a retry."),
 		metric.WithExplicitBucketBoundaries(telemetry.WaitBuckets()...))
 	if err := errors.Join(errs[:]...); err != nil {
-		return nil, fmt.Errorf("otelbackoff: making the instruments: %w: %w", err, backoff.ErrInvalidConfiguration)
+		return nil, settings.Invalid("making the instruments: %w", err)
 	}
 	return in, nil
 }

@@ -1,9 +1,7 @@
 package otelbackoff
 
 import (
-	"fmt"
-
-	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/setting"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -19,11 +17,11 @@ type config struct {
 }
 
 // fail records the first invalid option.
-func (c *config) fail(format string, args ...any) {
-	if c.err == nil {
-		c.err = fmt.Errorf("otelbackoff: "+format+": %w", append(args, backoff.ErrInvalidConfiguration)...)
-	}
-}
+func (c *config) fail(format string, args ...any) { settings.Fail(&c.err, format, args...) }
+
+// settings makes the errors of the settings New and the Observe methods
+// cannot use.
+const settings = setting.Package("otelbackoff")
 
 // WithTracerProvider takes the tracer of the attempts' spans from tp
 // instead of the global provider (otel.GetTracerProvider). Pass a no-op

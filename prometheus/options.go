@@ -1,10 +1,9 @@
 package prombackoff
 
 import (
-	"fmt"
 	"regexp"
 
-	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/setting"
 )
 
 // Option configures New.
@@ -18,11 +17,11 @@ type config struct {
 }
 
 // fail records the first invalid option.
-func (c *config) fail(format string, args ...any) {
-	if c.err == nil {
-		c.err = fmt.Errorf("prombackoff: "+format+": %w", append(args, backoff.ErrInvalidConfiguration)...)
-	}
-}
+func (c *config) fail(format string, args ...any) { settings.Fail(&c.err, format, args...) }
+
+// settings makes the errors of the settings New and the Observe methods
+// cannot use.
+const settings = setting.Package("prombackoff")
 
 // validNamespace is what a metric name may start with.
 var validNamespace = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*$`)
