@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/setting"
 )
 
 // Breaker is a circuit breaker; see the package documentation for its
@@ -52,13 +53,7 @@ var (
 // Validate reports and policy.Guard reports for the Policy.
 func New(opts ...Option) *Breaker {
 	b := &Breaker{cfg: defaults}
-	for _, o := range opts {
-		if o == nil {
-			b.cfg.fail("New was given a nil Option")
-			continue
-		}
-		o(&b.cfg)
-	}
+	setting.Apply(settings, &b.cfg.err, "New", &b.cfg, opts)
 	b.lastOpen = b.cfg.open
 	if b.cfg.backOff != nil {
 		b.cfg.backOff.Reset()

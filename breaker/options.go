@@ -228,11 +228,7 @@ func WithHalfOpen(probes, successes int) Option {
 // to that goroutine. A nil fn is reported as an invalid configuration.
 func WithIsFailure(fn func(error) bool) Option {
 	return func(c *config) {
-		if fn == nil {
-			c.fail("WithIsFailure was given a nil classifier")
-			return
-		}
-		c.isFailure = fn
+		setting.NotNil(settings, &c.err, &c.isFailure, fn, "WithIsFailure", "classifier")
 	}
 }
 
@@ -248,11 +244,7 @@ func WithIsFailure(fn func(error) bool) Option {
 // invalid configuration.
 func WithStateChange(fn func(from, to State)) Option {
 	return func(c *config) {
-		if fn == nil {
-			c.fail("WithStateChange was given a nil function")
-			return
-		}
-		c.onChange = fn
+		setting.NotNil(settings, &c.err, &c.onChange, fn, "WithStateChange", "function")
 	}
 }
 

@@ -128,14 +128,9 @@ func WithTokenRatio(r float64) Option {
 // goes on to the caller. A nil fn is reported as ErrInvalidConfiguration.
 func WithIsFailure(fn func(error) bool) Option {
 	return func(c *config) {
-		if !c.tokensOnly("WithIsFailure") {
-			return
+		if c.tokensOnly("WithIsFailure") {
+			setting.NotNil(settings, &c.err, &c.isFailure, fn, "WithIsFailure", "classifier")
 		}
-		if fn == nil {
-			c.fail("WithIsFailure was given a nil classifier")
-			return
-		}
-		c.isFailure = fn
 	}
 }
 
@@ -200,12 +195,10 @@ func newConfig(ratio bool, opts []Option) *config {
 		retryRatio: DefaultRetryRatio,
 		clock:      setting.RealClock,
 	}
-	for _, o := range opts {
-		if o == nil {
-			c.fail("an Option is nil")
-			continue
-		}
-		o(c)
+	constructor := "NewTokenBucket"
+	if ratio {
+		constructor = "NewRatio"
 	}
+	setting.Apply(settings, &c.err, constructor, c, opts)
 	return c
 }

@@ -71,13 +71,7 @@ const (
 // capacity and the first bad option are both reported.
 func New(capacity int, opts ...Option) *Bulkhead {
 	cfg := config{clock: setting.RealClock}
-	for _, o := range opts {
-		if o == nil {
-			cfg.fail("New was given a nil Option")
-			continue
-		}
-		o(&cfg)
-	}
+	setting.Apply(settings, &cfg.err, "New", &cfg, opts)
 	if cfg.maxWait > 0 && cfg.queue == 0 {
 		cfg.fail("WithMaxWait(%v) without WithQueue: no caller would wait", cfg.maxWait)
 	}

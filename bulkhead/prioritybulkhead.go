@@ -92,13 +92,7 @@ func WithThresholds(low, standard float64) PriorityOption {
 // NewPriority never panics.
 func NewPriority(capacity int, opts ...PriorityOption) *PriorityBulkhead {
 	cfg := priorityConfig{low: DefaultLowThreshold, standard: DefaultStandardThreshold}
-	for _, o := range opts {
-		if o == nil {
-			settings.Fail(&cfg.err, "NewPriority was given a nil PriorityOption")
-			continue
-		}
-		o(&cfg)
-	}
+	setting.Apply(settings, &cfg.err, "NewPriority", &cfg, opts)
 	b := &PriorityBulkhead{capacity: capacity, err: setting.Join(checkCapacity("NewPriority", capacity), cfg.err)}
 	if b.err == nil {
 		b.err = checkThresholds(capacity, cfg.low, cfg.standard)

@@ -23,13 +23,7 @@ type Hedger struct {
 // running anything.
 func New(opts ...Option) *Hedger {
 	c := config{maxAttempts: DefaultMaxAttempts, clock: setting.RealClock}
-	for _, opt := range opts {
-		if opt == nil {
-			c.fail("New was given a nil Option")
-			continue
-		}
-		opt(&c)
-	}
+	setting.Apply(settings, &c.err, "New", &c, opts)
 	var noDelay error
 	if !c.delaySet {
 		noDelay = settings.Invalid("WithDelay is required (about the dependency's 95th percentile latency)")

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/setting"
 	"github.com/herdsafe/backoff/internal/telemetry"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -46,13 +47,7 @@ var startOptions = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindInte
 // the instruments.
 func New(opts ...Option) (*Instrumenter, error) {
 	var c config
-	for _, opt := range opts {
-		if opt == nil {
-			c.fail("an Option is nil")
-			continue
-		}
-		opt(&c)
-	}
+	setting.Apply(settings, &c.err, "New", &c, opts)
 	if c.err != nil {
 		return nil, c.err
 	}

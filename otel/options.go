@@ -29,11 +29,7 @@ const settings = setting.Package("otelbackoff")
 // nil tp is reported by New as ErrInvalidConfiguration.
 func WithTracerProvider(tp trace.TracerProvider) Option {
 	return func(c *config) {
-		if tp == nil {
-			c.fail("WithTracerProvider was given a nil TracerProvider")
-			return
-		}
-		c.tracers = tp
+		setting.NotNil(settings, &c.err, &c.tracers, tp, "WithTracerProvider", "TracerProvider")
 	}
 }
 
@@ -43,11 +39,7 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 // reported by New as ErrInvalidConfiguration.
 func WithMeterProvider(mp metric.MeterProvider) Option {
 	return func(c *config) {
-		if mp == nil {
-			c.fail("WithMeterProvider was given a nil MeterProvider")
-			return
-		}
-		c.meters = mp
+		setting.NotNil(settings, &c.err, &c.meters, mp, "WithMeterProvider", "MeterProvider")
 	}
 }
 
@@ -62,10 +54,6 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 // Instrumenter does. A nil fn is reported by New as ErrInvalidConfiguration.
 func WithErrorType(fn func(error) string) Option {
 	return func(c *config) {
-		if fn == nil {
-			c.fail("WithErrorType was given a nil function")
-			return
-		}
-		c.errorType = fn
+		setting.NotNil(settings, &c.err, &c.errorType, fn, "WithErrorType", "function")
 	}
 }

@@ -55,13 +55,7 @@ type named struct {
 // then leaves nothing registered.
 func New(reg prometheus.Registerer, opts ...Option) (*Instrumenter, error) {
 	c := config{namespace: DefaultNamespace, maxRetryNum: DefaultMaxRetryNum}
-	for _, opt := range opts {
-		if opt == nil {
-			c.fail("an Option is nil")
-			continue
-		}
-		opt(&c)
-	}
+	setting.Apply(settings, &c.err, "New", &c, opts)
 	var nilReg error
 	if reg == nil {
 		nilReg = settings.Invalid("New was given a nil Registerer")

@@ -67,10 +67,6 @@ func WithMaxRetryNum(n int) Option {
 // Instrumenter does. A nil fn is reported by New as ErrInvalidConfiguration.
 func WithErrorType(fn func(error) string) Option {
 	return func(c *config) {
-		if fn == nil {
-			c.fail("WithErrorType was given a nil function")
-			return
-		}
-		c.errorType = fn
+		setting.NotNil(settings, &c.err, &c.errorType, fn, "WithErrorType", "function")
 	}
 }

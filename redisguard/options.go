@@ -7,6 +7,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/budget"
+	"github.com/herdsafe/backoff/internal/setting"
 )
 
 // Defaults of the options that every guard of the package takes.
@@ -125,13 +126,11 @@ func newConfig(k kind, name string, opts []Option) *config {
 	case strings.ContainsAny(name, "{}"):
 		c.nameErr = settings.Invalid("the guard's name %q has a brace, which would break the keys' hash tag", name)
 	}
-	for _, o := range opts {
-		if o == nil {
-			c.fail("an Option is nil")
-			continue
-		}
-		o(c)
+	constructor := "NewTokenBucket"
+	if k == breakerKind {
+		constructor = "NewBreaker"
 	}
+	setting.Apply(settings, &c.err, constructor, c, opts)
 	return c
 }
 
@@ -197,11 +196,7 @@ func WithKeyPrefix(p string) Option {
 // configuration.
 func WithOnFallback(fn func(err error)) Option {
 	return func(c *config) {
-		if fn == nil {
-			c.fail("WithOnFallback was given a nil function")
-			return
-		}
-		c.onFallback = fn
+		setting.NotNil(settings, &c.err, &c.onFallback, fn, "WithOnFallback", "function")
 	}
 }
 
@@ -212,11 +207,7 @@ func WithOnFallback(fn func(err error)) Option {
 // configuration.
 func WithOnRecover(fn func()) Option {
 	return func(c *config) {
-		if fn == nil {
-			c.fail("WithOnRecover was given a nil function")
-			return
-		}
-		c.onRecover = fn
+		setting.NotNil(settings, &c.err, &c.onRecover, fn, "WithOnRecover", "function")
 	}
 }
 

@@ -41,7 +41,7 @@ func TestBadConfiguration(t *testing.T) {
 		{"cluster deadlines ignored", deafCluster, "breaker", "x", nil, "ContextTimeoutEnabled"},
 		{"empty name", good, "budget", "", nil, "name is empty"},
 		{"brace in name", good, "breaker", "a{b", nil, "brace"},
-		{"nil option", good, "budget", "x", []Option{nil}, "Option is nil"},
+		{"nil option", good, "budget", "x", []Option{nil}, "NewTokenBucket was given a nil Option"},
 		{"zero timeout", good, "budget", "x", []Option{WithTimeout(0)}, "WithTimeout"},
 		{"negative retry interval", good, "breaker", "x", []Option{WithRetryInterval(-time.Second)}, "WithRetryInterval"},
 		{"negative staleness", good, "budget", "x", []Option{WithStaleness(-1)}, "WithStaleness"},

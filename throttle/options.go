@@ -77,11 +77,7 @@ func WithWindow(d time.Duration) Option {
 // ErrInvalidConfiguration.
 func WithAccepted(fn func(error) bool) Option {
 	return func(c *config) {
-		if fn == nil {
-			c.fail("WithAccepted was given a nil classifier")
-			return
-		}
-		c.accepted = fn
+		setting.NotNil(settings, &c.err, &c.accepted, fn, "WithAccepted", "classifier")
 	}
 }
 
@@ -95,11 +91,7 @@ func WithAccepted(fn func(error) bool) Option {
 // math/rand/v2's Float64. A nil fn is reported as ErrInvalidConfiguration.
 func WithRandom(fn func() float64) Option {
 	return func(c *config) {
-		if fn == nil {
-			c.fail("WithRandom was given a nil function")
-			return
-		}
-		c.random = fn
+		setting.NotNil(settings, &c.err, &c.random, fn, "WithRandom", "function")
 	}
 }
 
@@ -114,12 +106,6 @@ func WithClock(c clock.Clock) Option {
 // newConfig returns the configuration of the options, over the defaults.
 func newConfig(opts []Option) *config {
 	c := &config{k: DefaultK, window: DefaultWindow, random: rand.Float64, clock: setting.RealClock}
-	for _, o := range opts {
-		if o == nil {
-			c.fail("an Option is nil")
-			continue
-		}
-		o(c)
-	}
+	setting.Apply(settings, &c.err, "New", c, opts)
 	return c
 }

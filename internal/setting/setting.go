@@ -25,6 +25,7 @@ package setting
 import (
 	"errors"
 	"fmt"
+	"reflect"
 
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff/internal/typednil"
@@ -113,5 +114,31 @@ func (p Package) Clock(dst *clock.Clock, first *error, c clock.Clock) {
 		p.Fail(first, "WithClock was given a nil %T", c)
 	default:
 		*dst = c
+	}
+}
+
+// NotNil is what an option given a function or an interface value does
+// with v: it sets *dst to v, or, for a nil v, typed or not, leaves *dst as
+// it is and records, as Fail does, that the option "was given a nil"
+// what: NotNil(settings, &c.err, &c.isFailure, fn, "WithIsFailure",
+// "classifier").
+func NotNil[T any](p Package, first *error, dst *T, v T, option, what string) {
+	if any(v) == nil || typednil.Is(v) {
+		p.Fail(first, "%s was given a nil %s", option, what)
+		return
+	}
+	*dst = v
+}
+
+// Apply applies opts to c, in order, as constructor (such as "New") does:
+// a nil option is recorded, as Fail does, and skipped. An option records
+// its own mistakes in *first (see Fail): the first is the one reported.
+func Apply[C any, O ~func(*C)](p Package, first *error, constructor string, c *C, opts []O) {
+	for _, o := range opts {
+		if o == nil {
+			p.Fail(first, "%s was given a nil %s", constructor, reflect.TypeFor[O]().Name())
+			continue
+		}
+		o(c)
 	}
 }
