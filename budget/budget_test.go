@@ -2,12 +2,11 @@ package budget
 
 import (
 	"context"
-	"errors"
 	"testing"
 
 	"github.com/benbjohnson/clock"
-	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/guardtest"
 )
 
 // TestSuccessPathAllocs checks that admitted successes allocate nothing:
@@ -81,7 +80,6 @@ func BenchmarkRetry(b *testing.B) {
 // retry, as every guard of the module does, with the same words: an
 // error matching ErrInvalidConfiguration, and nothing counted.
 func TestAllowNilContext(t *testing.T) {
-	const want = "backoff: invalid configuration: budget: Allow was given a nil context"
 	spent := NewTokenBucket(WithMaxTokens(2))
 	spent.Record(guard.Permit{}, guard.Outcome{Err: errDown})
 	cases := []struct {
@@ -99,13 +97,7 @@ func TestAllowNilContext(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			before := c.b.Stats()
-			for _, attempt := range []int{1, 2} {
-				//lint:ignore SA1012 a nil context is what is tested
-				p, err := c.b.Allow(nil, guard.Call{Attempt: attempt})
-				if !errors.Is(err, backoff.ErrInvalidConfiguration) || err.Error() != want || p != (guard.Permit{}) {
-					t.Errorf("Allow(nil, attempt %d) = %+v, %v; want %q", attempt, p, err, want)
-				}
-			}
+			guardtest.RefusesNilContext(t, c.b, "budget")
 			if after := c.b.Stats(); after != before {
 				t.Errorf("Stats() = %+v after Allow(nil), want %+v", after, before)
 			}

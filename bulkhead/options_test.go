@@ -12,7 +12,7 @@ import (
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/policy"
+	"github.com/herdsafe/backoff/internal/guardtest"
 )
 
 // A bad capacity and a bad option are both reported: neither masks the
@@ -65,30 +65,16 @@ func TestInvalidConfiguration(t *testing.T) {
 		{"zero PriorityBulkhead", new(bulkhead.PriorityBulkhead), "zero or nil Bulkhead or PriorityBulkhead"},
 		{"nil *PriorityBulkhead", (*bulkhead.PriorityBulkhead)(nil), "zero or nil Bulkhead or PriorityBulkhead"},
 	}
-	ctx := context.Background()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := c.g.Validate()
-			if !errors.Is(err, backoff.ErrInvalidConfiguration) || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("Validate() = %v, want ErrInvalidConfiguration naming %q", err, c.want)
-			}
+			err := guardtest.Invalid(t, c.g, c.want)
 			// A nil pointer's methods, but Validate, panic, as the
-			// standard library's do; policy.Guard reports it below.
+			// standard library's do; policy.Guard reports it.
 			if !strings.HasPrefix(c.name, "nil *") {
-				if got := allow(c.g, ctx); got == nil || got.Error() != err.Error() {
-					t.Errorf("Allow = %v, want %v", got, err)
-				}
-				if got := c.g.Run(ctx, func(context.Context) error { return nil }); !errors.Is(got, err) || !errors.Is(got, backoff.ErrRefused) {
-					t.Errorf("Run = %v, want a refusal with %v", got, err)
-				}
+				guardtest.Refuses(t, c.g, err)
 			}
 			if errors.Is(err, bulkhead.ErrBulkheadFull) {
 				t.Errorf("%v matches ErrBulkheadFull", err)
-			}
-			ran := false
-			perr := policy.New(policy.Guard(c.g)).DoErr(ctx, func(context.Context) error { ran = true; return nil })
-			if ran || !errors.Is(perr, backoff.ErrInvalidConfiguration) {
-				t.Errorf("a Policy with it: %v (ran %v), want ErrInvalidConfiguration before running", perr, ran)
 			}
 		})
 	}
@@ -116,7 +102,6 @@ func TestValidConfiguration(t *testing.T) {
 // ErrInvalidConfiguration, rather than a panic, a slot or a place in the
 // queue.
 func TestNilContext(t *testing.T) {
-	const want = "backoff: invalid configuration: bulkhead: Allow was given a nil context"
 	full := bulkhead.New(1, bulkhead.WithQueue(1))
 	fill(t, full, context.Background(), 1)
 	fullPriority := bulkhead.NewPriority(10)
@@ -142,13 +127,7 @@ func TestNilContext(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			for _, attempt := range []int{1, 2} {
-				//lint:ignore SA1012 a nil context is what is tested
-				p, err := c.g.Allow(nil, guard.Call{Attempt: attempt})
-				if !errors.Is(err, backoff.ErrInvalidConfiguration) || err.Error() != want || p != (guard.Permit{}) {
-					t.Errorf("Allow(nil, attempt %d) = %+v, %v; want %q", attempt, p, err, want)
-				}
-			}
+			guardtest.RefusesNilContext(t, c.g, "bulkhead")
 		})
 	}
 	b := bulkhead.New(1)

@@ -12,7 +12,7 @@ import (
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/policy"
+	"github.com/herdsafe/backoff/internal/guardtest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -70,32 +70,22 @@ func TestBadConfiguration(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var g guard.Guard
-			var err error
+			var g guardtest.Guard
 			if tt.guard == "budget" {
 				b := NewTokenBucket(tt.client, tt.gname, tt.opts...)
-				g, err = b, b.Validate()
-				_ = b.Stats()
+				g = b
+				if s := b.Stats(); s != (BudgetStats{}) {
+					t.Errorf("Stats = %+v, want zero", s)
+				}
 			} else {
 				b := NewBreaker(tt.client, tt.gname, tt.opts...)
-				g, err = b, b.Validate()
+				g = b
 				if b.State() != breaker.Open {
 					t.Errorf("State = %v, want open", b.State())
 				}
 			}
-			if !errors.Is(err, backoff.ErrInvalidConfiguration) || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("Validate = %v, want ErrInvalidConfiguration naming %q", err, tt.want)
-			}
-			if _, aerr := g.Allow(bg, retry); aerr != err {
-				t.Errorf("Allow = %v, want the configuration error", aerr)
-			}
+			guardtest.Refuses(t, g, guardtest.Invalid(t, g, tt.want))
 			g.Record(guard.Permit{}, guard.Outcome{Err: errDown}) // ignored
-			if perr := policy.New(policy.Guard(g)).DoErr(bg, func(context.Context) error {
-				t.Error("the Policy ran its function")
-				return nil
-			}); !errors.Is(perr, backoff.ErrInvalidConfiguration) {
-				t.Errorf("Policy.DoErr = %v, want ErrInvalidConfiguration", perr)
-			}
 		})
 	}
 }
@@ -168,7 +158,6 @@ func TestKeys(t *testing.T) {
 // words: an error matching backoff.ErrInvalidConfiguration, before any
 // round trip or fallback.
 func TestAllowNilContext(t *testing.T) {
-	const want = "backoff: invalid configuration: redisguard: Allow was given a nil context"
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", ContextTimeoutEnabled: true})
 	defer client.Close()
 	tests := []struct {
@@ -186,13 +175,7 @@ func TestAllowNilContext(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, attempt := range []int{1, 2} {
-				//lint:ignore SA1012 a nil context is what is tested
-				p, err := tt.g.Allow(nil, guard.Call{Attempt: attempt})
-				if !errors.Is(err, backoff.ErrInvalidConfiguration) || err.Error() != want || p != (guard.Permit{}) {
-					t.Errorf("Allow(nil, attempt %d) = %+v, %v; want %q", attempt, p, err, want)
-				}
-			}
+			guardtest.RefusesNilContext(t, tt.g, "redisguard")
 		})
 	}
 	for _, i := range []int{0, 4} { // the valid guards

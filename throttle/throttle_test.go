@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/guardtest"
 )
 
 // TestProbability checks the rejection probability at exact counts, and
@@ -434,7 +434,6 @@ func BenchmarkOverloaded(b *testing.B) {
 // the same words: an error matching ErrInvalidConfiguration, and the call
 // not counted as a request.
 func TestAllowNilContext(t *testing.T) {
-	const want = "backoff: invalid configuration: throttle: Allow was given a nil context"
 	th, _ := newThrottle(t)
 	overloaded, _ := newThrottle(t)
 	load(t, overloaded, 10, 0) // it would reject with a probability above 0
@@ -451,13 +450,7 @@ func TestAllowNilContext(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			before := c.th.Stats()
-			for _, attempt := range []int{1, 2} {
-				//lint:ignore SA1012 a nil context is what is tested
-				p, err := c.th.Allow(nil, guard.Call{Attempt: attempt})
-				if !errors.Is(err, backoff.ErrInvalidConfiguration) || err.Error() != want || p != (guard.Permit{}) {
-					t.Errorf("Allow(nil, attempt %d) = %+v, %v; want %q", attempt, p, err, want)
-				}
-			}
+			guardtest.RefusesNilContext(t, c.th, "throttle")
 			if after := c.th.Stats(); after != before {
 				t.Errorf("Stats() = %+v after Allow(nil), want %+v", after, before)
 			}
