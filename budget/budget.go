@@ -85,15 +85,10 @@ func NewRatio(opts ...Option) *Budget {
 // It makes the Budget a [guard.Validator]: policy.Guard calls it, so that
 // a Policy with a bad Budget fails before it runs anything.
 func (b *Budget) Validate() error {
-	switch {
-	case b == nil:
-		return errZero
-	case b.err != nil:
-		return b.err
-	case b.tokens == nil && b.ratio == nil:
+	if b == nil || (b.err == nil && b.tokens == nil && b.ratio == nil) {
 		return errZero
 	}
-	return nil
+	return b.err
 }
 
 // Allow admits a first attempt (c.Attempt 1 or less) always, and a retry

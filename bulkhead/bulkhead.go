@@ -97,15 +97,10 @@ func New(capacity int, opts ...Option) *Bulkhead {
 // that a Policy with a bad bulkhead fails every call before running
 // anything.
 func (b *Bulkhead) Validate() error {
-	switch {
-	case b == nil:
-		return errZeroValue
-	case b.err != nil:
-		return b.err
-	case b.limit == 0:
+	if b == nil || (b.err == nil && b.limit == 0) {
 		return errZeroValue
 	}
-	return nil
+	return b.err
 }
 
 // Allow asks for a slot for a call. A nil error admits the call: make it,

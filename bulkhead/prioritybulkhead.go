@@ -149,15 +149,10 @@ func slots(t float64, capacity int) int64 {
 // nil. It makes the PriorityBulkhead a [guard.Validator]: policy.Guard
 // calls it.
 func (b *PriorityBulkhead) Validate() error {
-	switch {
-	case b == nil:
-		return errZeroValue
-	case b.err != nil:
-		return b.err
-	case b.limits[Critical.index()] == 0:
+	if b == nil || (b.err == nil && b.limits[Critical.index()] == 0) {
 		return errZeroValue
 	}
-	return nil
+	return b.err
 }
 
 // Allow admits the call if admitting it would not take the bulkhead's

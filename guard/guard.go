@@ -144,13 +144,22 @@ func Run(ctx context.Context, g Guard, c Call, fn func(context.Context) error) e
 }
 
 // refused returns the error of a call that Allow refused with err: err
-// unmarked if Allow marked it with Failure, err itself if it matches
-// backoff.ErrRefused already, else err marked as a refusal.
+// unmarked if Allow marked it with Failure, else Refusal(err).
 func refused(err error) error {
 	if f, ok := err.(*failure); ok {
 		return f.err
 	}
-	if errors.Is(err, backoff.ErrRefused) {
+	return Refusal(err)
+}
+
+// Refusal returns err, a guard's reason for refusing a call, as Run
+// returns a refusal: err itself if it matches backoff.ErrRefused already,
+// else err marked so that it does, its message unchanged (errors.Is and
+// errors.As see through the mark). Code that asks a guard's Allow itself
+// rather than through Run, as package hedge asks its budget guard,
+// reports the guard's refusals with it. Refusal(nil) returns nil.
+func Refusal(err error) error {
+	if err == nil || errors.Is(err, backoff.ErrRefused) {
 		return err
 	}
 	return &refusal{err: err}

@@ -140,6 +140,21 @@ type refusedErr struct{}
 func (refusedErr) Error() string        { return "refused already" }
 func (refusedErr) Is(target error) bool { return target == backoff.ErrRefused }
 
+// Refusal marks a guard's reason as Run marks it: once, its message and
+// its chain kept; nil stays nil.
+func TestRefusal(t *testing.T) {
+	if guard.Refusal(nil) != nil {
+		t.Error("Refusal(nil) is not nil")
+	}
+	err := guard.Refusal(errReason)
+	if !errors.Is(err, backoff.ErrRefused) || !errors.Is(err, errReason) || err.Error() != errReason.Error() || !guard.IsRefusal(err) {
+		t.Errorf("Refusal(errReason) = %#v, want a refusal wrapping it", err)
+	}
+	if again := guard.Refusal(err); again != err {
+		t.Errorf("Refusal of a refusal = %#v, want it unchanged", again)
+	}
+}
+
 // A guard's error that matches ErrRefused already is returned as it is.
 func TestRunRefusalNotWrappedTwice(t *testing.T) {
 	for _, reason := range []error{refusedErr{}, fmt.Errorf("%w: budget spent", backoff.ErrRefused)} {

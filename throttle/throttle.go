@@ -58,15 +58,10 @@ func New(opts ...Option) *Throttle {
 // It makes the Throttle a [guard.Validator]: policy.Guard calls it, so
 // that a Policy with a bad Throttle fails before it runs anything.
 func (t *Throttle) Validate() error {
-	switch {
-	case t == nil:
-		return errZero
-	case t.err != nil:
-		return t.err
-	case !t.ready:
+	if t == nil || (t.err == nil && !t.ready) {
 		return errZero
 	}
-	return nil
+	return t.err
 }
 
 // Allow counts the call as a request and rejects it with probability

@@ -127,6 +127,16 @@ var (
 	sharedRecoveries = &Metric{Name: "shared_guard.recoveries", Kind: Counter, Unit: "{recovery}", Help: "Returns of the guard from its local fallback to the shared state."}
 )
 
+// observed returns the Observed of g, reported by method as series and
+// read by read; for a nil g (isNil), one with no Read.
+func observed[G any](method string, series []Series, g G, isNil bool, read func(g G, v []float64)) Observed {
+	o := Observed{Method: method, Series: series}
+	if !isNil {
+		o.Read = func(v []float64) { read(g, v) }
+	}
+	return o
+}
+
 // one returns 1 if b, else 0.
 func one(b bool) float64 {
 	if b {
@@ -152,17 +162,13 @@ var breakerSeries = []Series{
 // has passed to half-open, and so run its WithStateChange hook on the
 // collecting goroutine.
 func Breaker(b *breaker.Breaker) Observed {
-	o := Observed{Method: "ObserveBreaker", Series: breakerSeries}
-	if b != nil {
-		o.Read = func(v []float64) {
-			s := b.State()
-			c := b.Counts()
-			v[0], v[1], v[2] = one(s == breaker.Closed), one(s == breaker.Open), one(s == breaker.HalfOpen)
-			v[3], v[4] = float64(c.Transitions), float64(c.Rejections)
-			v[5], v[6], v[7], v[8] = float64(c.Successes), float64(c.Failures), float64(c.Neutral), float64(c.Ignored)
-		}
-	}
-	return o
+	return observed("ObserveBreaker", breakerSeries, b, b == nil, func(b *breaker.Breaker, v []float64) {
+		s := b.State()
+		c := b.Counts()
+		v[0], v[1], v[2] = one(s == breaker.Closed), one(s == breaker.Open), one(s == breaker.HalfOpen)
+		v[3], v[4] = float64(c.Transitions), float64(c.Rejections)
+		v[5], v[6], v[7], v[8] = float64(c.Successes), float64(c.Failures), float64(c.Neutral), float64(c.Ignored)
+	})
 }
 
 var bulkheadSeries = []Series{
@@ -176,15 +182,11 @@ var bulkheadSeries = []Series{
 // Bulkhead is b as ObserveBulkhead reports it, read from b.Stats: its
 // refusals with no priority.
 func Bulkhead(b *bulkhead.Bulkhead) Observed {
-	o := Observed{Method: "ObserveBulkhead", Series: bulkheadSeries}
-	if b != nil {
-		o.Read = func(v []float64) {
-			s := b.Stats()
-			v[0], v[1], v[2] = float64(s.InFlight), float64(s.Queued), float64(s.Capacity)
-			v[3], v[4] = float64(s.Refused), float64(s.Canceled)
-		}
-	}
-	return o
+	return observed("ObserveBulkhead", bulkheadSeries, b, b == nil, func(b *bulkhead.Bulkhead, v []float64) {
+		s := b.Stats()
+		v[0], v[1], v[2] = float64(s.InFlight), float64(s.Queued), float64(s.Capacity)
+		v[3], v[4] = float64(s.Refused), float64(s.Canceled)
+	})
 }
 
 var priorityBulkheadSeries = []Series{
@@ -199,16 +201,12 @@ var priorityBulkheadSeries = []Series{
 // PriorityBulkhead is b as ObservePriorityBulkhead reports it, read from
 // b.Stats: its refusals by priority, and no queue.
 func PriorityBulkhead(b *bulkhead.PriorityBulkhead) Observed {
-	o := Observed{Method: "ObservePriorityBulkhead", Series: priorityBulkheadSeries}
-	if b != nil {
-		o.Read = func(v []float64) {
-			s := b.Stats()
-			v[0], v[1] = float64(s.InFlight), float64(s.Capacity)
-			v[2], v[3], v[4] = float64(s.RefusedLow), float64(s.RefusedStandard), float64(s.RefusedCritical)
-			v[5] = float64(s.Canceled)
-		}
-	}
-	return o
+	return observed("ObservePriorityBulkhead", priorityBulkheadSeries, b, b == nil, func(b *bulkhead.PriorityBulkhead, v []float64) {
+		s := b.Stats()
+		v[0], v[1] = float64(s.InFlight), float64(s.Capacity)
+		v[2], v[3], v[4] = float64(s.RefusedLow), float64(s.RefusedStandard), float64(s.RefusedCritical)
+		v[5] = float64(s.Canceled)
+	})
 }
 
 var budgetSeries = []Series{{budgetRetries, ""}, {budgetRefusals, ""}}
@@ -216,14 +214,10 @@ var budgetSeries = []Series{{budgetRetries, ""}, {budgetRefusals, ""}}
 // Budget is b as ObserveBudget reports it, read from b.Stats (a ratio
 // budget reads its clock): the retries it admitted and refused.
 func Budget(b *budget.Budget) Observed {
-	o := Observed{Method: "ObserveBudget", Series: budgetSeries}
-	if b != nil {
-		o.Read = func(v []float64) {
-			s := b.Stats()
-			v[0], v[1] = float64(s.Allowed), float64(s.Refused)
-		}
-	}
-	return o
+	return observed("ObserveBudget", budgetSeries, b, b == nil, func(b *budget.Budget, v []float64) {
+		s := b.Stats()
+		v[0], v[1] = float64(s.Allowed), float64(s.Refused)
+	})
 }
 
 var throttleSeries = []Series{{throttleRefusals, ""}, {throttleProbability, ""}}
@@ -232,14 +226,10 @@ var throttleSeries = []Series{{throttleRefusals, ""}, {throttleProbability, ""}}
 // reads its clock: the calls it rejected, and the probability that it
 // rejects the next.
 func Throttle(t *throttle.Throttle) Observed {
-	o := Observed{Method: "ObserveThrottle", Series: throttleSeries}
-	if t != nil {
-		o.Read = func(v []float64) {
-			s := t.Stats()
-			v[0], v[1] = float64(s.Rejected), s.Probability
-		}
-	}
-	return o
+	return observed("ObserveThrottle", throttleSeries, t, t == nil, func(t *throttle.Throttle, v []float64) {
+		s := t.Stats()
+		v[0], v[1] = float64(s.Rejected), s.Probability
+	})
 }
 
 // SharedGuard is the SharedGuard of both modules: a guard a fleet shares,
@@ -254,14 +244,10 @@ var sharedSeries = []Series{{sharedLocal, ""}, {sharedFallbacks, ""}, {sharedRec
 // it decides on its local fallback, and its turns to it and back. A nil
 // g, typed or not, is a nil guard.
 func Shared(g SharedGuard) Observed {
-	o := Observed{Method: "ObserveShared", Series: sharedSeries}
-	if g != nil && !typednil.Is(g) {
-		o.Read = func(v []float64) {
-			local, fallbacks, recoveries := g.Fallback()
-			v[0], v[1], v[2] = one(local), float64(fallbacks), float64(recoveries)
-		}
-	}
-	return o
+	return observed("ObserveShared", sharedSeries, g, g == nil || typednil.Is(g), func(g SharedGuard, v []float64) {
+		local, fallbacks, recoveries := g.Fallback()
+		v[0], v[1], v[2] = one(local), float64(fallbacks), float64(recoveries)
+	})
 }
 
 // Registration is what both modules' Registration is made of: the end of
