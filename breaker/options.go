@@ -145,13 +145,7 @@ func validRate(r float64) bool { return r > 0 && r <= 1 && !math.IsNaN(r) }
 // configuration. With WithOpenBackOff, d is the duration used when the
 // BackOff returns Stop before it named any.
 func WithOpenDuration(d time.Duration) Option {
-	return func(c *config) {
-		if d < 0 {
-			c.fail("WithOpenDuration was given a negative duration (%v)", d)
-			return
-		}
-		c.open = d
-	}
+	return func(c *config) { setting.NotNegative(settings, &c.err, &c.open, d, "WithOpenDuration") }
 }
 
 // WithOpenBackOff makes the open duration grow while the dependency keeps

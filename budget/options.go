@@ -1,7 +1,6 @@
 package budget
 
 import (
-	"math"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -68,26 +67,15 @@ func (c *config) fail(format string, args ...any) { settings.Fail(&c.err, format
 func (c *config) tokensOnly(name string) bool {
 	if c.ratio {
 		c.fail("%s applies to a token bucket (NewTokenBucket), not to a ratio budget", name)
-		return false
 	}
-	return true
+	return !c.ratio
 }
 
 func (c *config) ratioOnly(name string) bool {
 	if !c.ratio {
 		c.fail("%s applies to a ratio budget (NewRatio), not to a token bucket", name)
-		return false
 	}
-	return true
-}
-
-// figure checks a figure: a number in [lo, hi].
-func (c *config) figure(name string, v, lo, hi float64) bool {
-	if math.IsNaN(v) || v < lo || v > hi {
-		c.fail("%s(%v): must be in [%g, %g]", name, v, lo, hi)
-		return false
-	}
-	return true
+	return c.ratio
 }
 
 // WithMaxTokens sets a token bucket's capacity and starting count, gRPC's
@@ -96,8 +84,8 @@ func (c *config) figure(name string, v, lo, hi float64) bool {
 // gRPC; it must be at least 0.001 and at most 1e9.
 func WithMaxTokens(n float64) Option {
 	return func(c *config) {
-		if c.tokensOnly("WithMaxTokens") && c.figure("WithMaxTokens", n, 0.001, maxFigure) {
-			c.maxTokens = n
+		if c.tokensOnly("WithMaxTokens") {
+			setting.Between(settings, &c.err, &c.maxTokens, n, 0.001, maxFigure, "WithMaxTokens")
 		}
 	}
 }
@@ -108,8 +96,8 @@ func WithMaxTokens(n float64) Option {
 // most 1e9.
 func WithTokenRatio(r float64) Option {
 	return func(c *config) {
-		if c.tokensOnly("WithTokenRatio") && c.figure("WithTokenRatio", r, 0.001, maxFigure) {
-			c.tokenRatio = r
+		if c.tokensOnly("WithTokenRatio") {
+			setting.Between(settings, &c.err, &c.tokenRatio, r, 0.001, maxFigure, "WithTokenRatio")
 		}
 	}
 }
@@ -153,8 +141,8 @@ func WithWindow(d time.Duration) Option {
 // [0, 1e9].
 func WithMinRetriesPerSecond(n float64) Option {
 	return func(c *config) {
-		if c.ratioOnly("WithMinRetriesPerSecond") && c.figure("WithMinRetriesPerSecond", n, 0, maxFigure) {
-			c.minPerSec = n
+		if c.ratioOnly("WithMinRetriesPerSecond") {
+			setting.Between(settings, &c.err, &c.minPerSec, n, 0, maxFigure, "WithMinRetriesPerSecond")
 		}
 	}
 }
@@ -167,8 +155,8 @@ func WithMinRetriesPerSecond(n float64) Option {
 // allows no retry at all.
 func WithRetryRatio(r float64) Option {
 	return func(c *config) {
-		if c.ratioOnly("WithRetryRatio") && c.figure("WithRetryRatio", r, 0, maxRetryRatio) {
-			c.retryRatio = r
+		if c.ratioOnly("WithRetryRatio") {
+			setting.Between(settings, &c.err, &c.retryRatio, r, 0, maxRetryRatio, "WithRetryRatio")
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/benbjohnson/clock"
+	"github.com/herdsafe/backoff/internal/setting"
 )
 
 // MaxCapacity is the largest capacity, and the largest queue, a [Bulkhead]
@@ -34,13 +35,7 @@ func (c *config) fail(format string, args ...any) { settings.Fail(&c.err, format
 // wait ([WithMaxWait]) passes. The default, 0, is no queue. A negative n,
 // or one above [MaxCapacity], is invalid.
 func WithQueue(n int) Option {
-	return func(c *config) {
-		if n < 0 || n > MaxCapacity {
-			c.fail("WithQueue(%d) is outside [0, %d]", n, MaxCapacity)
-			return
-		}
-		c.queue = n
-	}
+	return func(c *config) { setting.Between(settings, &c.err, &c.queue, n, 0, MaxCapacity, "WithQueue") }
 }
 
 // WithMaxWait bounds the time a queued caller waits for a slot: after d it
@@ -49,13 +44,7 @@ func WithQueue(n int) Option {
 // long as its context lets it. A negative d is invalid, and so is a
 // positive one without a queue (WithQueue), since nobody would wait.
 func WithMaxWait(d time.Duration) Option {
-	return func(c *config) {
-		if d < 0 {
-			c.fail("WithMaxWait(%v) is negative", d)
-			return
-		}
-		c.maxWait = d
-	}
+	return func(c *config) { setting.NotNegative(settings, &c.err, &c.maxWait, d, "WithMaxWait") }
 }
 
 // WithClock sets the clock that times the maximum wait, such as a

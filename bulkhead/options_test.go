@@ -43,7 +43,7 @@ func TestInvalidConfiguration(t *testing.T) {
 		{"capacity too large", bulkhead.New(bulkhead.MaxCapacity + 1), "capacity"},
 		{"negative queue", bulkhead.New(1, bulkhead.WithQueue(-1)), "WithQueue(-1)"},
 		{"queue too large", bulkhead.New(1, bulkhead.WithQueue(bulkhead.MaxCapacity+1)), "WithQueue"},
-		{"negative wait", bulkhead.New(1, bulkhead.WithQueue(1), bulkhead.WithMaxWait(-time.Second)), "WithMaxWait(-1s)"},
+		{"negative wait", bulkhead.New(1, bulkhead.WithQueue(1), bulkhead.WithMaxWait(-time.Second)), "WithMaxWait was given a negative duration (-1s)"},
 		{"wait without a queue", bulkhead.New(1, bulkhead.WithMaxWait(time.Second)), "without WithQueue"},
 		{"nil clock", bulkhead.New(1, bulkhead.WithClock(nil)), "nil clock"},
 		{"nil option", bulkhead.New(1, nil), "nil Option"},

@@ -5,6 +5,7 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/setting"
 	"github.com/herdsafe/backoff/internal/typednil"
 )
 
@@ -41,11 +42,7 @@ const MaxAttempts = 1000
 // negative d is reported as [backoff.ErrInvalidConfiguration].
 func WithDelay(d time.Duration) Option {
 	return func(c *config) {
-		if d < 0 {
-			c.fail("WithDelay was given a negative delay (%v)", d)
-			return
-		}
-		c.delay, c.delaySet = d, true
+		c.delaySet = setting.NotNegative(settings, &c.err, &c.delay, d, "WithDelay")
 	}
 }
 
@@ -55,11 +52,7 @@ func WithDelay(d time.Duration) Option {
 // A call allocates for the attempts it starts, not for n.
 func WithMaxAttempts(n int) Option {
 	return func(c *config) {
-		if n < 1 || n > MaxAttempts {
-			c.fail("WithMaxAttempts(%d) is outside [1, %d]", n, MaxAttempts)
-			return
-		}
-		c.maxAttempts = n
+		setting.Between(settings, &c.err, &c.maxAttempts, n, 1, MaxAttempts, "WithMaxAttempts")
 	}
 }
 

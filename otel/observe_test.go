@@ -180,30 +180,22 @@ func instrumentKind(m *telemetry.Metric) string {
 // kind returns what instrument the metric name is.
 func (h *harness) kind(t *testing.T, name string) string {
 	t.Helper()
-	var rm metricdata.ResourceMetrics
-	if err := h.reader.Collect(context.Background(), &rm); err != nil {
-		t.Fatal(err)
-	}
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			if m.Name != name {
-				continue
-			}
-			switch d := m.Data.(type) {
-			case metricdata.Sum[int64]:
-				if d.IsMonotonic {
-					return "counter"
-				}
-				return "up-down counter"
-			case metricdata.Gauge[int64]:
-				return "gauge"
-			case metricdata.Gauge[float64]:
-				return "float gauge"
-			}
-			return "unknown"
+	m, ok := h.metric(t, name)
+	switch d := m.Data.(type) {
+	case metricdata.Sum[int64]:
+		if d.IsMonotonic {
+			return "counter"
 		}
+		return "up-down counter"
+	case metricdata.Gauge[int64]:
+		return "gauge"
+	case metricdata.Gauge[float64]:
+		return "float gauge"
 	}
-	return "missing"
+	if !ok {
+		return "missing"
+	}
+	return "unknown"
 }
 
 // The exported attribute keys of the guards' labels are those the

@@ -48,11 +48,7 @@ func WithNamespace(ns string) Option {
 // ErrInvalidConfiguration.
 func WithMaxRetryNum(n int) Option {
 	return func(c *config) {
-		if n < 1 || n > MaxRetryNum {
-			c.fail("WithMaxRetryNum(%d) is outside [1, %d]", n, MaxRetryNum)
-			return
-		}
-		c.maxRetryNum = n
+		setting.Between(settings, &c.err, &c.maxRetryNum, n, 1, MaxRetryNum, "WithMaxRetryNum")
 	}
 }
 

@@ -23,9 +23,11 @@
 package setting
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"reflect"
+	"time"
 
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff/internal/typednil"
@@ -141,4 +143,30 @@ func Apply[C any, O ~func(*C)](p Package, first *error, constructor string, c *C
 		}
 		o(c)
 	}
+}
+
+// Between is what an option given a number with a range does with v: it
+// sets *dst to v if v lies in [lo, hi], and otherwise (NaN included)
+// records, as Fail does, that "option(v) is outside [lo, hi]". It reports
+// whether it set *dst.
+func Between[T cmp.Ordered](p Package, first *error, dst *T, v, lo, hi T, option string) bool {
+	if !(v >= lo && v <= hi) {
+		p.Fail(first, "%s(%v) is outside [%v, %v]", option, v, lo, hi)
+		return false
+	}
+	*dst = v
+	return true
+}
+
+// NotNegative is what an option given a duration that may be 0 does with
+// d: it sets *dst to d, or, for a negative d, records, as Fail does, that
+// "option was given a negative duration (d)". It reports whether it set
+// *dst.
+func NotNegative(p Package, first *error, dst *time.Duration, d time.Duration, option string) bool {
+	if d < 0 {
+		p.Fail(first, "%s was given a negative duration (%v)", option, d)
+		return false
+	}
+	*dst = d
+	return true
 }
