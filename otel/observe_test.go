@@ -2,18 +2,17 @@ package otelbackoff_test
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/benbjohnson/clock"
-	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/internal/telemetry"
+	"github.com/herdsafe/backoff/internal/telemetry/telemetrytest"
 	otelbackoff "github.com/herdsafe/backoff/otel"
 	"github.com/herdsafe/backoff/throttle"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -27,74 +26,19 @@ type scriptedShared struct {
 
 func (s *scriptedShared) Fallback() (bool, uint64, uint64) { return s.local, s.fallbacks, s.recoveries }
 
-func TestObserveRejectsInvalidArguments(t *testing.T) {
+// The Observe methods keep the promises of both modules: see
+// telemetrytest.Observe.
+func TestObserve(t *testing.T) {
 	h := newHarness(t)
-	cases := []struct {
-		name    string
-		observe func() (*otelbackoff.Registration, error)
-		says    []string
-	}{
-		{"nil_breaker", func() (*otelbackoff.Registration, error) { return h.in.ObserveBreaker("b", nil) }, []string{"ObserveBreaker was given a nil guard"}},
-		{"nil_bulkhead", func() (*otelbackoff.Registration, error) { return h.in.ObserveBulkhead("b", nil) }, []string{"nil guard"}},
-		{"nil_priority_bulkhead", func() (*otelbackoff.Registration, error) { return h.in.ObservePriorityBulkhead("b", nil) }, []string{"nil guard"}},
-		{"nil_budget", func() (*otelbackoff.Registration, error) { return h.in.ObserveBudget("b", nil) }, []string{"nil guard"}},
-		{"nil_throttle", func() (*otelbackoff.Registration, error) { return h.in.ObserveThrottle("b", nil) }, []string{"nil guard"}},
-		{"nil_shared", func() (*otelbackoff.Registration, error) { return h.in.ObserveShared("b", nil) }, []string{"nil guard"}},
-		{"typed_nil_shared", func() (*otelbackoff.Registration, error) { return h.in.ObserveShared("b", (*scriptedShared)(nil)) }, []string{"nil guard"}},
-		{"empty_name", func() (*otelbackoff.Registration, error) { return h.in.ObserveBreaker("", breaker.New()) }, []string{"empty name"}},
-		{"both", func() (*otelbackoff.Registration, error) { return h.in.ObserveBudget("", nil) }, []string{"nil guard", "empty name"}},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			reg, err := c.observe()
-			for _, says := range c.says {
-				if reg != nil || !errors.Is(err, backoff.ErrInvalidConfiguration) || !strings.Contains(err.Error(), "otelbackoff: ") ||
-					!strings.Contains(err.Error(), says) {
-					t.Errorf("got %v, %v; want an ErrInvalidConfiguration of otelbackoff saying %q", reg, err, says)
-				}
+	telemetrytest.Observe(t, h.in, "otelbackoff", func(guard string) int {
+		n := 0
+		for k := range h.points(t, "backoff.breaker.state") {
+			if strings.Contains(k, "guard.name="+guard) {
+				n++
 			}
-		})
-	}
-}
-
-// A name is taken per kind of guard until its registration is dropped.
-func TestObserveNamesAreUnique(t *testing.T) {
-	h := newHarness(t)
-	reg, err := h.in.ObserveBreaker("payments", breaker.New())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := h.in.ObserveBreaker("payments", breaker.New()); !errors.Is(err, backoff.ErrInvalidConfiguration) {
-		t.Errorf("a second breaker named payments: %v, want ErrInvalidConfiguration", err)
-	}
-	others := []func() (*otelbackoff.Registration, error){
-		func() (*otelbackoff.Registration, error) { return h.in.ObserveBulkhead("payments", bulkhead.New(1)) },
-		func() (*otelbackoff.Registration, error) {
-			return h.in.ObservePriorityBulkhead("payments", bulkhead.NewPriority(10))
-		},
-		func() (*otelbackoff.Registration, error) {
-			return h.in.ObserveBudget("payments", budget.NewTokenBucket())
-		},
-		func() (*otelbackoff.Registration, error) { return h.in.ObserveThrottle("payments", throttle.New()) },
-		func() (*otelbackoff.Registration, error) { return h.in.ObserveShared("payments", &scriptedShared{}) },
-	}
-	for i, observe := range others {
-		if _, err := observe(); err != nil {
-			t.Errorf("guard %d of another kind named payments: %v", i, err)
 		}
-	}
-	if err := reg.Unregister(); err != nil {
-		t.Fatal(err)
-	}
-	if got := h.points(t, "backoff.breaker.state"); len(got) != 0 {
-		t.Errorf("after Unregister the breaker is still observed: %v", got)
-	}
-	if err := reg.Unregister(); err != nil {
-		t.Errorf("a second Unregister: %v, want nil", err)
-	}
-	if _, err := h.in.ObserveBreaker("payments", breaker.New()); err != nil {
-		t.Errorf("after Unregister the name is still taken: %v", err)
-	}
+		return n
+	})
 }
 
 // Every series of every guard is reported under its metric's name, with

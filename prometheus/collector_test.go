@@ -2,16 +2,15 @@ package prombackoff_test
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/benbjohnson/clock"
-	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/telemetry/telemetrytest"
 	prombackoff "github.com/herdsafe/backoff/prometheus"
 	"github.com/herdsafe/backoff/throttle"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -27,73 +26,30 @@ func (s *scriptedShared) Fallback() (bool, uint64, uint64) { return s.local, s.f
 
 type observe func() (*prombackoff.Registration, error)
 
-func TestObserveRejectsInvalidArguments(t *testing.T) {
-	in, _ := newInstrumenter(t)
-	cases := []struct {
-		name    string
-		observe observe
-		says    []string
-	}{
-		{"nil_breaker", func() (*prombackoff.Registration, error) { return in.ObserveBreaker("b", nil) }, []string{"ObserveBreaker was given a nil guard"}},
-		{"nil_bulkhead", func() (*prombackoff.Registration, error) { return in.ObserveBulkhead("b", nil) }, []string{"nil guard"}},
-		{"nil_priority_bulkhead", func() (*prombackoff.Registration, error) { return in.ObservePriorityBulkhead("b", nil) }, []string{"nil guard"}},
-		{"nil_budget", func() (*prombackoff.Registration, error) { return in.ObserveBudget("b", nil) }, []string{"nil guard"}},
-		{"nil_throttle", func() (*prombackoff.Registration, error) { return in.ObserveThrottle("b", nil) }, []string{"nil guard"}},
-		{"nil_shared", func() (*prombackoff.Registration, error) { return in.ObserveShared("b", nil) }, []string{"nil guard"}},
-		{"empty_name", func() (*prombackoff.Registration, error) { return in.ObserveBreaker("", breaker.New()) }, []string{"empty name"}},
-		{"both", func() (*prombackoff.Registration, error) { return in.ObserveThrottle("", nil) }, []string{"nil guard", "empty name"}},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			reg, err := c.observe()
-			for _, says := range c.says {
-				if reg != nil || !errors.Is(err, backoff.ErrInvalidConfiguration) || !strings.Contains(err.Error(), "prombackoff: ") ||
-					!strings.Contains(err.Error(), says) {
-					t.Errorf("got %v, %v; want an ErrInvalidConfiguration of prombackoff saying %q", reg, err, says)
+// The Observe methods keep the promises of both modules: see
+// telemetrytest.Observe.
+func TestObserve(t *testing.T) {
+	in, reg := newInstrumenter(t)
+	telemetrytest.Observe(t, in, "prombackoff", func(guard string) int {
+		families, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, f := range families {
+			if f.GetName() != "backoff_breaker_state" {
+				continue
+			}
+			for _, m := range f.GetMetric() {
+				for _, l := range m.GetLabel() {
+					if l.GetName() == "name" && l.GetValue() == guard {
+						n++
+					}
 				}
 			}
-		})
-	}
-}
-
-// The registry refuses a second guard of a kind under one name, until the
-// first is unregistered.
-func TestObserveNamesAreUnique(t *testing.T) {
-	in, reg := newInstrumenter(t)
-	r, err := in.ObserveBreaker("payments", breaker.New())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := in.ObserveBreaker("payments", breaker.New()); !errors.Is(err, backoff.ErrInvalidConfiguration) {
-		t.Errorf("a second breaker named payments: %v, want ErrInvalidConfiguration", err)
-	}
-	if _, err := in.ObserveBreaker("ledger", breaker.New()); err != nil {
-		t.Errorf("a breaker named ledger: %v", err)
-	}
-	for i, observe := range []observe{
-		func() (*prombackoff.Registration, error) { return in.ObserveBulkhead("payments", bulkhead.New(1)) },
-		func() (*prombackoff.Registration, error) {
-			return in.ObserveBudget("payments", budget.NewTokenBucket())
-		},
-		func() (*prombackoff.Registration, error) { return in.ObserveThrottle("payments", throttle.New()) },
-		func() (*prombackoff.Registration, error) { return in.ObserveShared("payments", &scriptedShared{}) },
-	} {
-		if _, err := observe(); err != nil {
-			t.Errorf("guard %d of another kind named payments: %v", i, err)
 		}
-	}
-	if err := r.Unregister(); err != nil {
-		t.Fatal(err)
-	}
-	if n, _ := testutil.GatherAndCount(reg, "backoff_breaker_state"); n != 3 {
-		t.Errorf("after Unregister, %d series of backoff_breaker_state, want the 3 of ledger", n)
-	}
-	if err := r.Unregister(); err != nil {
-		t.Errorf("a second Unregister: %v, want nil", err)
-	}
-	if _, err := in.ObserveBreaker("payments", breaker.New()); err != nil {
-		t.Errorf("after Unregister the name is still taken: %v", err)
-	}
+		return n
+	})
 }
 
 // Every guard on one registry, as a scrape shows it: a Bulkhead and a

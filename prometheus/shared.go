@@ -5,8 +5,9 @@ import "github.com/herdsafe/backoff/internal/telemetry"
 // SharedGuard is a guard whose state a fleet shares, and that decides on a
 // local fallback while it cannot reach that state: the budget and the
 // breaker of module github.com/herdsafe/backoff/redisguard are
-// SharedGuards (this module does not import it).
-type SharedGuard interface {
+// SharedGuards (this module does not import it). It is the SharedGuard of
+// both telemetry modules, otelbackoff's and prombackoff's.
+type SharedGuard = interface {
 	// Fallback reports whether the guard decides on its local fallback
 	// now, and how many times it has turned to the fallback and back
 	// since it was made.

@@ -232,9 +232,9 @@ func Throttle(t *throttle.Throttle) Observed {
 	})
 }
 
-// SharedGuard is the SharedGuard of both modules: a guard a fleet shares,
-// such as those of module redisguard.
-type SharedGuard interface {
+// SharedGuard is the SharedGuard of both modules, which they declare as
+// this type: a guard a fleet shares, such as those of module redisguard.
+type SharedGuard = interface {
 	Fallback() (local bool, fallbacks, recoveries uint64)
 }
 
