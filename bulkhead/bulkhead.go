@@ -141,8 +141,10 @@ func (b *Bulkhead) Record(guard.Permit, guard.Outcome) {
 // [backoff.ErrRefused] and wraps Allow's error (one matching
 // [ErrBulkheadFull], or the context's); otherwise it calls fn with ctx,
 // frees the slot when fn returns, and returns fn's error. The slot is
-// freed if fn panics too, and the panic goes on. A nil ctx or fn is
-// reported as an error matching [backoff.ErrInvalidConfiguration].
+// freed if fn panics too, and the panic goes on. A ctx already done is
+// refused before the bulkhead is asked, as guard.Run refuses one (see
+// package guard): it takes no slot, and Stats does not count it. A nil ctx
+// or fn is reported as an error matching [backoff.ErrInvalidConfiguration].
 func (b *Bulkhead) Run(ctx context.Context, fn func(context.Context) error) error {
 	return guard.Run(ctx, b, guard.Call{Attempt: 1}, fn)
 }

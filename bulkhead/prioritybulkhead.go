@@ -212,7 +212,8 @@ func (b *PriorityBulkhead) release() {
 // without calling fn an error that matches [backoff.ErrRefused] and wraps
 // Allow's error (a [ShedError], or the context's); otherwise fn's error,
 // freeing the slot when fn returns or panics. The call's priority is the
-// one ctx carries.
+// one ctx carries. A ctx already done is refused before the bulkhead is
+// asked, as guard.Run refuses one (see package guard).
 func (b *PriorityBulkhead) Run(ctx context.Context, fn func(context.Context) error) error {
 	return guard.Run(ctx, b, guard.Call{Attempt: 1}, fn)
 }
