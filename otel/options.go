@@ -16,9 +16,6 @@ type config struct {
 	err       error // the first invalid option
 }
 
-// fail records the first invalid option.
-func (c *config) fail(format string, args ...any) { settings.Fail(&c.err, format, args...) }
-
 // settings makes the errors of the settings New and the Observe methods
 // cannot use.
 const settings = setting.Package("otelbackoff")
