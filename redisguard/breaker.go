@@ -15,7 +15,7 @@ import (
 // Breaker is a circuit breaker that every instance of a service shares
 // through Redis: breaker.New's closed, open and half-open cycle with its
 // consecutive-failures rule, kept once for the fleet, so that the fleet's
-// failures trip it and the fleet's probes, WithHalfOpen's number in all,
+// failures trip it and the fleet's probes, breaker.WithHalfOpen's number in all,
 // test the dependency. It is a [guard.Guard], and refuses calls with a
 // [*breaker.OpenError], which matches [breaker.ErrCircuitOpen].
 //
@@ -110,7 +110,7 @@ func (b *Breaker) Validate() error {
 // trip until the open duration it was told of has passed. Otherwise Allow
 // makes one round trip, which decides on the shared state, and turns it
 // half-open when its open duration has passed; half-open, the fleet
-// admits WithHalfOpen's probes in all. A refusal is an [*breaker.OpenError].
+// admits breaker.WithHalfOpen's probes in all. A refusal is an [*breaker.OpenError].
 //
 // When Redis fails or is slower than the timeout, the local fallback, a
 // breaker.New of the same configuration, decides instead (see the package
@@ -251,7 +251,7 @@ func (b *Breaker) store(nv *view) {
 }
 
 // Record tells the shared breaker how a call that Allow admitted ended, as
-// a [guard.Guard]: a success, a failure (an error WithIsFailure counts;
+// a [guard.Guard]: a success, a failure (an error breaker.WithIsFailure counts;
 // by default any), or neither (an abandoned call, an inner guard's
 // refusal). A record of a call admitted before the last change of state
 // this instance saw counts for nothing.
@@ -269,7 +269,7 @@ func (b *Breaker) Record(p guard.Permit, o guard.Outcome) {
 	if b.Validate() != nil {
 		return
 	}
-	// An error WithIsFailure does not count is a success, as for
+	// An error breaker.WithIsFailure does not count is a success, as for
 	// breaker.New; a call whose classifier panics is a failure.
 	b.record(p, judge(o, b.cfg.isFailure, success, failure, func(v verdict) { b.record(p, v) }))
 }

@@ -169,7 +169,7 @@ func (b *Budget) see(r []any) ([]int64, bool) {
 // Record reports how a call that Allow admitted ended, and counts it as
 // NewTokenBucket says. The record of a first attempt is the call's one
 // round trip: it sends a success's ratio or a failure's token (an
-// abandoned call, an inner guard's refusal and an error WithIsFailure does
+// abandoned call, an inner guard's refusal and an error budget.WithIsFailure does
 // not count make none). The record of a retry makes none: its token was
 // taken at Allow, and what a success or a neutral outcome gives back is
 // sent with this instance's next round trip. When Redis fails, the local
@@ -178,7 +178,7 @@ func (b *Budget) Record(p guard.Permit, o guard.Outcome) {
 	if b.Validate() != nil {
 		return
 	}
-	// An error WithIsFailure does not count is neutral, and so is the
+	// An error budget.WithIsFailure does not count is neutral, and so is the
 	// call when the classifier panics: its charge is refunded.
 	b.record(p, judge(o, b.cfg.isFailure, neutral, neutral, func(v verdict) { b.record(p, v) }))
 }

@@ -82,7 +82,7 @@
 // # Consistency
 //
 // The shared state is exact: every step is atomic on the server, and the
-// half-open state admits WithHalfOpen's probes across the whole fleet, no
+// half-open state admits breaker.WithHalfOpen's probes across the whole fleet, no
 // more. What an instance acts on without a round trip is at most
 // WithStaleness old: for that long after another instance trips the
 // breaker, an instance may still admit calls on the closed state it saw,
