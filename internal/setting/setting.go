@@ -12,8 +12,12 @@
 //     is wrong and which setting it is: "backoff: invalid configuration:
 //     breaker: WithOpenDuration was given a negative duration (-1s)".
 //   - Of a list of options, the first that cannot be used is the one
-//     reported ([Package.Fail], [Record]): a later option may depend on an
-//     earlier one, and the first is the one to fix first.
+//     reported ([Package.Fail], [Record], [Apply], which also reports a nil
+//     option): a later option may depend on an earlier one, and the first
+//     is the one to fix first. The usual mistakes are worded once: a nil
+//     function or value, typed or not ([NotNil]), a number outside its
+//     range, NaN included ([Between]), a negative duration
+//     ([NotNegative]).
 //   - The mistakes of separate arguments (a client and its options, a
 //     context, a configuration and a function) are all reported, joined in
 //     the order of the parameters ([Join]): none masks another.
