@@ -1,7 +1,6 @@
 package backoff
 
 import (
-	"fmt"
 	"time"
 )
 
@@ -27,10 +26,10 @@ func NewConstantBackOff(d time.Duration) *ConstantBackOff {
 // ErrInvalidConfiguration.
 func (b *ConstantBackOff) Validate() error {
 	if b == nil {
-		return fmt.Errorf("%w: the BackOff is a nil *ConstantBackOff", ErrInvalidConfiguration)
+		return settings.Invalid("the BackOff is a nil *ConstantBackOff")
 	}
 	if b.Interval < 0 {
-		return fmt.Errorf("%w: ConstantBackOff.Interval is negative (%v)", ErrInvalidConfiguration, b.Interval)
+		return settings.Invalid("ConstantBackOff.Interval is negative (%v)", b.Interval)
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/herdsafe/backoff/internal/setting"
 )
 
 // Cause values reported by Error.Cause. Match them with errors.Is.
@@ -48,9 +50,14 @@ var (
 	// calling the operation. A BackOff of your own that returns a negative
 	// wait other than Stop is reported the same way when the first retry
 	// asks for one. The error in Error.Cause wraps ErrInvalidConfiguration
-	// and names the offending setting; match it with errors.Is.
-	ErrInvalidConfiguration = errors.New("backoff: invalid configuration")
+	// and names the offending setting; match it with errors.Is. Every
+	// package of this module, and of the modules beside it, reports the
+	// settings it cannot use so.
+	ErrInvalidConfiguration = setting.ErrInvalid
 )
+
+// settings makes the errors of the settings the driver cannot use.
+const settings = setting.Package("")
 
 // Error is the error returned by Retry for every failure. It records the
 // last error returned by the operation (LastErr) together with the reason

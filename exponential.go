@@ -161,7 +161,7 @@ func (b *ExponentialBackOff) Validate() error {
 	default:
 		return nil
 	}
-	return fmt.Errorf("%w: %s", ErrInvalidConfiguration, msg)
+	return settings.Invalid("%s", msg)
 }
 
 // valid is Validate() == nil for a non-nil b, cheap enough for every

@@ -89,27 +89,7 @@ func specAsError(t *testing.T, err error) *Error {
 func specCheckStop(t *testing.T, err, cause, lastErr error) *Error {
 	t.Helper()
 	re := specAsError(t, err)
-	if !errors.Is(re.Cause, cause) {
-		t.Errorf("Cause = %v, want %v", re.Cause, cause)
-	}
-	if !errors.Is(err, cause) {
-		t.Errorf("errors.Is(err, %v) = false", cause)
-	}
-	if lastErr == nil {
-		if re.LastErr != nil {
-			t.Errorf("LastErr = %v, want nil", re.LastErr)
-		}
-		return re
-	}
-	if re.LastErr == nil || !errors.Is(re.LastErr, lastErr) || re.LastErr.Error() != lastErr.Error() {
-		t.Errorf("LastErr = %v, want %v", re.LastErr, lastErr)
-	}
-	if !errors.Is(err, lastErr) {
-		t.Errorf("errors.Is(err, %v) = false", lastErr)
-	}
-	if got, want := err.Error(), lastErr.Error(); got != want {
-		t.Errorf("Error() = %q, want the last error undecorated: %q", got, want)
-	}
+	spectest.CheckStop(t, err, re.Cause, re.LastErr, cause, lastErr)
 	return re
 }
 

@@ -2,7 +2,6 @@ package backoff
 
 import (
 	"context"
-	"fmt"
 	"time"
 )
 
@@ -56,7 +55,7 @@ func (l *Loop) Wait(ctx context.Context) bool {
 	}
 	switch {
 	case ctx == nil:
-		return l.stop(fmt.Errorf("%w: Loop.Wait was given a nil context", ErrInvalidConfiguration))
+		return l.stop(settings.Invalid("Loop.Wait was given a nil context"))
 	case l.invalid != nil:
 		return l.stop(l.invalid)
 	case ctx.Err() != nil:

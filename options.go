@@ -1,11 +1,11 @@
 package backoff
 
 import (
-	"fmt"
 	"sync"
 	"time"
 
 	"github.com/benbjohnson/clock"
+	"github.com/herdsafe/backoff/internal/setting"
 	"github.com/herdsafe/backoff/internal/typednil"
 )
 
@@ -32,14 +32,10 @@ type options struct {
 	err           error // the first invalid setting
 }
 
-// realClock is the clock of every driver that is not given one: the time
-// package, which is virtual inside a testing/synctest bubble.
-var realClock = clock.New()
-
 // defaults are Retry's: the default ExponentialBackOff, no attempt
 // limit, DefaultMaxElapsedTime. Every call that passes no option shares
 // them, read-only.
-var defaults = options{maxElapsed: DefaultMaxElapsedTime, clock: realClock}
+var defaults = options{maxElapsed: DefaultMaxElapsedTime, clock: setting.RealClock}
 
 // optionsPool recycles option sets, so that applying options does not
 // allocate on every call.
@@ -86,9 +82,7 @@ func (o *options) release() {
 
 // fail records the first invalid setting.
 func (o *options) fail(format string, args ...any) {
-	if o.err == nil {
-		o.err = fmt.Errorf("%w: "+format, append([]any{ErrInvalidConfiguration}, args...)...)
-	}
+	settings.Fail(&o.err, format, args...)
 }
 
 // direct returns b if runs use it as it is, because it does not implement
@@ -120,12 +114,12 @@ func validate(b BackOff) error {
 		return b.Validate()
 	case *contextBackOff:
 		if b.b == nil {
-			return fmt.Errorf("%w: WithContext was given a nil BackOff", ErrInvalidConfiguration)
+			return settings.Invalid("WithContext was given a nil BackOff")
 		}
 		return validate(b.b)
 	}
 	if typednil.Is(b) {
-		return fmt.Errorf("%w: the BackOff is a nil %T", ErrInvalidConfiguration, b)
+		return settings.Invalid("the BackOff is a nil %T", b)
 	}
 	return nil
 }
@@ -234,13 +228,7 @@ func WithRetryable(fn func(error) bool) RetryOption {
 // c.WithTimeout or c.WithDeadline, or bound it with WithMaxElapsedTime,
 // WithMaxTries or a cancellation.
 func WithClock(c clock.Clock) RetryOption {
-	return func(o *options) {
-		if c == nil || typednil.Is(c) {
-			o.fail("WithClock was given a nil clock")
-			return
-		}
-		o.clock = c
-	}
+	return func(o *options) { settings.Clock(&o.clock, &o.err, c) }
 }
 
 // WithInstrumenter adds an Instrumenter. Several may be added; they are

@@ -2,7 +2,6 @@ package backoff
 
 import (
 	"context"
-	"fmt"
 )
 
 // Retrier is the driver with its options built once, as a call site that
@@ -32,7 +31,7 @@ func NewRetrier(opts ...RetryOption) *Retrier {
 // error matching ErrInvalidConfiguration, or nil.
 func (r *Retrier) Validate() error {
 	if r == nil {
-		return fmt.Errorf("%w: the *Retrier is nil", ErrInvalidConfiguration)
+		return settings.Invalid("the *Retrier is nil")
 	}
 	return r.options().err
 }
@@ -53,11 +52,11 @@ func (r *Retrier) options() *options {
 func (r *Retrier) DoErr(ctx context.Context, fn func(context.Context) error) error {
 	switch {
 	case r == nil:
-		return invalid("DoErr was called on a nil *Retrier")
+		return &Error{Cause: settings.Invalid("DoErr was called on a nil *Retrier")}
 	case ctx == nil:
-		return invalid("Retrier.DoErr was given a nil context")
+		return &Error{Cause: settings.Invalid("Retrier.DoErr was given a nil context")}
 	case fn == nil:
-		return invalid("Retrier.DoErr was given a nil function")
+		return &Error{Cause: settings.Invalid("Retrier.DoErr was given a nil function")}
 	}
 	o := r.options()
 	if o.err != nil {
@@ -85,11 +84,11 @@ func (r *Retrier) Loop() *Loop {
 	switch {
 	case l.invalid != nil:
 	case o.notify != nil:
-		l.invalid = fmt.Errorf("%w: WithNotify has no effect on a Loop, which runs no operation", ErrInvalidConfiguration)
+		l.invalid = settings.Invalid("WithNotify has no effect on a Loop, which runs no operation")
 	case len(o.classifiers) > 0:
-		l.invalid = fmt.Errorf("%w: WithRetryable has no effect on a Loop, which sees no error", ErrInvalidConfiguration)
+		l.invalid = settings.Invalid("WithRetryable has no effect on a Loop, which sees no error")
 	case len(o.instrumenters) > 0:
-		l.invalid = fmt.Errorf("%w: WithInstrumenter has no effect on a Loop, which runs no operation", ErrInvalidConfiguration)
+		l.invalid = settings.Invalid("WithInstrumenter has no effect on a Loop, which runs no operation")
 	}
 	return l
 }

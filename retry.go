@@ -2,10 +2,10 @@ package backoff
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/benbjohnson/clock"
+	"github.com/herdsafe/backoff/internal/setting"
 )
 
 // This file is the driver: the entry points, then the loop (attempt,
@@ -56,7 +56,7 @@ func Retry[T any](operation Operation[T], opts ...RetryOption) (T, error) {
 func RetryCtx[T any](ctx context.Context, operation Operation[T], opts ...RetryOption) (T, error) {
 	var res T
 	if operation == nil {
-		return res, invalid("RetryCtx was given a nil operation")
+		return res, &Error{Cause: settings.Invalid("RetryCtx was given a nil operation")}
 	}
 	o, err := build(opts)
 	if err != nil {
@@ -82,7 +82,7 @@ func RetryError(operation func() error, opts ...RetryOption) error {
 // including the options it accepts and the *Error it returns on failure.
 func RetryErrorCtx(ctx context.Context, operation func() error, opts ...RetryOption) error {
 	if operation == nil {
-		return invalid("RetryErrorCtx was given a nil operation")
+		return &Error{Cause: settings.Invalid("RetryErrorCtx was given a nil operation")}
 	}
 	return run(ctx, opts, func(context.Context) error { return operation() })
 }
@@ -103,7 +103,7 @@ func RetryErrorCtx(ctx context.Context, operation func() error, opts ...RetryOpt
 func Do[T any](ctx context.Context, fn func(context.Context) (T, error), opts ...RetryOption) (T, error) {
 	var res T
 	if fn == nil {
-		return res, invalid("Do was given a nil function")
+		return res, &Error{Cause: settings.Invalid("Do was given a nil function")}
 	}
 	err := run(ctx, opts, func(ctx context.Context) error {
 		if ctx.Err() != nil {
@@ -119,7 +119,7 @@ func Do[T any](ctx context.Context, fn func(context.Context) (T, error), opts ..
 // DoErr is Do for a function that returns only an error.
 func DoErr(ctx context.Context, fn func(context.Context) error, opts ...RetryOption) error {
 	if fn == nil {
-		return invalid("DoErr was given a nil function")
+		return &Error{Cause: settings.Invalid("DoErr was given a nil function")}
 	}
 	return run(ctx, opts, func(ctx context.Context) error {
 		if ctx.Err() != nil {
@@ -136,11 +136,6 @@ type refusedByContext struct{ ctx context.Context }
 func (r refusedByContext) Error() string        { return context.Cause(r.ctx).Error() }
 func (r refusedByContext) Unwrap() error        { return context.Cause(r.ctx) }
 func (r refusedByContext) Is(target error) bool { return target == ErrRefused }
-
-// invalid returns the *Error of a call the driver cannot make.
-func invalid(format string, args ...any) error {
-	return &Error{Cause: fmt.Errorf("%w: "+format, append([]any{ErrInvalidConfiguration}, args...)...)}
-}
 
 // run builds the options opts make and runs op under them.
 func run(ctx context.Context, opts []RetryOption, op func(context.Context) error) error {
@@ -159,7 +154,7 @@ func run(ctx context.Context, opts []RetryOption, op func(context.Context) error
 // attempt, a decision and a wait.
 func retry(ctx context.Context, o *options, op func(context.Context) error) error {
 	if ctx == nil {
-		return invalid("the driver was given a nil context")
+		return &Error{Cause: settings.Invalid("the driver was given a nil context")}
 	}
 	p := progress{o: o}
 	if o.maxElapsed > 0 || o.direct != nil {
@@ -298,7 +293,7 @@ func (p *progress) next(ctx context.Context, named time.Duration, isNamed bool) 
 			}
 			return 0, ErrExhausted
 		case delay < 0:
-			return 0, fmt.Errorf("%w: the BackOff returned a negative wait (%v)", ErrInvalidConfiguration, delay)
+			return 0, settings.Invalid("the BackOff returned a negative wait (%v)", delay)
 		}
 	}
 	return delay, p.limit(ctx, delay)
@@ -376,7 +371,7 @@ type timer struct {
 
 // startTimer starts a timer of d on clk.
 func startTimer(clk clock.Clock, d time.Duration) timer {
-	if clk == realClock {
+	if clk == setting.RealClock {
 		t := time.NewTimer(d)
 		return timer{fired: t.C, real: t}
 	}
@@ -426,7 +421,7 @@ var epoch = time.Now()
 // now reads the run's clock: the time package's monotonic clock directly
 // when the run has the default clock, for the cost of the reading alone.
 func (p *progress) now() time.Duration {
-	if p.o.clock == realClock {
+	if p.o.clock == setting.RealClock {
 		return time.Since(epoch)
 	}
 	return p.o.clock.Since(epoch)

@@ -2,7 +2,6 @@ package backoff
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -49,7 +48,7 @@ type Ticker struct {
 func NewTicker(b BackOff) *Ticker {
 	err := validate(b)
 	if err == nil && b == nil {
-		err = fmt.Errorf("%w: the BackOff is nil", ErrInvalidConfiguration)
+		err = settings.Invalid("the BackOff is nil")
 	}
 	if err != nil {
 		panic("backoff: NewTicker: " + strings.TrimPrefix(err.Error(), "backoff: "))

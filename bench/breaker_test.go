@@ -37,15 +37,10 @@ func newBreakerLibs() []lib {
 	return []lib{
 		{name: "herdsafe", ours: true, call: func(ctx context.Context, op operation) (int, error) {
 			var v int
-			err := ours.Run(ctx, func(context.Context) (err error) {
-				v, err = op()
-				return err
-			})
+			err := ours.Run(ctx, keep(&v, op))
 			return v, err
 		}},
-		{name: "failsafe", call: func(_ context.Context, op operation) (int, error) {
-			return fs.Get(op)
-		}},
+		failsafeRow(fs),
 		{name: "gobreaker", call: func(_ context.Context, op operation) (int, error) {
 			return gb.Execute(op)
 		}},
@@ -65,11 +60,8 @@ func TestBreakerConfiguredAlike(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	ctx := context.Background()
 	for _, l := range newBreakerLibs() {
-		op, n := counting(succeed)
-		if v, err := l.call(ctx, op); err != nil || v != 1 || n.Load() != 1 {
-			t.Errorf("%s: success gave (%d, %v) in %d calls", l.name, v, err, n.Load())
-		}
-		op, n = counting(failing)
+		callsOnce(t, l, 1)
+		op, n := counting(failing)
 		for range breakerTrip {
 			if _, err := l.call(ctx, op); err != errSentinel {
 				t.Errorf("%s: a failure gave %v", l.name, err)

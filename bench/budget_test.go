@@ -35,9 +35,7 @@ func newRetryBudgetLibs() []lib {
 		{name: "herdsafe", ours: true, call: func(ctx context.Context, op operation) (int, error) {
 			return policy.Do(ctx, ours, func(context.Context) (int, error) { return op() })
 		}},
-		{name: "failsafe", call: func(_ context.Context, op operation) (int, error) {
-			return fs.Get(op)
-		}},
+		failsafeRow(fs),
 	}
 }
 
@@ -52,11 +50,7 @@ func BenchmarkRetryBudgetSuccess(b *testing.B) {
 // result.
 func TestRetryBudgetSuccessCallsOnce(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	ctx := context.Background()
 	for _, l := range newRetryBudgetLibs() {
-		op, n := counting(succeed)
-		if v, err := l.call(ctx, op); err != nil || v != 1 || n.Load() != 1 {
-			t.Errorf("%s: gave (%d, %v) in %d calls, want (1, nil) in 1", l.name, v, err, n.Load())
-		}
+		callsOnce(t, l, 1)
 	}
 }

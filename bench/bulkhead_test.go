@@ -26,15 +26,10 @@ var (
 var bulkheadLibs = []lib{
 	{name: "herdsafe", ours: true, call: func(ctx context.Context, op operation) (int, error) {
 		var v int
-		err := herdsafeBulkhead.Run(ctx, func(context.Context) (err error) {
-			v, err = op()
-			return err
-		})
+		err := herdsafeBulkhead.Run(ctx, keep(&v, op))
 		return v, err
 	}},
-	{name: "failsafe", call: func(_ context.Context, op operation) (int, error) {
-		return failsafeBulkhead.Get(op)
-	}},
+	failsafeRow(failsafeBulkhead),
 }
 
 // BenchmarkBulkheadSuccess is the cost of a bulkhead around a call that
@@ -49,13 +44,7 @@ func BenchmarkBulkheadSuccess(b *testing.B) {
 func TestBulkheadSuccessCallsOnce(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	for _, l := range bulkheadLibs {
-		for range bulkheadCapacity + 1 { // more calls than slots: each slot came back
-			op, n := counting(succeed)
-			v, err := l.call(context.Background(), op)
-			if err != nil || v != 1 || n.Load() != 1 {
-				t.Fatalf("%s: got (%d, %v) after %d calls, want (1, nil) after 1", l.name, v, err, n.Load())
-			}
-		}
+		callsOnce(t, l, bulkheadCapacity+1) // more calls than slots: each slot came back
 	}
 	if s := herdsafeBulkhead.Stats(); s.InFlight != 0 || s.Capacity != bulkheadCapacity {
 		t.Errorf("herdsafe: Stats() = %+v, want capacity %d and nothing in flight", s, bulkheadCapacity)

@@ -55,9 +55,7 @@ func newComposedLibs() []lib {
 		{name: "herdsafe", ours: true, call: func(ctx context.Context, op operation) (int, error) {
 			return policy.Do(ctx, ours, func(context.Context) (int, error) { return op() })
 		}},
-		{name: "failsafe", call: func(_ context.Context, op operation) (int, error) {
-			return fs.Get(op)
-		}},
+		failsafeRow(fs),
 	}
 }
 
@@ -75,11 +73,8 @@ func TestComposedConfiguredAlike(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	synctest.Test(t, func(t *testing.T) {
 		for _, l := range newComposedLibs() {
-			op, n := counting(succeed)
-			if v, err := l.call(context.Background(), op); err != nil || v != 1 || n.Load() != 1 {
-				t.Errorf("%s: success gave (%d, %v) in %d attempts, want (1, nil) in 1", l.name, v, err, n.Load())
-			}
-			op, n = counting(failing)
+			callsOnce(t, l, 1)
+			op, n := counting(failing)
 			if _, err := l.call(context.Background(), op); err == nil || n.Load() != maxAttempts {
 				t.Errorf("%s: a failing operation gave %v after %d attempts, want an error after %d",
 					l.name, err, n.Load(), maxAttempts)

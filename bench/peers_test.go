@@ -53,6 +53,20 @@ type lib struct {
 	call     call
 }
 
+// keep adapts op to the function without a result that a Run or DoErr
+// method takes: the result goes to *v.
+func keep(v *int, op operation) func(context.Context) error {
+	return func(context.Context) (err error) {
+		*v, err = op()
+		return err
+	}
+}
+
+// failsafeRow is the row of failsafe-go's executor e, called with Get.
+func failsafeRow(e failsafe.Executor[int]) lib {
+	return lib{name: "failsafe", call: func(_ context.Context, op operation) (int, error) { return e.Get(op) }}
+}
+
 // sethOp adapts op to sethvargo/go-retry, which needs retryable errors
 // marked; the sentinel keeps its preallocated mark.
 func sethOp(op operation) sethretry.RetryFuncValue[int] {
@@ -119,10 +133,7 @@ var expoLibs = []lib{
 	{name: "herdsafe-retrier", ours: true, call: func(ctx context.Context, op operation) (int, error) {
 		// DoErr takes a function without a result: the closure keeps it.
 		var v int
-		err := herdsafeRetrier.DoErr(ctx, func(context.Context) (err error) {
-			v, err = op()
-			return err
-		})
+		err := herdsafeRetrier.DoErr(ctx, keep(&v, op))
 		return v, err
 	}},
 	{name: "herdsafe-fresh", ours: true, call: func(ctx context.Context, op operation) (int, error) {
@@ -146,9 +157,7 @@ var expoLibs = []lib{
 	{name: "avast-v5", call: func(_ context.Context, op operation) (int, error) {
 		return avastV5Expo.Do(op)
 	}},
-	{name: "failsafe", call: func(_ context.Context, op operation) (int, error) {
-		return failsafeExpo.Get(op)
-	}},
+	failsafeRow(failsafeExpo),
 }
 
 // zeroLibs run op with zero delays between attempts and 5 attempts: the
@@ -183,9 +192,7 @@ var zeroLibs = []lib{
 	{name: "avast-v5", call: func(_ context.Context, op operation) (int, error) {
 		return avastV5Zero.Do(op)
 	}},
-	{name: "failsafe", call: func(_ context.Context, op operation) (int, error) {
-		return failsafeZero.Get(op)
-	}},
+	failsafeRow(failsafeZero),
 }
 
 func zeroDelay() (time.Duration, bool) { return 0, false }

@@ -6,8 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/setting"
 )
 
 // Breaker is a circuit breaker; see the package documentation for its
@@ -55,14 +55,7 @@ var (
 // Validate reports and policy.Guard reports for the Policy.
 func New(opts ...Option) *Breaker {
 	b := &Breaker{cfg: defaults}
-	b.cfg.clock = clock.New()
-	for _, o := range opts {
-		if o == nil {
-			b.cfg.fail("New was given a nil Option")
-			continue
-		}
-		o(&b.cfg)
-	}
+	setting.Apply(settings, &b.cfg.err, "New", &b.cfg, opts)
 	b.cfg.checkSlow()
 	b.lastOpen = b.cfg.open
 	if b.cfg.backOff != nil {
@@ -77,9 +70,6 @@ func New(opts ...Option) *Breaker {
 	b.cur.Store(p)
 	return b
 }
-
-// errZero is the error of a zero Breaker.
-var errZero = invalid("a zero Breaker; make one with New")
 
 // Validate reports why the Breaker cannot be used: the first option New
 // could not apply, or that it is a zero Breaker. The error matches
@@ -196,9 +186,7 @@ func (b *Breaker) succeeded(p *period, slow bool) {
 			b.move(p, Open)
 		}
 	case p.timed != nil:
-		now := b.cfg.clock.Now()
-		p.timed.add(now, false, slow)
-		if slow && b.cfg.trips(p.timed.counts(now)) {
+		if t := addTimed(p.timed, false, slow, b.cfg.slow.after != 0); slow && b.cfg.trips(t) {
 			b.move(p, Open)
 		}
 	}
@@ -258,9 +246,7 @@ func (b *Breaker) failed(p *period, slow bool) {
 		p.calls.add(true, slow)
 		trip = b.cfg.trips(p.calls.counts())
 	case timeRule:
-		now := b.cfg.clock.Now()
-		p.timed.add(now, true, slow)
-		trip = b.cfg.trips(p.timed.counts(now))
+		trip = b.cfg.trips(addTimed(p.timed, true, slow, b.cfg.slow.after != 0))
 	}
 	if trip {
 		b.move(p, Open)
@@ -272,15 +258,16 @@ func (b *Breaker) failed(p *period, slow bool) {
 // calls fn with ctx and records how it ended. The call is abandoned, and
 // counts as neither success nor failure, if ctx is done when fn returns.
 // If fn panics, the call is recorded as a failure (the breaker counts
-// [guard.ErrPanicked] as one) and the panic goes on.
+// [guard.ErrPanicked] as one) and the panic goes on. A ctx already done
+// is refused before the breaker is asked, as guard.Run refuses one (see
+// package guard).
 //
 // Run returns fn's error unchanged, or, without calling fn, the refusal:
 // an error that matches [backoff.ErrRefused] and wraps Allow's error (an
-// [*OpenError], which errors.Is matches to [ErrCircuitOpen]; the cause of
-// a ctx already done while the breaker is not closed; or the
-// configuration error). A retry driver around Run therefore stops at a
-// refusal at once. A nil ctx or fn is reported as an error matching
-// backoff.ErrInvalidConfiguration.
+// [*OpenError], which errors.Is matches to [ErrCircuitOpen], or the
+// configuration error) or the cause of a ctx already done. A retry driver
+// around Run therefore stops at a refusal at once. A nil ctx or fn is
+// reported as an error matching backoff.ErrInvalidConfiguration.
 func (b *Breaker) Run(ctx context.Context, fn func(context.Context) error) error {
 	return guard.Run(ctx, b, guard.Call{Attempt: 1}, fn)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/guardtest"
 	"github.com/herdsafe/backoff/policy"
 )
 
@@ -275,7 +276,6 @@ func TestSuccessAllocatesNothing(t *testing.T) {
 // module does, with the same words: an error matching
 // ErrInvalidConfiguration, and no probe's place taken.
 func TestAllowNilContext(t *testing.T) {
-	const want = "backoff: invalid configuration: breaker: Allow was given a nil context"
 	clk := newMock()
 	halfOpen := tripped(t, clk, time.Second)
 	clk.Add(time.Second)
@@ -292,13 +292,7 @@ func TestAllowNilContext(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			for _, attempt := range []int{1, 2} {
-				//lint:ignore SA1012 a nil context is what is tested
-				p, err := c.b.Allow(nil, guard.Call{Attempt: attempt})
-				if !errors.Is(err, backoff.ErrInvalidConfiguration) || err.Error() != want || p != (guard.Permit{}) {
-					t.Errorf("Allow(nil, attempt %d) = %+v, %v; want %q", attempt, p, err, want)
-				}
-			}
+			guardtest.RefusesNilContext(t, c.b, "breaker")
 		})
 	}
 	// The breaker due to turn half-open kept its probe for a real call.

@@ -6,6 +6,8 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/setting"
+	"github.com/herdsafe/backoff/internal/window"
 )
 
 // Defaults of a Breaker that New is given no option for.
@@ -18,8 +20,8 @@ const (
 
 // Bounds on the windows of the failure-rate rules.
 const (
-	MaxWindowCalls  = 1 << 20               // the largest WithFailureRate window
-	MinWindowPeriod = 10 * time.Millisecond // the shortest WithFailureRateOver window
+	MaxWindowCalls  = 1 << 20    // the largest WithFailureRate window
+	MinWindowPeriod = window.Min // the shortest WithFailureRateOver window: 10 ms
 )
 
 // Option configures a Breaker; see New. An option given a setting it
@@ -61,14 +63,11 @@ var defaults = config{
 	open:      DefaultOpenDuration,
 	probes:    DefaultProbes,
 	successes: DefaultProbeSuccesses,
+	clock:     setting.RealClock,
 }
 
 // fail records the first setting that cannot be used.
-func (c *config) fail(format string, args ...any) {
-	if c.err == nil {
-		c.err = invalid(format, args...)
-	}
-}
+func (c *config) fail(format string, args ...any) { settings.Fail(&c.err, format, args...) }
 
 // WithConsecutiveFailures makes the breaker trip when n calls in a row
 // fail. It is the default trip rule, with n = DefaultConsecutiveFailures.
@@ -119,8 +118,7 @@ func WithFailureRate(rate float64, minCalls, calls int) Option {
 // The window is kept as 10 buckets of period/10 each, and slides by a
 // bucket at a time: it covers between 9/10 of period and period. It starts
 // empty whenever the breaker closes. Every call it records reads the
-// breaker's clock. Under concurrent use, a call recorded just as its bucket
-// is recycled for a new tenth of the period may be lost from the counts.
+// breaker's clock.
 //
 // rate must lie in (0, 1], minCalls must be at least 1, and period at least
 // MinWindowPeriod; other values are reported as an invalid configuration.
@@ -148,13 +146,7 @@ func validRate(r float64) bool { return r > 0 && r <= 1 && !math.IsNaN(r) }
 // configuration. With WithOpenBackOff, d is the duration used when the
 // BackOff returns Stop before it named any.
 func WithOpenDuration(d time.Duration) Option {
-	return func(c *config) {
-		if d < 0 {
-			c.fail("WithOpenDuration was given a negative duration (%v)", d)
-			return
-		}
-		c.open = d
-	}
+	return func(c *config) { setting.NotNegative(settings, &c.err, &c.open, d, "WithOpenDuration") }
 }
 
 // WithOpenBackOff makes the open duration grow while the dependency keeps
@@ -231,11 +223,7 @@ func WithHalfOpen(probes, successes int) Option {
 // to that goroutine. A nil fn is reported as an invalid configuration.
 func WithIsFailure(fn func(error) bool) Option {
 	return func(c *config) {
-		if fn == nil {
-			c.fail("WithIsFailure was given a nil classifier")
-			return
-		}
-		c.isFailure = fn
+		setting.NotNil(settings, &c.err, &c.isFailure, fn, "WithIsFailure", "classifier")
 	}
 }
 
@@ -251,24 +239,14 @@ func WithIsFailure(fn func(error) bool) Option {
 // invalid configuration.
 func WithStateChange(fn func(from, to State)) Option {
 	return func(c *config) {
-		if fn == nil {
-			c.fail("WithStateChange was given a nil function")
-			return
-		}
-		c.onChange = fn
+		setting.NotNil(settings, &c.err, &c.onChange, fn, "WithStateChange", "function")
 	}
 }
 
 // WithClock sets the clock that times the open state and the time-based
 // window, such as a *clock.Mock in a test. The default is clock.New(), the
-// time package's (virtual inside a testing/synctest bubble). A nil c is
-// reported as an invalid configuration.
+// time package's (virtual inside a testing/synctest bubble). A nil c,
+// typed or not, is reported as an invalid configuration.
 func WithClock(c clock.Clock) Option {
-	return func(cf *config) {
-		if c == nil {
-			cf.fail("WithClock was given a nil clock")
-			return
-		}
-		cf.clock = c
-	}
+	return func(cf *config) { settings.Clock(&cf.clock, &cf.err, c) }
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/guardtest"
 	"github.com/herdsafe/backoff/policy"
 )
 
@@ -47,11 +48,7 @@ func TestInvalidOptions(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			b := breaker.New(c.opt)
-			err := b.Validate()
-			if !errors.Is(err, backoff.ErrInvalidConfiguration) || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("Validate() = %v, want ErrInvalidConfiguration naming %q", err, c.want)
-			}
-			wantUnusable(t, b, err)
+			wantUnusable(t, b, guardtest.Invalid(t, b, c.want))
 		})
 	}
 }
@@ -59,15 +56,7 @@ func TestInvalidOptions(t *testing.T) {
 // wantUnusable checks that b refuses every call with err.
 func wantUnusable(t *testing.T, b *breaker.Breaker, err error) {
 	t.Helper()
-	if _, aerr := b.Allow(context.Background(), guard.Call{Attempt: 1}); aerr != err {
-		t.Fatalf("Allow = %v, want %v", aerr, err)
-	}
-	if xerr := b.Run(context.Background(), func(context.Context) error {
-		t.Fatal("fn ran")
-		return nil
-	}); !errors.Is(xerr, err) || !errors.Is(xerr, backoff.ErrRefused) {
-		t.Fatalf("Run = %v, want a refusal with %v", xerr, err)
-	}
+	guardtest.Refuses(t, b, err)
 	b.Record(guard.Permit{Token: 1}, guard.Outcome{})
 	wantState(t, b, breaker.Open)
 	if c := b.Counts(); c.Successes != 0 || c.Rejections != 0 {

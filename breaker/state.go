@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/herdsafe/backoff/internal/window"
 )
 
 // State is the state of a Breaker.
@@ -56,8 +58,8 @@ type period struct {
 	probes      atomic.Int32  // HalfOpen: places taken
 	wins        atomic.Int32  // HalfOpen: probes that succeeded
 
-	calls *countWindow // Closed, with WithFailureRate
-	timed *timeWindow  // Closed, with WithFailureRateOver
+	calls *countWindow   // Closed, with WithFailureRate
+	timed *window.Window // Closed, with WithFailureRateOver
 }
 
 // takeProbe takes a place among the k probes of a half-open period.
@@ -128,7 +130,7 @@ func (b *Breaker) fill(p *period) {
 	case countRule:
 		p.calls = newCountWindow(b.cfg.calls, b.cfg.slow.after != 0)
 	case timeRule:
-		p.timed = newTimeWindow(b.cfg.clock.Now(), b.cfg.period)
+		p.timed = newTimeWindow(b.cfg.clock, b.cfg.period)
 	}
 }
 

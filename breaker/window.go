@@ -3,6 +3,9 @@ package breaker
 import (
 	"sync/atomic"
 	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/herdsafe/backoff/internal/window"
 )
 
 // countWindow is the outcome of the last calls: one bit a call, set for a
@@ -72,82 +75,42 @@ type tally struct {
 	calls, failures, slow uint64
 }
 
-// buckets is the number of buckets of a timeWindow.
-const buckets = 10
+// The kinds of event the window of WithFailureRateOver counts, a
+// window.Window on the breaker's clock.
+const (
+	timedCalls    = 0
+	timedFailures = 1
+	timedSlow     = 2
+)
 
-// timeWindow counts the calls of the last period in buckets of
-// period/buckets each, slot i holding the buckets i, i+buckets, ... since
-// start. It takes no lock: the first writer of a new bucket claims its
-// slot by swapping the slot's bucket number, then zeroes its counts; a call
-// recorded by another writer in between is lost.
-type timeWindow struct {
-	start time.Time
-	width time.Duration
-	slots [buckets]slot
-}
-
-type slot struct {
-	bucket atomic.Int64 // the bucket the counts are of, -1 for none
-	calls  atomic.Uint64
-	bad    atomic.Uint64
-	slow   atomic.Uint64
-}
-
-func newTimeWindow(start time.Time, period time.Duration) *timeWindow {
-	w := &timeWindow{start: start, width: period / buckets}
-	for i := range w.slots {
-		w.slots[i].bucket.Store(-1)
-	}
+// newTimeWindow returns the window of the calls of the last period on clk,
+// empty.
+func newTimeWindow(clk clock.Clock, period time.Duration) *window.Window {
+	w := new(window.Window)
+	w.Init(clk, period)
 	return w
 }
 
-// bucket is the number of the bucket now falls in.
-func (w *timeWindow) bucket(now time.Time) int64 {
-	return max(int64(now.Sub(w.start)/w.width), 0)
-}
-
-// add records a call that ended at now, failed or not, slow or not.
-func (w *timeWindow) add(now time.Time, failed, slow bool) {
-	n := w.bucket(now)
-	s := &w.slots[n%buckets]
-	for {
-		b := s.bucket.Load()
-		if b == n {
-			break
-		}
-		if b > n { // the slot moved on to a later bucket: too late to count
-			return
-		}
-		if s.bucket.CompareAndSwap(b, n) {
-			s.calls.Store(0)
-			s.bad.Store(0)
-			s.slow.Store(0)
-			break
-		}
-	}
-	s.calls.Add(1)
+// addTimed records a call in w, failed or not, slow or not, and returns
+// what the window holds once the call could trip the breaker (it failed
+// or was slow), or a zero tally if it could not. The slow calls are read
+// only when countSlow says the slow-call rule is on.
+func addTimed(w *window.Window, failed, slow, countSlow bool) tally {
+	e := w.Add(w.Epoch(), timedCalls)
 	if failed {
-		s.bad.Add(1)
+		w.Add(e, timedFailures)
 	}
 	if slow {
-		s.slow.Add(1)
+		w.Add(e, timedSlow)
 	}
-}
-
-// counts returns the calls recorded in the window that ends at now, and
-// the failures and the slow calls among them.
-func (w *timeWindow) counts(now time.Time) tally {
-	var t tally
-	n := w.bucket(now)
-	for b := max(n-buckets+1, 0); b <= n; b++ {
-		s := &w.slots[b%buckets]
-		if s.bucket.Load() == b {
-			t.calls += s.calls.Load()
-			t.failures += s.bad.Load()
-			t.slow += s.slow.Load()
-		}
+	if !failed && !slow {
+		return tally{}
 	}
-	t.failures, t.slow = min(t.failures, t.calls), min(t.slow, t.calls)
+	calls, failures := w.Counts(e)
+	t := tally{calls: calls, failures: min(failures, calls)}
+	if countSlow {
+		t.slow = min(w.Count(e, timedSlow), calls)
+	}
 	return t
 }
 

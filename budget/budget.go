@@ -2,20 +2,10 @@ package budget
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"sync/atomic"
 
-	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
 )
-
-// ErrBudgetExhausted is the error of a retry that a Budget refused.
-// Through guard.Run or a policy it comes back wrapped in an error that
-// matches backoff.ErrRefused; inside a policy that error is the Cause of
-// the retry stage it stops, and the *backoff.Error's LastErr keeps the
-// error of the last attempt that ran: match it with errors.Is.
-var ErrBudgetExhausted = errors.New("budget: retry budget exhausted")
 
 // A Budget admits every first attempt and refuses retries once its budget
 // is spent: a token bucket (NewTokenBucket) or a ratio budget (NewRatio).
@@ -90,26 +80,15 @@ func NewRatio(opts ...Option) *Budget {
 	return &Budget{ratio: newRatioBudget(c)}
 }
 
-// errZero is the error of a Budget not made by a constructor.
-var errZero = fmt.Errorf("%w: budget: a zero or nil Budget; make one with NewTokenBucket or NewRatio", backoff.ErrInvalidConfiguration)
-
-// errNilContext is the error of Allow given a nil context.
-var errNilContext = fmt.Errorf("%w: budget: Allow was given a nil context", backoff.ErrInvalidConfiguration)
-
 // Validate reports the Budget's configuration error, if it has one: an
 // error matching backoff.ErrInvalidConfiguration that names the option.
 // It makes the Budget a [guard.Validator]: policy.Guard calls it, so that
 // a Policy with a bad Budget fails before it runs anything.
 func (b *Budget) Validate() error {
-	switch {
-	case b == nil:
-		return errZero
-	case b.err != nil:
-		return b.err
-	case b.tokens == nil && b.ratio == nil:
+	if b == nil || (b.err == nil && b.tokens == nil && b.ratio == nil) {
 		return errZero
 	}
-	return nil
+	return b.err
 }
 
 // Allow admits a first attempt (c.Attempt 1 or less) always, and a retry
@@ -153,6 +132,26 @@ func (b *Budget) Record(_ guard.Permit, o guard.Outcome) {
 	if b != nil && b.tokens != nil {
 		b.tokens.record(o)
 	}
+}
+
+// Run runs fn under the Budget as a first attempt: it is [guard.Run] with
+// guard.Call{Attempt: 1}. It asks Allow, and if admitted calls fn and
+// tells Record how it ended, even if fn panics (the panic then goes on);
+// a call whose ctx is done when fn returns is recorded as abandoned; a ctx
+// done already is refused before the Budget is asked, as guard.Run
+// refuses one (see package guard). A first attempt is always admitted, so Run refuses nothing but for a
+// misconfigured Budget (an error that matches [backoff.ErrRefused] and
+// wraps the configuration error); it only counts the call.
+//
+// A retry loop of your own that the Budget should limit calls guard.Run
+// with the number of each attempt instead, counted in its closure. A
+// retry the Budget refuses then returns an error that matches
+// [backoff.ErrRefused] and wraps ErrBudgetExhausted, which stops a retry
+// driver around it at once, with that error as its Cause. In a policy,
+// put the Budget inside the retry stage with policy.Guard, which passes
+// the attempt numbers itself.
+func (b *Budget) Run(ctx context.Context, fn func(context.Context) error) error {
+	return guard.Run(ctx, b, guard.Call{Attempt: 1}, fn)
 }
 
 // Stats are a Budget's counts, for telemetry.

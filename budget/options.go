@@ -1,12 +1,11 @@
 package budget
 
 import (
-	"fmt"
-	"math"
 	"time"
 
 	"github.com/benbjohnson/clock"
-	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/setting"
+	"github.com/herdsafe/backoff/internal/window"
 )
 
 // The defaults of the two budgets; see the package documentation for
@@ -26,10 +25,10 @@ const (
 	DefaultRetryRatio          = 0.2
 )
 
-// MinWindow is the shortest window WithWindow accepts: the window is kept
-// as ten slots, and a slot shorter than a millisecond would make the
-// slots' 32-bit epoch numbers wrap within days.
-const MinWindow = 10 * time.Millisecond
+// MinWindow is the shortest window WithWindow accepts, 10 ms: the window
+// is kept as ten slots, and a slot shorter than a millisecond would make
+// the slots' 32-bit epoch numbers wrap within days.
+const MinWindow = window.Min
 
 // maxFigure and maxRetryRatio bound the figures the options take, so that
 // their scaled integer forms cannot overflow; maxRetryRatio is Finagle's
@@ -62,36 +61,21 @@ type config struct {
 }
 
 // fail records the first bad setting.
-func (c *config) fail(format string, args ...any) {
-	if c.err == nil {
-		c.err = fmt.Errorf("%w: budget: %s", backoff.ErrInvalidConfiguration, fmt.Sprintf(format, args...))
-	}
-}
+func (c *config) fail(format string, args ...any) { settings.Fail(&c.err, format, args...) }
 
 // tokensOnly and ratioOnly report an option given to the wrong budget.
 func (c *config) tokensOnly(name string) bool {
 	if c.ratio {
 		c.fail("%s applies to a token bucket (NewTokenBucket), not to a ratio budget", name)
-		return false
 	}
-	return true
+	return !c.ratio
 }
 
 func (c *config) ratioOnly(name string) bool {
 	if !c.ratio {
 		c.fail("%s applies to a ratio budget (NewRatio), not to a token bucket", name)
-		return false
 	}
-	return true
-}
-
-// figure checks a figure: a number in [lo, hi].
-func (c *config) figure(name string, v, lo, hi float64) bool {
-	if math.IsNaN(v) || v < lo || v > hi {
-		c.fail("%s(%v): must be in [%g, %g]", name, v, lo, hi)
-		return false
-	}
-	return true
+	return c.ratio
 }
 
 // WithMaxTokens sets a token bucket's capacity and starting count, gRPC's
@@ -100,8 +84,8 @@ func (c *config) figure(name string, v, lo, hi float64) bool {
 // gRPC; it must be at least 0.001 and at most 1e9.
 func WithMaxTokens(n float64) Option {
 	return func(c *config) {
-		if c.tokensOnly("WithMaxTokens") && c.figure("WithMaxTokens", n, 0.001, maxFigure) {
-			c.maxTokens = n
+		if c.tokensOnly("WithMaxTokens") {
+			setting.Between(settings, &c.err, &c.maxTokens, n, 0.001, maxFigure, "WithMaxTokens")
 		}
 	}
 }
@@ -112,8 +96,8 @@ func WithMaxTokens(n float64) Option {
 // most 1e9.
 func WithTokenRatio(r float64) Option {
 	return func(c *config) {
-		if c.tokensOnly("WithTokenRatio") && c.figure("WithTokenRatio", r, 0.001, maxFigure) {
-			c.tokenRatio = r
+		if c.tokensOnly("WithTokenRatio") {
+			setting.Between(settings, &c.err, &c.tokenRatio, r, 0.001, maxFigure, "WithTokenRatio")
 		}
 	}
 }
@@ -132,14 +116,9 @@ func WithTokenRatio(r float64) Option {
 // goes on to the caller. A nil fn is reported as ErrInvalidConfiguration.
 func WithIsFailure(fn func(error) bool) Option {
 	return func(c *config) {
-		if !c.tokensOnly("WithIsFailure") {
-			return
+		if c.tokensOnly("WithIsFailure") {
+			setting.NotNil(settings, &c.err, &c.isFailure, fn, "WithIsFailure", "classifier")
 		}
-		if fn == nil {
-			c.fail("WithIsFailure was given a nil classifier")
-			return
-		}
-		c.isFailure = fn
 	}
 }
 
@@ -149,14 +128,9 @@ func WithIsFailure(fn func(error) bool) Option {
 // window after it was made. It must be at least MinWindow.
 func WithWindow(d time.Duration) Option {
 	return func(c *config) {
-		if !c.ratioOnly("WithWindow") {
-			return
+		if c.ratioOnly("WithWindow") && window.Check(settings, &c.err, "WithWindow", d) {
+			c.window = d
 		}
-		if d < MinWindow {
-			c.fail("WithWindow(%v): must be at least %v", d, MinWindow)
-			return
-		}
-		c.window = d
 	}
 }
 
@@ -167,8 +141,8 @@ func WithWindow(d time.Duration) Option {
 // [0, 1e9].
 func WithMinRetriesPerSecond(n float64) Option {
 	return func(c *config) {
-		if c.ratioOnly("WithMinRetriesPerSecond") && c.figure("WithMinRetriesPerSecond", n, 0, maxFigure) {
-			c.minPerSec = n
+		if c.ratioOnly("WithMinRetriesPerSecond") {
+			setting.Between(settings, &c.err, &c.minPerSec, n, 0, maxFigure, "WithMinRetriesPerSecond")
 		}
 	}
 }
@@ -181,8 +155,8 @@ func WithMinRetriesPerSecond(n float64) Option {
 // allows no retry at all.
 func WithRetryRatio(r float64) Option {
 	return func(c *config) {
-		if c.ratioOnly("WithRetryRatio") && c.figure("WithRetryRatio", r, 0, maxRetryRatio) {
-			c.retryRatio = r
+		if c.ratioOnly("WithRetryRatio") {
+			setting.Between(settings, &c.err, &c.retryRatio, r, 0, maxRetryRatio, "WithRetryRatio")
 		}
 	}
 }
@@ -190,15 +164,11 @@ func WithRetryRatio(r float64) Option {
 // WithClock makes a ratio budget measure its window on c, such as a
 // *clock.Mock in a test or the herd simulator's virtual clock (default
 // clock.New(), the time package). A token bucket reads no clock and
-// ignores it. A nil c is reported as ErrInvalidConfiguration.
+// ignores it (a fleet-wide one of module redisguard times its way to Redis
+// with it). A nil c, typed or not, is reported as
+// ErrInvalidConfiguration.
 func WithClock(c clock.Clock) Option {
-	return func(cfg *config) {
-		if c == nil {
-			cfg.fail("WithClock was given a nil clock")
-			return
-		}
-		cfg.clock = c
-	}
+	return func(cfg *config) { settings.Clock(&cfg.clock, &cfg.err, c) }
 }
 
 // newConfig returns the configuration of the options, over the defaults of
@@ -211,14 +181,12 @@ func newConfig(ratio bool, opts []Option) *config {
 		window:     DefaultWindow,
 		minPerSec:  DefaultMinRetriesPerSecond,
 		retryRatio: DefaultRetryRatio,
-		clock:      clock.New(),
+		clock:      setting.RealClock,
 	}
-	for _, o := range opts {
-		if o == nil {
-			c.fail("an Option is nil")
-			continue
-		}
-		o(c)
+	constructor := "NewTokenBucket"
+	if ratio {
+		constructor = "NewRatio"
 	}
+	setting.Apply(settings, &c.err, constructor, c, opts)
 	return c
 }

@@ -1,16 +1,14 @@
 package budget
 
 import (
-	"context"
-	"errors"
 	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/benbjohnson/clock"
-	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/guardtest"
 )
 
 // TestInvalidConfiguration checks that every bad setting is reported by
@@ -54,24 +52,10 @@ func TestInvalidConfiguration(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := tc.b.Validate()
-			if !errors.Is(err, backoff.ErrInvalidConfiguration) || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("Validate() = %v, want ErrInvalidConfiguration naming %q", err, tc.want)
-			}
-			for _, c := range []guard.Call{first, retry} {
-				if _, aerr := tc.b.Allow(context.Background(), c); aerr != err {
-					t.Fatalf("Allow(%+v) = %v, want the configuration error", c, aerr)
-				}
-			}
+			guardtest.Refuses(t, tc.b, guardtest.Invalid(t, tc.b, tc.want))
 			tc.b.Record(guard.Permit{}, guard.Outcome{Err: errDown}) // no panic
-			_ = tc.b.Stats()
-			ran := false
-			rerr := guard.Run(context.Background(), tc.b, first, func(context.Context) error { ran = true; return nil })
-			switch {
-			case ran || !errors.Is(rerr, backoff.ErrInvalidConfiguration):
-				t.Fatalf("guard.Run = %v (ran %v), want ErrInvalidConfiguration before running", rerr, ran)
-			case tc.b != nil && (!errors.Is(rerr, err) || !errors.Is(rerr, backoff.ErrRefused)):
-				t.Fatalf("guard.Run = %v, want a refusal with the configuration error", rerr)
+			if s := tc.b.Stats(); s != (Stats{}) {
+				t.Fatalf("Stats = %+v, want zero", s)
 			}
 		})
 	}

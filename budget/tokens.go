@@ -4,6 +4,7 @@ import (
 	"math"
 	"sync/atomic"
 
+	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff/guard"
 )
 
@@ -19,6 +20,7 @@ type tokenBucket struct {
 	max     int64
 	ratio   int64
 	failure func(error) bool // nil: every error
+	clock   clock.Clock      // WithClock's, which the bucket does not read: for a fleet-wide one (fleet.TakeTokenBucket)
 }
 
 // newTokenBucket returns the token bucket of c, full.
@@ -27,6 +29,7 @@ func newTokenBucket(c *config) *tokenBucket {
 		max:     thousandths(c.maxTokens),
 		ratio:   thousandths(c.tokenRatio),
 		failure: c.isFailure,
+		clock:   c.clock,
 	}
 	t.tokens.Store(t.max)
 	return t

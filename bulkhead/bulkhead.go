@@ -8,6 +8,7 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/setting"
 )
 
 // Bulkhead admits at most a fixed number of calls at a time: its capacity.
@@ -66,28 +67,20 @@ const (
 // configured by opts. A capacity that is not positive, or is above
 // [MaxCapacity], or a bad option, makes a Bulkhead that reports the problem
 // through [Bulkhead.Validate] and refuses every call with it: New never
-// panics, so that it fits inline in policy.New, which reports it.
+// panics, so that it fits inline in policy.New, which reports it. A bad
+// capacity and the first bad option are both reported.
 func New(capacity int, opts ...Option) *Bulkhead {
-	cfg := config{clock: clock.New()}
-	if err := checkCapacity("New", capacity); err != nil {
-		cfg.fail(err)
-	}
-	for _, o := range opts {
-		if o == nil {
-			cfg.fail(invalidf("New was given a nil Option"))
-			continue
-		}
-		o(&cfg)
-	}
+	cfg := config{clock: setting.RealClock}
+	setting.Apply(settings, &cfg.err, "New", &cfg, opts)
 	if cfg.maxWait > 0 && cfg.queue == 0 {
-		cfg.fail(invalidf("WithMaxWait(%v) without WithQueue: no caller would wait", cfg.maxWait))
+		cfg.fail("WithMaxWait(%v) without WithQueue: no caller would wait", cfg.maxWait)
 	}
 	b := &Bulkhead{
 		capacity: capacity,
 		queue:    uint64(cfg.queue),
 		maxWait:  cfg.maxWait,
 		clock:    cfg.clock,
-		err:      cfg.err,
+		err:      setting.Join(checkCapacity("New", capacity), cfg.err),
 	}
 	if b.err == nil {
 		b.limit = uint64(capacity)
@@ -98,25 +91,16 @@ func New(capacity int, opts ...Option) *Bulkhead {
 	return b
 }
 
-// errZeroValue is the error of a Bulkhead or PriorityBulkhead that was not
-// made by its constructor.
-var errZeroValue = invalidf("a zero Bulkhead or PriorityBulkhead; make one with New or NewPriority")
-
 // Validate reports a bad configuration given to [New], as an error that
 // matches [backoff.ErrInvalidConfiguration] and names the setting, or nil.
 // It makes the Bulkhead a [guard.Validator]: policy.Guard calls it, so
 // that a Policy with a bad bulkhead fails every call before running
 // anything.
 func (b *Bulkhead) Validate() error {
-	switch {
-	case b == nil:
-		return errZeroValue
-	case b.err != nil:
-		return b.err
-	case b.limit == 0:
+	if b == nil || (b.err == nil && b.limit == 0) {
 		return errZeroValue
 	}
-	return nil
+	return b.err
 }
 
 // Allow asks for a slot for a call. A nil error admits the call: make it,
@@ -157,8 +141,10 @@ func (b *Bulkhead) Record(guard.Permit, guard.Outcome) {
 // [backoff.ErrRefused] and wraps Allow's error (one matching
 // [ErrBulkheadFull], or the context's); otherwise it calls fn with ctx,
 // frees the slot when fn returns, and returns fn's error. The slot is
-// freed if fn panics too, and the panic goes on. A nil ctx or fn is
-// reported as an error matching [backoff.ErrInvalidConfiguration].
+// freed if fn panics too, and the panic goes on. A ctx already done is
+// refused before the bulkhead is asked, as guard.Run refuses one (see
+// package guard): it takes no slot, and Stats does not count it. A nil ctx
+// or fn is reported as an error matching [backoff.ErrInvalidConfiguration].
 func (b *Bulkhead) Run(ctx context.Context, fn func(context.Context) error) error {
 	return guard.Run(ctx, b, guard.Call{Attempt: 1}, fn)
 }

@@ -110,7 +110,9 @@ func TestRecordWithoutAllowPanics(t *testing.T) {
 }
 
 // A done context is refused before a slot is taken, with the context's
-// error, which does not match ErrBulkheadFull: the caller gave up.
+// error, which does not match ErrBulkheadFull: the caller gave up. Allow
+// counts it in Canceled; Run refuses it before asking the bulkhead (the
+// rule of guard.Run), with a refusal that wraps the context's cause.
 func TestDoneContextIsRefused(t *testing.T) {
 	cause := errors.New("shutting down")
 	ctx, cancel := context.WithCancelCause(context.Background())
@@ -125,7 +127,7 @@ func TestDoneContextIsRefused(t *testing.T) {
 			checkContextError(t, err, context.Canceled, cause)
 			ran := false
 			err = g.Run(ctx, func(context.Context) error { ran = true; return nil })
-			checkContextError(t, err, context.Canceled, cause)
+			checkContextError(t, err, cause)
 			if !errors.Is(err, backoff.ErrRefused) {
 				t.Errorf("Run = %v, want a refusal", err)
 			}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/setting"
 )
 
 // ErrBulkheadFull is matched, with errors.Is, by every refusal of a
@@ -64,14 +64,16 @@ func canceled(ctx context.Context) error {
 	return &contextError{cause: context.Cause(ctx), err: ctx.Err()}
 }
 
-// invalidf returns an error that matches backoff.ErrInvalidConfiguration
-// and names the setting at fault.
-func invalidf(format string, args ...any) error {
-	return fmt.Errorf("%w: bulkhead: %s", backoff.ErrInvalidConfiguration, fmt.Sprintf(format, args...))
-}
+// settings makes the errors of the settings a bulkhead cannot use.
+const settings = setting.Package("bulkhead")
 
-// errNilContext is the error of Allow given a nil context.
-var errNilContext = invalidf("Allow was given a nil context")
+var (
+	// errNilContext is the error of Allow given a nil context.
+	errNilContext = settings.NilContext()
+	// errZeroValue is the error of a Bulkhead or PriorityBulkhead that
+	// was not made by its constructor.
+	errZeroValue = settings.NotMade("Bulkhead or PriorityBulkhead", "New or NewPriority")
+)
 
 // errUnbalanced is the panic of a Record with no call in flight.
 const errUnbalanced = "bulkhead: Record without a call in flight (Record called twice, or without Allow)"

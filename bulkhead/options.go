@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/benbjohnson/clock"
+	"github.com/herdsafe/backoff/internal/setting"
 )
 
 // MaxCapacity is the largest capacity, and the largest queue, a [Bulkhead]
@@ -24,11 +25,8 @@ type config struct {
 	err     error // the first bad setting
 }
 
-func (c *config) fail(err error) {
-	if c.err == nil {
-		c.err = err
-	}
-}
+// fail records the first bad setting.
+func (c *config) fail(format string, args ...any) { settings.Fail(&c.err, format, args...) }
 
 // WithQueue lets up to n callers wait for a slot when every slot is taken;
 // a caller that finds n already waiting is refused with [ErrBulkheadFull].
@@ -37,13 +35,7 @@ func (c *config) fail(err error) {
 // wait ([WithMaxWait]) passes. The default, 0, is no queue. A negative n,
 // or one above [MaxCapacity], is invalid.
 func WithQueue(n int) Option {
-	return func(c *config) {
-		if n < 0 || n > MaxCapacity {
-			c.fail(invalidf("WithQueue(%d) is outside [0, %d]", n, MaxCapacity))
-			return
-		}
-		c.queue = n
-	}
+	return func(c *config) { setting.Between(settings, &c.err, &c.queue, n, 0, MaxCapacity, "WithQueue") }
 }
 
 // WithMaxWait bounds the time a queued caller waits for a slot: after d it
@@ -52,38 +44,26 @@ func WithQueue(n int) Option {
 // long as its context lets it. A negative d is invalid, and so is a
 // positive one without a queue (WithQueue), since nobody would wait.
 func WithMaxWait(d time.Duration) Option {
-	return func(c *config) {
-		if d < 0 {
-			c.fail(invalidf("WithMaxWait(%v) is negative", d))
-			return
-		}
-		c.maxWait = d
-	}
+	return func(c *config) { setting.NotNegative(settings, &c.err, &c.maxWait, d, "WithMaxWait") }
 }
 
 // WithClock sets the clock that times the maximum wait, such as a
 // *clock.Mock in a test. The default is clock.New(), the time package's
 // clock, which runs on virtual time inside a testing/synctest bubble. A
-// nil c is invalid. The bulkhead calls c's Timer method only for a caller
+// nil c, typed or not, is invalid. The bulkhead calls c's Timer method only for a caller
 // about to queue, before it queues, and never while it holds its lock: a
 // Timer that blocks holds up that caller alone, and one that panics panics
 // in that caller's Allow, which then holds neither a slot nor a place in
 // the queue.
 func WithClock(c clock.Clock) Option {
-	return func(cfg *config) {
-		if c == nil {
-			cfg.fail(invalidf("WithClock was given a nil clock"))
-			return
-		}
-		cfg.clock = c
-	}
+	return func(cfg *config) { settings.Clock(&cfg.clock, &cfg.err, c) }
 }
 
 // checkCapacity reports what is wrong with a capacity given to New or
 // NewPriority.
 func checkCapacity(fn string, n int) error {
 	if n <= 0 || n > MaxCapacity {
-		return invalidf("%s(%d): the capacity must be in [1, %d]", fn, n, MaxCapacity)
+		return settings.Invalid("%s(%d): the capacity must be in [1, %d]", fn, n, MaxCapacity)
 	}
 	return nil
 }

@@ -12,8 +12,23 @@ import (
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/policy"
+	"github.com/herdsafe/backoff/internal/guardtest"
 )
+
+// A bad capacity and a bad option are both reported: neither masks the
+// other.
+func TestCapacityAndOptionBothReported(t *testing.T) {
+	for _, g := range []bulkheadGuard{
+		bulkhead.New(0, bulkhead.WithQueue(-1)),
+		bulkhead.NewPriority(0, nil),
+	} {
+		err := g.Validate()
+		if !errors.Is(err, backoff.ErrInvalidConfiguration) || !strings.Contains(err.Error(), "(0)") ||
+			!strings.Contains(err.Error(), "WithQueue(-1)") && !strings.Contains(err.Error(), "nil PriorityOption") {
+			t.Errorf("Validate() = %v, want the capacity and the option both named", err)
+		}
+	}
+}
 
 // A bad configuration is reported by Validate, naming the setting, and
 // refuses every call with that error; policy.Guard reports it too.
@@ -28,13 +43,13 @@ func TestInvalidConfiguration(t *testing.T) {
 		{"capacity too large", bulkhead.New(bulkhead.MaxCapacity + 1), "capacity"},
 		{"negative queue", bulkhead.New(1, bulkhead.WithQueue(-1)), "WithQueue(-1)"},
 		{"queue too large", bulkhead.New(1, bulkhead.WithQueue(bulkhead.MaxCapacity+1)), "WithQueue"},
-		{"negative wait", bulkhead.New(1, bulkhead.WithQueue(1), bulkhead.WithMaxWait(-time.Second)), "WithMaxWait(-1s)"},
+		{"negative wait", bulkhead.New(1, bulkhead.WithQueue(1), bulkhead.WithMaxWait(-time.Second)), "WithMaxWait was given a negative duration (-1s)"},
 		{"wait without a queue", bulkhead.New(1, bulkhead.WithMaxWait(time.Second)), "without WithQueue"},
 		{"nil clock", bulkhead.New(1, bulkhead.WithClock(nil)), "nil clock"},
 		{"nil option", bulkhead.New(1, nil), "nil Option"},
-		{"first error wins", bulkhead.New(0, bulkhead.WithQueue(-1)), "New(0)"},
-		{"zero Bulkhead", new(bulkhead.Bulkhead), "zero Bulkhead"},
-		{"nil *Bulkhead", (*bulkhead.Bulkhead)(nil), "zero Bulkhead"},
+		{"first bad option wins", bulkhead.New(1, bulkhead.WithQueue(-1), bulkhead.WithMaxWait(-1)), "WithQueue(-1)"},
+		{"zero Bulkhead", new(bulkhead.Bulkhead), "zero or nil Bulkhead"},
+		{"nil *Bulkhead", (*bulkhead.Bulkhead)(nil), "zero or nil Bulkhead"},
 
 		{"priority zero capacity", bulkhead.NewPriority(0), "NewPriority(0)"},
 		{"priority capacity too large", bulkhead.NewPriority(math.MaxInt32 + 1), "capacity"},
@@ -47,33 +62,19 @@ func TestInvalidConfiguration(t *testing.T) {
 		{"no slot for low", bulkhead.NewPriority(10, bulkhead.WithThresholds(0.05, 0.8)), "no slot for low"},
 		{"capacity 1, default thresholds", bulkhead.NewPriority(1), "no slot for low"},
 		{"nil priority option", bulkhead.NewPriority(10, nil), "nil PriorityOption"},
-		{"zero PriorityBulkhead", new(bulkhead.PriorityBulkhead), "zero Bulkhead or PriorityBulkhead"},
-		{"nil *PriorityBulkhead", (*bulkhead.PriorityBulkhead)(nil), "zero Bulkhead or PriorityBulkhead"},
+		{"zero PriorityBulkhead", new(bulkhead.PriorityBulkhead), "zero or nil Bulkhead or PriorityBulkhead"},
+		{"nil *PriorityBulkhead", (*bulkhead.PriorityBulkhead)(nil), "zero or nil Bulkhead or PriorityBulkhead"},
 	}
-	ctx := context.Background()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := c.g.Validate()
-			if !errors.Is(err, backoff.ErrInvalidConfiguration) || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("Validate() = %v, want ErrInvalidConfiguration naming %q", err, c.want)
-			}
+			err := guardtest.Invalid(t, c.g, c.want)
 			// A nil pointer's methods, but Validate, panic, as the
-			// standard library's do; policy.Guard reports it below.
+			// standard library's do; policy.Guard reports it.
 			if !strings.HasPrefix(c.name, "nil *") {
-				if got := allow(c.g, ctx); got == nil || got.Error() != err.Error() {
-					t.Errorf("Allow = %v, want %v", got, err)
-				}
-				if got := c.g.Run(ctx, func(context.Context) error { return nil }); !errors.Is(got, err) || !errors.Is(got, backoff.ErrRefused) {
-					t.Errorf("Run = %v, want a refusal with %v", got, err)
-				}
+				guardtest.Refuses(t, c.g, err)
 			}
 			if errors.Is(err, bulkhead.ErrBulkheadFull) {
 				t.Errorf("%v matches ErrBulkheadFull", err)
-			}
-			ran := false
-			perr := policy.New(policy.Guard(c.g)).DoErr(ctx, func(context.Context) error { ran = true; return nil })
-			if ran || !errors.Is(perr, backoff.ErrInvalidConfiguration) {
-				t.Errorf("a Policy with it: %v (ran %v), want ErrInvalidConfiguration before running", perr, ran)
 			}
 		})
 	}
@@ -101,7 +102,6 @@ func TestValidConfiguration(t *testing.T) {
 // ErrInvalidConfiguration, rather than a panic, a slot or a place in the
 // queue.
 func TestNilContext(t *testing.T) {
-	const want = "backoff: invalid configuration: bulkhead: Allow was given a nil context"
 	full := bulkhead.New(1, bulkhead.WithQueue(1))
 	fill(t, full, context.Background(), 1)
 	fullPriority := bulkhead.NewPriority(10)
@@ -127,13 +127,7 @@ func TestNilContext(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			for _, attempt := range []int{1, 2} {
-				//lint:ignore SA1012 a nil context is what is tested
-				p, err := c.g.Allow(nil, guard.Call{Attempt: attempt})
-				if !errors.Is(err, backoff.ErrInvalidConfiguration) || err.Error() != want || p != (guard.Permit{}) {
-					t.Errorf("Allow(nil, attempt %d) = %+v, %v; want %q", attempt, p, err, want)
-				}
-			}
+			guardtest.RefusesNilContext(t, c.g, "bulkhead")
 		})
 	}
 	b := bulkhead.New(1)

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/setting"
 )
 
 // The default thresholds of a PriorityBulkhead, as fractions of its
@@ -86,22 +87,13 @@ func WithThresholds(low, standard float64) PriorityOption {
 // outside (0, 1], or thresholds that leave no slot to a priority (a
 // capacity of 1 with the default thresholds, under which only critical
 // calls could ever be admitted), make a PriorityBulkhead that reports the
-// problem through
-// [PriorityBulkhead.Validate] and refuses every call with it. NewPriority
-// never panics.
+// problem through [PriorityBulkhead.Validate] and refuses every call with
+// it; a bad capacity and the first bad option are both reported.
+// NewPriority never panics.
 func NewPriority(capacity int, opts ...PriorityOption) *PriorityBulkhead {
 	cfg := priorityConfig{low: DefaultLowThreshold, standard: DefaultStandardThreshold}
-	for _, o := range opts {
-		if o == nil {
-			cfg.err = invalidf("NewPriority was given a nil PriorityOption")
-			break
-		}
-		o(&cfg)
-	}
-	b := &PriorityBulkhead{capacity: capacity, err: cfg.err}
-	if b.err == nil {
-		b.err = checkCapacity("NewPriority", capacity)
-	}
+	setting.Apply(settings, &cfg.err, "NewPriority", &cfg, opts)
+	b := &PriorityBulkhead{capacity: capacity, err: setting.Join(checkCapacity("NewPriority", capacity), cfg.err)}
 	if b.err == nil {
 		b.err = checkThresholds(capacity, cfg.low, cfg.standard)
 	}
@@ -123,15 +115,15 @@ func checkThresholds(capacity int, low, standard float64) error {
 		value float64
 	}{{"low", low}, {"standard", standard}} {
 		if !(t.value > 0 && t.value <= 1) { // NaN fails too
-			return invalidf("WithThresholds: the %s threshold %v is outside (0, 1]", t.name, t.value)
+			return settings.Invalid("WithThresholds: the %s threshold %v is outside (0, 1]", t.name, t.value)
 		}
 		if slots(t.value, capacity) < 1 {
-			return invalidf("WithThresholds: the %s threshold %v of a capacity of %d leaves no slot for %s-priority calls",
+			return settings.Invalid("WithThresholds: the %s threshold %v of a capacity of %d leaves no slot for %s-priority calls",
 				t.name, t.value, capacity, t.name)
 		}
 	}
 	if low > standard {
-		return invalidf("WithThresholds: the low threshold %v is above the standard threshold %v", low, standard)
+		return settings.Invalid("WithThresholds: the low threshold %v is above the standard threshold %v", low, standard)
 	}
 	return nil
 }
@@ -157,15 +149,10 @@ func slots(t float64, capacity int) int64 {
 // nil. It makes the PriorityBulkhead a [guard.Validator]: policy.Guard
 // calls it.
 func (b *PriorityBulkhead) Validate() error {
-	switch {
-	case b == nil:
-		return errZeroValue
-	case b.err != nil:
-		return b.err
-	case b.limits[Critical.index()] == 0:
+	if b == nil || (b.err == nil && b.limits[Critical.index()] == 0) {
 		return errZeroValue
 	}
-	return nil
+	return b.err
 }
 
 // Allow admits the call if admitting it would not take the bulkhead's
@@ -225,7 +212,8 @@ func (b *PriorityBulkhead) release() {
 // without calling fn an error that matches [backoff.ErrRefused] and wraps
 // Allow's error (a [ShedError], or the context's); otherwise fn's error,
 // freeing the slot when fn returns or panics. The call's priority is the
-// one ctx carries.
+// one ctx carries. A ctx already done is refused before the bulkhead is
+// asked, as guard.Run refuses one (see package guard).
 func (b *PriorityBulkhead) Run(ctx context.Context, fn func(context.Context) error) error {
 	return guard.Run(ctx, b, guard.Call{Attempt: 1}, fn)
 }

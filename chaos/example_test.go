@@ -80,7 +80,7 @@ func ExampleInjector_Validate() {
 	err := policy.New(policy.Guard(injector)).DoErr(context.Background(), func(context.Context) error { return nil })
 	fmt.Println(errors.Is(err, backoff.ErrInvalidConfiguration))
 	// Output:
-	// backoff: invalid configuration: chaos.Config: ErrorProbability is 1.5, not in [0, 1]
+	// backoff: invalid configuration: chaos: Config.ErrorProbability is 1.5, not in [0, 1]
 	// true
 }
 

@@ -8,14 +8,26 @@
 // dependency: Run returns an error that matches backoff.ErrRefused and
 // wraps the guard's reason, so a retry driver around it stops at once,
 // with that reason as its Cause and the last real error as its LastErr.
+//
+// # A context already done
+//
+// Run never starts a call whose context is done: it returns at once,
+// without asking the guard or calling the function, an error that matches
+// backoff.ErrRefused and wraps context.Cause(ctx), as backoff.Do refuses
+// to start an attempt then. The guard counts nothing of such a call: it
+// did not take place. The Run method of every guard of this repository
+// (breaker, bulkhead, budget, throttle, chaos, redisguard) is Run, and
+// follows this rule; so does a guard stage of package policy. A guard's
+// Allow, called on its own, judges a context already done as the guard's
+// documentation says.
 package guard
 
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/setting"
 	"github.com/herdsafe/backoff/internal/typednil"
 )
 
@@ -99,22 +111,21 @@ var ErrPanicked = errors.New("backoff: the call panicked")
 // breaker.ErrCircuitOpen in it), a misconfigured guard's
 // ErrInvalidConfiguration included; an error Allow marked with Failure is
 // returned unmarked, as fn's own failure would be. A ctx already done is
-// the guard's to judge: a bulkhead refuses it, a breaker admits it, and fn,
-// which receives ctx, should then return at once.
+// refused before the guard is asked, with an error that wraps its cause
+// (see the package documentation).
 //
 // If fn panics, Record is called with ErrPanicked before the panic goes
 // on, so a guard holds nothing for a call that is gone; a panic in Allow or
 // Record itself goes on unchanged. No lock is held while fn runs. A nil
 // ctx, g or fn is reported as an error matching
-// backoff.ErrInvalidConfiguration.
+// backoff.ErrInvalidConfiguration, which names each of them.
 func Run(ctx context.Context, g Guard, c Call, fn func(context.Context) error) error {
-	switch {
-	case ctx == nil:
-		return invalid("guard.Run was given a nil context")
-	case g == nil || typednil.Is(g):
-		return invalid("guard.Run was given a nil Guard")
-	case fn == nil:
-		return invalid("guard.Run was given a nil function")
+	nilGuard := g == nil || typednil.Is(g)
+	if ctx == nil || nilGuard || fn == nil {
+		return unusable(ctx == nil, nilGuard, fn == nil)
+	}
+	if ctx.Err() != nil {
+		return refused(context.Cause(ctx))
 	}
 	p, err := g.Allow(ctx, c)
 	if err != nil {
@@ -135,12 +146,21 @@ func Run(ctx context.Context, g Guard, c Call, fn func(context.Context) error) e
 	return err
 }
 
-// Refusal returns the error of a call that a guard refused with err: an
-// error that matches backoff.ErrRefused and wraps err, so that a retry
-// driver around the call stops at once with it as the Cause and
-// errors.Is still finds err. It returns err itself if err matches
-// backoff.ErrRefused already, and nil for nil. Run marks a guard's
-// refusals so; code of your own that asks a guard itself may do the same.
+// refused returns the error of a call that Allow refused with err: err
+// unmarked if Allow marked it with Failure, else Refusal(err).
+func refused(err error) error {
+	if f, ok := err.(*failure); ok {
+		return f.err
+	}
+	return Refusal(err)
+}
+
+// Refusal returns err, a guard's reason for refusing a call, as Run
+// returns a refusal: err itself if it matches backoff.ErrRefused already,
+// else err marked so that it does, its message unchanged (errors.Is and
+// errors.As see through the mark). Code that asks a guard's Allow itself
+// rather than through Run, as package hedge asks its budget guard,
+// reports the guard's refusals with it. Refusal(nil) returns nil.
 func Refusal(err error) error {
 	if err == nil || errors.Is(err, backoff.ErrRefused) {
 		return err
@@ -218,8 +238,21 @@ func findError(err error) *backoff.Error {
 	return nil
 }
 
-// invalid returns an error matching backoff.ErrInvalidConfiguration that
-// says what is wrong.
-func invalid(msg string) error {
-	return fmt.Errorf("%w: %s", backoff.ErrInvalidConfiguration, msg)
+// settings makes the errors of what Run cannot use.
+const settings = setting.Package("")
+
+// unusable returns the error of a Run given a nil context, guard or
+// function: each of them named.
+func unusable(nilCtx, nilGuard, nilFn bool) error {
+	var errs [3]error
+	if nilCtx {
+		errs[0] = settings.Invalid("guard.Run was given a nil context")
+	}
+	if nilGuard {
+		errs[1] = settings.Invalid("guard.Run was given a nil Guard")
+	}
+	if nilFn {
+		errs[2] = settings.Invalid("guard.Run was given a nil function")
+	}
+	return setting.Join(errs[:]...)
 }

@@ -140,6 +140,21 @@ type refusedErr struct{}
 func (refusedErr) Error() string        { return "refused already" }
 func (refusedErr) Is(target error) bool { return target == backoff.ErrRefused }
 
+// Refusal marks a guard's reason as Run marks it: once, its message and
+// its chain kept; nil stays nil.
+func TestRefusal(t *testing.T) {
+	if guard.Refusal(nil) != nil {
+		t.Error("Refusal(nil) is not nil")
+	}
+	err := guard.Refusal(errReason)
+	if !errors.Is(err, backoff.ErrRefused) || !errors.Is(err, errReason) || err.Error() != errReason.Error() || !guard.IsRefusal(err) {
+		t.Errorf("Refusal(errReason) = %#v, want a refusal wrapping it", err)
+	}
+	if again := guard.Refusal(err); again != err {
+		t.Errorf("Refusal of a refusal = %#v, want it unchanged", again)
+	}
+}
+
 // A guard's error that matches ErrRefused already is returned as it is.
 func TestRunRefusalNotWrappedTwice(t *testing.T) {
 	for _, reason := range []error{refusedErr{}, fmt.Errorf("%w: budget spent", backoff.ErrRefused)} {
@@ -259,13 +274,9 @@ func TestRunAbandoned(t *testing.T) {
 	defer cancel()
 	_ = guard.Run(ctx, g, guard.Call{}, func(context.Context) error { return io.EOF })
 	_ = guard.Run(ctx, g, guard.Call{}, func(ctx context.Context) error { cancel(); return ctx.Err() })
-	// A ctx already done is the guard's to judge: this one admits it, and
-	// fn is called.
-	calls := 0
-	_ = guard.Run(ctx, g, guard.Call{}, func(ctx context.Context) error { calls++; return ctx.Err() })
-	want := []guard.Outcome{{Err: io.EOF}, {Err: context.Canceled, Abandoned: true}, {Err: context.Canceled, Abandoned: true}}
-	if len(g.outcomes) != len(want) || calls != 1 {
-		t.Fatalf("outcomes %+v after %d calls, want %+v", g.outcomes, calls, want)
+	want := []guard.Outcome{{Err: io.EOF}, {Err: context.Canceled, Abandoned: true}}
+	if len(g.outcomes) != len(want) {
+		t.Fatalf("outcomes %+v, want %+v", g.outcomes, want)
 	}
 	for i, o := range g.outcomes {
 		if o != want[i] {
@@ -281,6 +292,41 @@ func TestRunAbandoned(t *testing.T) {
 	})
 	if o := g.outcomes[0]; o.Abandoned || o.Err != context.Canceled {
 		t.Errorf("outcome %+v, want a failure, not abandoned", o)
+	}
+}
+
+// A ctx already done is refused before the guard is asked: fn is not
+// called, nothing is recorded, and the error matches backoff.ErrRefused and
+// wraps the context's cause, as backoff.Do's refusal of such an attempt
+// does. (guards_test.go holds every guard of the module to it.)
+func TestRunContextDone(t *testing.T) {
+	errStop := errors.New("shutting down")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errStop)
+	g := &recorder{}
+	calls := 0
+	err := guard.Run(ctx, g, guard.Call{Attempt: 2}, func(context.Context) error { calls++; return nil })
+	if !errors.Is(err, backoff.ErrRefused) || !errors.Is(err, errStop) || !errors.Is(err, context.Canceled) == errors.Is(errStop, context.Canceled) {
+		t.Errorf("Run returned %v, want a refusal wrapping the context's cause", err)
+	}
+	if err.Error() != errStop.Error() || !guard.IsRefusal(err) {
+		t.Errorf("Run returned %q (IsRefusal %v), want the cause's message, as a refusal", err, guard.IsRefusal(err))
+	}
+	if calls != 0 || len(g.calls) != 0 || len(g.outcomes) != 0 {
+		t.Errorf("%d calls, the guard asked %+v and told %+v; want nothing", calls, g.calls, g.outcomes)
+	}
+	// A driver that runs its operation at least once counts that attempt
+	// as refused, as backoff.Do counts the attempt it does not start.
+	for name, derr := range map[string]error{
+		"RetryErrorCtx around Run": backoff.RetryErrorCtx(ctx, func() error {
+			return guard.Run(ctx, g, guard.Call{Attempt: 1}, func(context.Context) error { calls++; return nil })
+		}),
+		"DoErr": backoff.DoErr(ctx, func(context.Context) error { calls++; return nil }),
+	} {
+		var e *backoff.Error
+		if !errors.As(derr, &e) || e.Cause != errStop || e.Attempts != 0 || calls != 0 {
+			t.Errorf("%s returned %#v after %d calls, want Cause the context's, no attempt", name, derr, calls)
+		}
 	}
 }
 
@@ -432,22 +478,5 @@ func TestRunConcurrently(t *testing.T) {
 	}
 	if len(g.outcomes) != n || len(tokens) != n {
 		t.Errorf("%d outcomes with %d distinct permits, want %d of each", len(g.outcomes), len(tokens), n)
-	}
-}
-
-// Refusal marks an error as a guard's refusal once: it then matches
-// backoff.ErrRefused, still matches the guard's own error, and is what
-// IsRefusal reports; an error that is a refusal already is left as it is.
-func TestRefusal(t *testing.T) {
-	own := errors.New("no capacity")
-	r := guard.Refusal(own)
-	if !errors.Is(r, backoff.ErrRefused) || !errors.Is(r, own) || !guard.IsRefusal(r) || r.Error() != own.Error() {
-		t.Errorf("Refusal(%v) = %v: want it to match ErrRefused and the guard's error", own, r)
-	}
-	if again := guard.Refusal(r); again != r {
-		t.Errorf("Refusal of a refusal = %v, want it unchanged", again)
-	}
-	if guard.Refusal(nil) != nil {
-		t.Error("Refusal(nil) is not nil")
 	}
 }

@@ -2,17 +2,12 @@ package hedge
 
 import (
 	"context"
-	"errors"
 	"reflect"
 
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/setting"
 	"github.com/herdsafe/backoff/policy"
 )
-
-// ErrCanceled is the cause of an attempt's context once the call no longer
-// needs the attempt: another attempt succeeded, one failed fatally, or the
-// call ended. An attempt's function sees it with context.Cause.
-var ErrCanceled = errors.New("hedge: attempt no longer needed")
 
 // Do runs op, hedged as h says: it starts the first attempt at once, and
 // another each time the delay passes with no attempt answered, up to h's
@@ -49,8 +44,8 @@ var ErrCanceled = errors.New("hedge: attempt no longer needed")
 //     (an error matching backoff.ErrRefused), or the Cause of the inner
 //     Policy's error (a guard's refusal, ErrPermanent...);
 //   - an error matching backoff.ErrInvalidConfiguration, before anything
-//     runs, for a nil or invalid h, a nil ctx, a zero Op, or a [WithDiscard]
-//     function for another type.
+//     runs, for a nil ctx, a nil or invalid h, a zero Op (each of them
+//     named), or a [WithDiscard] function for another type.
 //
 // Like the core's entry points, Do starts nothing once ctx is done.
 //
@@ -82,24 +77,27 @@ func Do[T any](ctx context.Context, h *Hedger, inner *policy.Policy, op Op[T]) (
 	return newCall(h, op.fn, inner, discard).run(ctx)
 }
 
-// check reports what makes a call impossible, and returns the call's
-// discard function.
+// check reports what makes a call impossible, every argument's mistake
+// named, and returns the call's discard function.
 func check[T any](ctx context.Context, h *Hedger, op Op[T]) (func(T), error) {
-	switch {
-	case h == nil:
-		return nil, invalid("Do was given a nil *Hedger")
-	case h.Validate() != nil:
-		return nil, h.Validate()
-	case ctx == nil:
-		return nil, invalid("Do was given a nil context")
-	case op.fn == nil:
-		return nil, invalid("Do was given an Op with no function; make one with Idempotent")
-	case h.discard == nil:
-		return nil, nil
+	var errs [3]error
+	if ctx == nil {
+		errs[0] = settings.Invalid("Do was given a nil context")
+	}
+	if h == nil {
+		errs[1] = settings.Invalid("Do was given a nil *Hedger")
+	} else {
+		errs[1] = h.Validate()
+	}
+	if op.fn == nil {
+		errs[2] = settings.Invalid("Do was given an Op with no function; make one with Idempotent")
+	}
+	if err := setting.Join(errs[:]...); err != nil || h.discard == nil {
+		return nil, err
 	}
 	discard, ok := h.discard.(func(T))
 	if !ok {
-		return nil, invalid("WithDiscard was given a %s, but the call's result type is %s",
+		return nil, settings.Invalid("WithDiscard was given a %s, but the call's result type is %s",
 			reflect.TypeOf(h.discard), reflect.TypeFor[T]())
 	}
 	return discard, nil

@@ -1,25 +1,13 @@
 package hedge
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/benbjohnson/clock"
-	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/setting"
 	"github.com/herdsafe/backoff/internal/typednil"
 )
-
-// Hedger is a hedging configuration: how long to wait for an attempt before
-// starting another, and how many attempts a call may make. Make one with
-// [New] and call through it with [Do]. A Hedger is immutable and safe
-// for concurrent use: calls through it share nothing but its budget guard,
-// if it has one.
-type Hedger struct {
-	config
-	err  error // why the configuration cannot be used
-	made bool  // made by New
-}
 
 // config is what the options set.
 type config struct {
@@ -46,42 +34,6 @@ const DefaultMaxAttempts = 2
 // catches a setting that cannot be meant.
 const MaxAttempts = 1000
 
-// New returns a Hedger with the given options. [WithDelay] is required;
-// the defaults of the others are [DefaultMaxAttempts] attempts, the time
-// package's clock, no classifier, no budget and no discard function.
-//
-// New returns no error: an option it cannot use (a negative delay, a nil
-// clock...) or a missing delay is recorded, [Hedger.Validate] reports it,
-// and every call through the Hedger fails with it before running anything.
-func New(opts ...Option) *Hedger {
-	c := config{maxAttempts: DefaultMaxAttempts, clock: clock.New()}
-	for _, opt := range opts {
-		if opt == nil {
-			c.fail("New was given a nil Option")
-			continue
-		}
-		opt(&c)
-	}
-	if !c.delaySet {
-		c.fail("WithDelay is required (about the dependency's 95th percentile latency)")
-	}
-	return &Hedger{config: c, err: c.err, made: true}
-}
-
-// Validate reports the first option the Hedger could not use, as an error
-// matching [backoff.ErrInvalidConfiguration] that names it, or that New
-// did not make the Hedger (a zero or nil Hedger), or nil.
-func (h *Hedger) Validate() error {
-	if h == nil || !h.made {
-		return errNotMade
-	}
-	return h.err
-}
-
-// errNotMade is the error of a Hedger that New did not make, such as a
-// zero Hedger: it has no delay to hedge after.
-var errNotMade = invalid("the Hedger was not made by New")
-
 // WithDelay sets how long an attempt may run before the next one starts:
 // attempt k starts d after attempt k-1 did (or was suppressed by the
 // budget), while no attempt has succeeded. Hedging pays when d is about
@@ -90,11 +42,7 @@ var errNotMade = invalid("the Hedger was not made by New")
 // negative d is reported as [backoff.ErrInvalidConfiguration].
 func WithDelay(d time.Duration) Option {
 	return func(c *config) {
-		if d < 0 {
-			c.fail("WithDelay was given a negative delay (%v)", d)
-			return
-		}
-		c.delay, c.delaySet = d, true
+		c.delaySet = setting.NotNegative(settings, &c.err, &c.delay, d, "WithDelay")
 	}
 }
 
@@ -104,25 +52,15 @@ func WithDelay(d time.Duration) Option {
 // A call allocates for the attempts it starts, not for n.
 func WithMaxAttempts(n int) Option {
 	return func(c *config) {
-		if n < 1 || n > MaxAttempts {
-			c.fail("WithMaxAttempts(%d) is outside [1, %d]", n, MaxAttempts)
-			return
-		}
-		c.maxAttempts = n
+		setting.Between(settings, &c.err, &c.maxAttempts, n, 1, MaxAttempts, "WithMaxAttempts")
 	}
 }
 
 // WithClock sets the clock that measures the delay, such as a *clock.Mock
-// in a test (default clock.New(), the time package). A nil c is reported
-// as [backoff.ErrInvalidConfiguration].
+// in a test (default clock.New(), the time package). A nil c, typed or
+// not, is reported as [backoff.ErrInvalidConfiguration].
 func WithClock(c clock.Clock) Option {
-	return func(cf *config) {
-		if c == nil {
-			cf.fail("WithClock was given a nil clock")
-			return
-		}
-		cf.clock = c
-	}
+	return func(cf *config) { settings.Clock(&cf.clock, &cf.err, c) }
 }
 
 // WithRetryable sets a classifier of failed attempts, as gRPC's hedging
@@ -183,9 +121,7 @@ func WithBudget(g guard.Guard) Option {
 		}
 		if v, ok := g.(guard.Validator); ok {
 			if err := v.Validate(); err != nil {
-				if c.err == nil {
-					c.err = fmt.Errorf("%w: hedge: WithBudget was given a Guard that reports: %w", backoff.ErrInvalidConfiguration, err)
-				}
+				c.fail("WithBudget was given a Guard that reports: %w", err)
 				return
 			}
 		}
@@ -214,13 +150,4 @@ func WithDiscard[T any](fn func(T)) Option {
 }
 
 // fail records the first option that cannot be used.
-func (c *config) fail(format string, args ...any) {
-	if c.err == nil {
-		c.err = invalid(format, args...)
-	}
-}
-
-// invalid returns an error matching backoff.ErrInvalidConfiguration.
-func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: hedge: %s", backoff.ErrInvalidConfiguration, fmt.Sprintf(format, args...))
-}
+func (c *config) fail(format string, args ...any) { settings.Fail(&c.err, format, args...) }

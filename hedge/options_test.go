@@ -34,7 +34,7 @@ func TestInvalidConfiguration(t *testing.T) {
 		{"discard_type", New(WithDelay(delay), WithDiscard(func(int) {})), Idempotent(okFn), "func(int)"},
 		{"nil_option", New(WithDelay(delay), nil), Idempotent(okFn), "nil Option"},
 		{"nil_hedger", nil, Idempotent(okFn), "nil *Hedger"},
-		{"zero_hedger", &Hedger{}, Idempotent(okFn), "not made by New"},
+		{"zero_hedger", &Hedger{}, Idempotent(okFn), "zero or nil Hedger"},
 		{"zero_op", New(WithDelay(delay)), Op[string]{}, "Idempotent"},
 		{"nil_fn", New(WithDelay(delay)), Idempotent[string](nil), "Idempotent"},
 	}
@@ -54,11 +54,20 @@ func TestInvalidConfiguration(t *testing.T) {
 	if _, err := Do(nil, New(WithDelay(delay)), nil, Idempotent(okFn)); !errors.Is(err, backoff.ErrInvalidConfiguration) {
 		t.Errorf("nil context: %v, want ErrInvalidConfiguration", err)
 	}
+	// No mistake masks another: each argument's, and a missing delay
+	// beside the first bad option, are all named.
+	//lint:ignore SA1012 a nil context is what is being tested
+	_, err := Do(nil, New(WithMaxAttempts(0)), nil, Op[string]{})
+	for _, says := range []string{"nil context", "WithMaxAttempts(0)", "WithDelay is required", "Idempotent"} {
+		if !errors.Is(err, backoff.ErrInvalidConfiguration) || !strings.Contains(err.Error(), says) {
+			t.Errorf("every mistake at once: %v, want %q named", err, says)
+		}
+	}
 	if err := New(WithDelay(0), WithMaxAttempts(1)).Validate(); err != nil {
 		t.Errorf("a zero delay and one attempt: %v, want valid", err)
 	}
 	// The guard's own error is kept.
-	err := New(WithDelay(delay), WithBudget(invalidGuard{})).Validate()
+	err = New(WithDelay(delay), WithBudget(invalidGuard{})).Validate()
 	if err == nil || !strings.Contains(err.Error(), "WithBudget") {
 		t.Errorf("invalid budget: %v, want it named", err)
 	}

@@ -36,7 +36,7 @@ func TestInvalidConfiguration(t *testing.T) {
 		{"bad_header", []Option{WithIdempotencyKeyHeader("Idempotency Key")}, "not a valid header name"},
 		{"nil_instrumenter", []Option{WithInstrumenter(nil)}, "httpretry.WithInstrumenter was given a nil Instrumenter"},
 		{"nil_clock", []Option{WithClock(nil)}, "httpretry.WithClock was given a nil clock"},
-		{"typed_nil_clock", []Option{WithClock((*clock.Mock)(nil))}, "httpretry.WithClock was given a nil clock"},
+		{"typed_nil_clock", []Option{WithClock((*clock.Mock)(nil))}, "httpretry.WithClock was given a nil *clock.Mock"},
 		{"typed_nil_instrumenter", []Option{WithInstrumenter((*recordingInstrumenter)(nil))}, "httpretry.WithInstrumenter was given a nil Instrumenter"},
 		{"nil_option", []Option{nil}, "an httpretry.Option is nil"},
 		{"first_reported", []Option{WithMaxElapsedTime(-1), WithRetryable(nil)}, "WithMaxElapsedTime"},

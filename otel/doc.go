@@ -108,7 +108,8 @@
 // The Observe methods register a callback that reads a guard's counts when
 // the metrics are collected: no goroutine of their own, nothing added to
 // the guard's call path. Each takes the name the guard is reported under,
-// the attribute guard.name, and returns a registration to Unregister:
+// the attribute guard.name, and returns a *Registration to Unregister; the
+// methods and the metrics are those of prombackoff:
 //
 //	backoff.breaker.state                   gauge          1             breaker.state
 //	backoff.breaker.transitions             counter        {transition}

@@ -73,9 +73,8 @@ func (h *harness) ended(name string) []sdktrace.ReadOnlySpan {
 	return out
 }
 
-// points returns the data points of the metric name, keyed by their
-// attributes ("k=v,k=v"), as float64; nil if there is no such metric.
-func (h *harness) points(t *testing.T, name string) map[string]float64 {
+// metric collects the metrics and returns the one named name.
+func (h *harness) metric(t *testing.T, name string) (metricdata.Metrics, bool) {
 	t.Helper()
 	var rm metricdata.ResourceMetrics
 	if err := h.reader.Collect(context.Background(), &rm); err != nil {
@@ -83,52 +82,55 @@ func (h *harness) points(t *testing.T, name string) map[string]float64 {
 	}
 	for _, sm := range rm.ScopeMetrics {
 		for _, m := range sm.Metrics {
-			if m.Name != name {
-				continue
+			if m.Name == name {
+				return m, true
 			}
-			out := map[string]float64{}
-			switch d := m.Data.(type) {
-			case metricdata.Sum[int64]:
-				for _, p := range d.DataPoints {
-					out[key(p.Attributes)] = float64(p.Value)
-				}
-			case metricdata.Gauge[int64]:
-				for _, p := range d.DataPoints {
-					out[key(p.Attributes)] = float64(p.Value)
-				}
-			case metricdata.Gauge[float64]:
-				for _, p := range d.DataPoints {
-					out[key(p.Attributes)] = p.Value
-				}
-			case metricdata.Histogram[float64]:
-				for _, p := range d.DataPoints {
-					out[key(p.Attributes)] = float64(p.Count)
-				}
-			default:
-				t.Fatalf("%s: unexpected data %T", name, m.Data)
-			}
-			return out
 		}
 	}
-	return nil
+	return metricdata.Metrics{}, false
+}
+
+// points returns the data points of the metric name, keyed by their
+// attributes ("k=v,k=v"), as float64; nil if there is no such metric.
+func (h *harness) points(t *testing.T, name string) map[string]float64 {
+	t.Helper()
+	m, ok := h.metric(t, name)
+	if !ok {
+		return nil
+	}
+	out := map[string]float64{}
+	switch d := m.Data.(type) {
+	case metricdata.Sum[int64]:
+		for _, p := range d.DataPoints {
+			out[key(p.Attributes)] = float64(p.Value)
+		}
+	case metricdata.Gauge[int64]:
+		for _, p := range d.DataPoints {
+			out[key(p.Attributes)] = float64(p.Value)
+		}
+	case metricdata.Gauge[float64]:
+		for _, p := range d.DataPoints {
+			out[key(p.Attributes)] = p.Value
+		}
+	case metricdata.Histogram[float64]:
+		for _, p := range d.DataPoints {
+			out[key(p.Attributes)] = float64(p.Count)
+		}
+	default:
+		t.Fatalf("%s: unexpected data %T", name, m.Data)
+	}
+	return out
 }
 
 // histogram returns the data point of the histogram name with attributes
 // k ("k=v,k=v").
 func (h *harness) histogram(t *testing.T, name, k string) metricdata.HistogramDataPoint[float64] {
 	t.Helper()
-	var rm metricdata.ResourceMetrics
-	if err := h.reader.Collect(context.Background(), &rm); err != nil {
-		t.Fatal(err)
-	}
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			if d, ok := m.Data.(metricdata.Histogram[float64]); ok && m.Name == name {
-				for _, p := range d.DataPoints {
-					if key(p.Attributes) == k {
-						return p
-					}
-				}
+	m, _ := h.metric(t, name)
+	if d, ok := m.Data.(metricdata.Histogram[float64]); ok {
+		for _, p := range d.DataPoints {
+			if key(p.Attributes) == k {
+				return p
 			}
 		}
 	}

@@ -3,10 +3,10 @@ package otelbackoff
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/setting"
 	"github.com/herdsafe/backoff/internal/telemetry"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -47,13 +47,7 @@ var startOptions = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindInte
 // the instruments.
 func New(opts ...Option) (*Instrumenter, error) {
 	var c config
-	for _, opt := range opts {
-		if opt == nil {
-			c.fail("an Option is nil")
-			continue
-		}
-		opt(&c)
-	}
+	setting.Apply(settings, &c.err, "New", &c, opts)
 	if c.err != nil {
 		return nil, c.err
 	}
@@ -81,7 +75,7 @@ func New(opts ...Option) (*Instrumenter, error) {
 		metric.WithDescription("Waits scheduled before a retry."),
 		metric.WithExplicitBucketBoundaries(telemetry.WaitBuckets()...))
 	if err := errors.Join(errs[:]...); err != nil {
-		return nil, fmt.Errorf("otelbackoff: making the instruments: %w: %w", err, backoff.ErrInvalidConfiguration)
+		return nil, settings.Invalid("making the instruments: %w", err)
 	}
 	return in, nil
 }

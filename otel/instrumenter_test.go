@@ -7,8 +7,6 @@ import (
 	"io"
 	"net"
 	"slices"
-	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"testing/synctest"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/internal/telemetry/telemetrytest"
 	otelbackoff "github.com/herdsafe/backoff/otel"
 	"github.com/herdsafe/backoff/policy"
 	"go.opentelemetry.io/otel/codes"
@@ -141,17 +140,7 @@ func TestNamedIsMadeOncePerName(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { _ = h.in.Named("fetch") }); n != 0 {
 		t.Errorf("Named of a name seen before allocates %v times, want 0", n)
 	}
-	got := make([]backoff.Instrumenter, 8)
-	var wg sync.WaitGroup
-	for i := range got {
-		wg.Go(func() { got[i] = h.in.Named("concurrent") })
-	}
-	wg.Wait()
-	for i, in := range got {
-		if in != got[0] {
-			t.Fatalf("goroutine %d received another Instrumenter than goroutine 0", i)
-		}
-	}
+	telemetrytest.NamedOnce(t, h.in, "concurrent")
 }
 
 func TestScriptedRunCounts(t *testing.T) {
@@ -390,20 +379,7 @@ func TestUnsampledSpansStillCount(t *testing.T) {
 
 func TestNotMadeByNew(t *testing.T) {
 	for _, in := range []*otelbackoff.Instrumenter{nil, {}} {
-		for name, use := range map[string]func(){
-			"BeforeAttempt": func() { in.BeforeAttempt(context.Background(), backoff.State{Attempt: 1}) },
-			"AfterAttempt":  func() { in.AfterAttempt(context.Background(), backoff.State{Attempt: 1}) },
-			"Named":         func() { in.Named("fetch") },
-		} {
-			func() {
-				defer func() {
-					if v := recover(); v == nil || !strings.Contains(v.(string), "not made by New") {
-						t.Errorf("%s: recovered %v, want the package's message", name, v)
-					}
-				}()
-				use()
-			}()
-		}
+		telemetrytest.NotMadeByNew(t, in)
 	}
 }
 

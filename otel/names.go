@@ -66,33 +66,4 @@ const (
 	retriesName  = "backoff.retries"
 	giveUpsName  = "backoff.give_ups"
 	waitName     = "backoff.wait.duration"
-
-	breakerStateName       = "backoff.breaker.state"
-	breakerTransitionsName = "backoff.breaker.transitions"
-	breakerForcedName      = "backoff.breaker.forced_transitions"
-	breakerRefusalsName    = "backoff.breaker.refusals"
-	breakerCallsName       = "backoff.breaker.calls"
-	breakerSlowName        = "backoff.breaker.slow_calls"
-
-	bulkheadInFlightName      = "backoff.bulkhead.in_flight"
-	bulkheadQueuedName        = "backoff.bulkhead.queued"
-	bulkheadLimitName         = "backoff.bulkhead.limit"
-	bulkheadRefusalsName      = "backoff.bulkhead.refusals"
-	bulkheadCancellationsName = "backoff.bulkhead.cancellations"
-
-	limiterLimitName         = "backoff.limiter.limit"
-	limiterInFlightName      = "backoff.limiter.in_flight"
-	limiterQueuedName        = "backoff.limiter.queued"
-	limiterRefusalsName      = "backoff.limiter.refusals"
-	limiterCancellationsName = "backoff.limiter.cancellations"
-
-	budgetRetriesName  = "backoff.budget.retries"
-	budgetRefusalsName = "backoff.budget.refusals"
-
-	throttleRefusalsName    = "backoff.throttle.refusals"
-	throttleProbabilityName = "backoff.throttle.rejection_probability"
-
-	sharedLocalName      = "backoff.shared_guard.local"
-	sharedFallbacksName  = "backoff.shared_guard.fallbacks"
-	sharedRecoveriesName = "backoff.shared_guard.recoveries"
 )

@@ -1,11 +1,16 @@
 package otelbackoff
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"math"
 
-	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/budget"
+	"github.com/herdsafe/backoff/bulkhead"
+	"github.com/herdsafe/backoff/internal/telemetry"
+	"github.com/herdsafe/backoff/limiter"
+	"github.com/herdsafe/backoff/throttle"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 )
@@ -13,111 +18,171 @@ import (
 // The Observe methods register a callback with the meter that reads a
 // guard's counts when the metrics are collected, on the collecting
 // goroutine: no goroutine of their own, nothing on the guard's call path.
+// Each reports its guard under the guard.name name; a nil guard, an empty
+// name, or a name another guard of the kind is observed under by this
+// Instrumenter is reported as ErrInvalidConfiguration. Unregister the
+// Registration to stop; the name may then be observed again. They are
+// those of prombackoff, with the same names and the same metrics.
+
+// ObserveBreaker reports b's state and counts, read from b.State and
+// b.Counts when the metrics are collected: backoff.breaker.state (1 for
+// the current state, 0 for the others; the states ForceOpen and
+// ForceClosed set are "forced-open" and "forced-closed"),
+// backoff.breaker.transitions, backoff.breaker.forced_transitions (the
+// changes made by ForceOpen, ForceClosed and Reset),
+// backoff.breaker.refusals, backoff.breaker.calls by how b recorded them,
+// and backoff.breaker.slow_calls (those slower than WithSlowCalls'
+// duration). Reading the state may move an open breaker whose open
+// duration has passed to half-open, and so run its WithStateChange hook on
+// the collecting goroutine.
+func (in *Instrumenter) ObserveBreaker(name string, b *breaker.Breaker) (*Registration, error) {
+	return in.observe(name, telemetry.Breaker(b))
+}
+
+// ObserveBulkhead reports b's reading (b.Stats) when the metrics are
+// collected: backoff.bulkhead.in_flight, backoff.bulkhead.queued,
+// backoff.bulkhead.limit (its capacity), backoff.bulkhead.refusals and
+// backoff.bulkhead.cancellations.
+func (in *Instrumenter) ObserveBulkhead(name string, b *bulkhead.Bulkhead) (*Registration, error) {
+	return in.observe(name, telemetry.Bulkhead(b))
+}
+
+// ObservePriorityBulkhead reports b's reading (b.Stats) when the metrics
+// are collected: backoff.bulkhead.in_flight, backoff.bulkhead.limit (its
+// capacity), backoff.bulkhead.refusals by bulkhead.priority, and
+// backoff.bulkhead.cancellations. It has no queue, so no
+// backoff.bulkhead.queued.
+func (in *Instrumenter) ObservePriorityBulkhead(name string, b *bulkhead.PriorityBulkhead) (*Registration, error) {
+	return in.observe(name, telemetry.PriorityBulkhead(b))
+}
+
+// ObserveLimiter reports l's reading (l.Stats) when the metrics are
+// collected: backoff.limiter.limit (its current limit),
+// backoff.limiter.in_flight, backoff.limiter.queued,
+// backoff.limiter.refusals by limiter.priority (every refusal is
+// "standard" for a Limiter that reads no priority) and
+// backoff.limiter.cancellations.
+func (in *Instrumenter) ObserveLimiter(name string, l *limiter.Limiter) (*Registration, error) {
+	return in.observe(name, telemetry.Limiter(l))
+}
+
+// ObserveBudget reports b's counts (b.Stats) when the metrics are
+// collected: backoff.budget.retries (the retries it admitted) and
+// backoff.budget.refusals (those it refused). A ratio budget reads its
+// clock.
+func (in *Instrumenter) ObserveBudget(name string, b *budget.Budget) (*Registration, error) {
+	return in.observe(name, telemetry.Budget(b))
+}
+
+// ObserveThrottle reports t's counts (t.Stats) when the metrics are
+// collected: backoff.throttle.refusals (the calls it rejected locally) and
+// backoff.throttle.rejection_probability (the probability that it rejects
+// the next call). It reads t's clock.
+func (in *Instrumenter) ObserveThrottle(name string, t *throttle.Throttle) (*Registration, error) {
+	return in.observe(name, telemetry.Throttle(t))
+}
+
+// Registration is the observation of a guard that an Observe method
+// registered.
+type Registration struct{ r telemetry.Registration }
+
+// Unregister stops the observation of the guard, and frees its name,
+// which may then be observed again. It returns the meter's error, if any;
+// a second call does nothing and returns nil.
+func (r *Registration) Unregister() error { return r.r.Unregister() }
 
 // observedKey names an observed guard.
 type observedKey struct {
-	kind string // the method that observes it
-	name string
+	method string // the method that observes it
+	name   string
 }
 
-// registration is a metric.Registration that also forgets the guard's
-// name, so that it may be observed again.
-type registration struct {
-	metric.Registration
-	release func()
-}
-
-// Unregister stops the observation of the guard.
-func (r *registration) Unregister() error {
-	err := r.Registration.Unregister()
-	r.release()
-	return err
-}
-
-// observe checks the arguments of an Observe method, and registers the
-// callback that build makes. build receives the attribute set of the
-// guard's name.
-func (in *Instrumenter) observe(kind, name string, nilGuard bool, build func(guard attribute.KeyValue) (metric.Callback, []metric.Observable, error)) (metric.Registration, error) {
+// observe checks the arguments of an Observe method, takes the guard's
+// name, and registers the callback of o.
+func (in *Instrumenter) observe(name string, o telemetry.Observed) (*Registration, error) {
 	in.check()
-	switch {
-	case nilGuard:
-		return nil, fmt.Errorf("otelbackoff: %s was given a nil guard: %w", kind, backoff.ErrInvalidConfiguration)
-	case name == "":
-		return nil, fmt.Errorf("otelbackoff: %s was given an empty name: %w", kind, backoff.ErrInvalidConfiguration)
+	if err := o.Check(settings, name); err != nil {
+		return nil, err
 	}
-	key := observedKey{kind, name}
+	key := observedKey{o.Method, name}
 	in.mu.Lock()
 	taken := in.observed[key]
 	in.observed[key] = true
 	in.mu.Unlock()
 	if taken {
-		return nil, fmt.Errorf("otelbackoff: %s: a guard named %q is already observed: %w", kind, name, backoff.ErrInvalidConfiguration)
+		return nil, settings.Invalid("%s: a guard named %q is already observed", o.Method, name)
 	}
 	release := func() {
 		in.mu.Lock()
 		delete(in.observed, key)
 		in.mu.Unlock()
 	}
-	cb, instruments, err := build(GuardKey.String(name))
-	if err == nil {
-		var reg metric.Registration
-		if reg, err = in.meter.RegisterCallback(cb, instruments...); err == nil {
-			return &registration{Registration: reg, release: release}, nil
-		}
-	}
-	release()
-	return nil, fmt.Errorf("otelbackoff: %s: %w", kind, err)
-}
-
-// instruments collects the errors of making instruments.
-type instruments struct {
-	m    metric.Meter
-	errs []error
-	all  []metric.Observable
-}
-
-func (b *instruments) err() error { return errors.Join(b.errs...) }
-
-func (b *instruments) counter(name, unit, desc string) metric.Int64ObservableCounter {
-	c, err := b.m.Int64ObservableCounter(name, metric.WithUnit(unit), metric.WithDescription(desc))
-	b.add(c, err)
-	return c
-}
-
-func (b *instruments) upDown(name, unit, desc string) metric.Int64ObservableUpDownCounter {
-	c, err := b.m.Int64ObservableUpDownCounter(name, metric.WithUnit(unit), metric.WithDescription(desc))
-	b.add(c, err)
-	return c
-}
-
-func (b *instruments) gauge(name, unit, desc string) metric.Int64ObservableGauge {
-	g, err := b.m.Int64ObservableGauge(name, metric.WithUnit(unit), metric.WithDescription(desc))
-	b.add(g, err)
-	return g
-}
-
-func (b *instruments) floatGauge(name, unit, desc string) metric.Float64ObservableGauge {
-	g, err := b.m.Float64ObservableGauge(name, metric.WithUnit(unit), metric.WithDescription(desc))
-	b.add(g, err)
-	return g
-}
-
-func (b *instruments) add(o metric.Observable, err error) {
+	reg, err := in.register(GuardKey.String(name), o)
 	if err != nil {
-		b.errs = append(b.errs, err)
+		release()
+		return nil, fmt.Errorf("otelbackoff: %s: %w", o.Method, err)
 	}
-	b.all = append(b.all, o)
+	return &Registration{r: telemetry.NewRegistration(func() error {
+		defer release()
+		return reg.Unregister()
+	})}, nil
 }
 
-// set is the observe option of the guard's name and the attributes kv.
-func set(guard attribute.KeyValue, kv ...attribute.KeyValue) metric.ObserveOption {
-	return metric.WithAttributeSet(attribute.NewSet(append([]attribute.KeyValue{guard}, kv...)...))
+// register registers the callback that reads o, the guard named guard.
+// The attribute sets of its series are made once, here.
+func (in *Instrumenter) register(guard attribute.KeyValue, o telemetry.Observed) (metric.Registration, error) {
+	instruments := make(map[*telemetry.Metric]metric.Observable)
+	var all []metric.Observable
+	for _, m := range o.Metrics() {
+		inst, err := in.instrument(m)
+		if err != nil {
+			return nil, err
+		}
+		instruments[m] = inst
+		all = append(all, inst)
+	}
+	opts := make([]metric.ObserveOption, len(o.Series))
+	for i, s := range o.Series {
+		kvs := []attribute.KeyValue{guard}
+		if s.Metric.Label != nil && s.Value != "" {
+			kvs = append(kvs, attribute.String(s.Metric.Label.Attribute, s.Value))
+		}
+		opts[i] = metric.WithAttributeSet(attribute.NewSet(kvs...))
+	}
+	return in.meter.RegisterCallback(func(_ context.Context, ob metric.Observer) error {
+		values := make([]float64, len(o.Series))
+		o.Read(values)
+		for i, s := range o.Series {
+			switch inst := instruments[s.Metric].(type) {
+			case metric.Float64Observable:
+				ob.ObserveFloat64(inst, values[i], opts[i])
+			case metric.Int64Observable:
+				ob.ObserveInt64(inst, count(values[i]), opts[i])
+			}
+		}
+		return nil
+	}, all...)
 }
 
-// count converts a count for an int64 instrument, saturating.
-func count(n uint64) int64 {
-	if n > math.MaxInt64 {
+// instrument makes the instrument of m: an observable counter, up-down
+// counter or gauge, of int64 but for a value with a fraction.
+func (in *Instrumenter) instrument(m *telemetry.Metric) (metric.Observable, error) {
+	name, unit, desc := "backoff."+m.Name, metric.WithUnit(m.Unit), metric.WithDescription(m.Help)
+	switch {
+	case m.Float:
+		return in.meter.Float64ObservableGauge(name, unit, desc)
+	case m.Kind == telemetry.Counter:
+		return in.meter.Int64ObservableCounter(name, unit, desc)
+	case m.Kind == telemetry.Level:
+		return in.meter.Int64ObservableUpDownCounter(name, unit, desc)
+	}
+	return in.meter.Int64ObservableGauge(name, unit, desc)
+}
+
+// count converts a reading for an int64 instrument, saturating.
+func count(v float64) int64 {
+	if v >= math.MaxInt64 {
 		return math.MaxInt64
 	}
-	return int64(n)
+	return int64(v)
 }

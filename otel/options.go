@@ -1,9 +1,7 @@
 package otelbackoff
 
 import (
-	"fmt"
-
-	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/setting"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -18,12 +16,9 @@ type config struct {
 	err       error // the first invalid option
 }
 
-// fail records the first invalid option.
-func (c *config) fail(format string, args ...any) {
-	if c.err == nil {
-		c.err = fmt.Errorf("otelbackoff: "+format+": %w", append(args, backoff.ErrInvalidConfiguration)...)
-	}
-}
+// settings makes the errors of the settings New and the Observe methods
+// cannot use.
+const settings = setting.Package("otelbackoff")
 
 // WithTracerProvider takes the tracer of the attempts' spans from tp
 // instead of the global provider (otel.GetTracerProvider). Pass a no-op
@@ -31,11 +26,7 @@ func (c *config) fail(format string, args ...any) {
 // nil tp is reported by New as ErrInvalidConfiguration.
 func WithTracerProvider(tp trace.TracerProvider) Option {
 	return func(c *config) {
-		if tp == nil {
-			c.fail("WithTracerProvider was given a nil TracerProvider")
-			return
-		}
-		c.tracers = tp
+		setting.NotNil(settings, &c.err, &c.tracers, tp, "WithTracerProvider", "TracerProvider")
 	}
 }
 
@@ -45,11 +36,7 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 // reported by New as ErrInvalidConfiguration.
 func WithMeterProvider(mp metric.MeterProvider) Option {
 	return func(c *config) {
-		if mp == nil {
-			c.fail("WithMeterProvider was given a nil MeterProvider")
-			return
-		}
-		c.meters = mp
+		setting.NotNil(settings, &c.err, &c.meters, mp, "WithMeterProvider", "MeterProvider")
 	}
 }
 
@@ -64,10 +51,6 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 // Instrumenter does. A nil fn is reported by New as ErrInvalidConfiguration.
 func WithErrorType(fn func(error) string) Option {
 	return func(c *config) {
-		if fn == nil {
-			c.fail("WithErrorType was given a nil function")
-			return
-		}
-		c.errorType = fn
+		setting.NotNil(settings, &c.err, &c.errorType, fn, "WithErrorType", "function")
 	}
 }

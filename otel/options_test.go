@@ -23,7 +23,7 @@ func TestNewRejectsInvalidOptions(t *testing.T) {
 		opt  otelbackoff.Option
 		says string
 	}{
-		{"nil_option", nil, "Option is nil"},
+		{"nil_option", nil, "New was given a nil Option"},
 		{"nil_tracer_provider", otelbackoff.WithTracerProvider(nil), "WithTracerProvider"},
 		{"nil_meter_provider", otelbackoff.WithMeterProvider(nil), "WithMeterProvider"},
 		{"nil_error_type", otelbackoff.WithErrorType(nil), "WithErrorType"},

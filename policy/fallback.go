@@ -2,10 +2,7 @@ package policy
 
 import (
 	"context"
-	"fmt"
 	"reflect"
-
-	"github.com/herdsafe/backoff"
 )
 
 // Fallback returns a stage that calls f when the stages inside it fail,
@@ -26,7 +23,7 @@ import (
 // caller.
 func Fallback[T any](f func(ctx context.Context, err error) (T, error)) Stage {
 	if f == nil {
-		return Stage{err: fmt.Errorf("%w: Fallback was given a nil function", backoff.ErrInvalidConfiguration)}
+		return Stage{err: settings.Invalid("Fallback was given a nil function")}
 	}
 	return Stage{kind: fallbackStage, v: f}
 }
@@ -38,7 +35,7 @@ func Fallback[T any](f func(ctx context.Context, err error) (T, error)) Stage {
 // backoff.ErrInvalidConfiguration.
 func FallbackErr(f func(ctx context.Context, err error) error) Stage {
 	if f == nil {
-		return Stage{err: fmt.Errorf("%w: FallbackErr was given a nil function", backoff.ErrInvalidConfiguration)}
+		return Stage{err: settings.Invalid("FallbackErr was given a nil function")}
 	}
 	return Stage{kind: fallbackStage, v: f}
 }
@@ -60,6 +57,6 @@ func fallbackFits[T any](f any) error {
 	case func(context.Context, error) (T, error), func(context.Context, error) error:
 		return nil
 	}
-	return fmt.Errorf("%w: the Policy's fallback %s does not return the call's result type %s",
-		backoff.ErrInvalidConfiguration, reflect.TypeOf(f), reflect.TypeFor[T]())
+	return settings.Invalid("the Policy's fallback %s does not return the call's result type %s",
+		reflect.TypeOf(f), reflect.TypeFor[T]())
 }

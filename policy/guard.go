@@ -3,7 +3,6 @@ package policy
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
@@ -27,12 +26,12 @@ import (
 // goes on unchanged.
 func Guard(g guard.Guard) Stage {
 	if g == nil || typednil.Is(g) {
-		return Stage{err: fmt.Errorf("%w: Guard was given a nil guard.Guard", backoff.ErrInvalidConfiguration)}
+		return Stage{err: settings.Invalid("Guard was given a nil guard.Guard")}
 	}
 	if v, ok := g.(guard.Validator); ok {
 		if err := v.Validate(); err != nil {
 			if !errors.Is(err, backoff.ErrInvalidConfiguration) {
-				err = fmt.Errorf("%w: %T: %w", backoff.ErrInvalidConfiguration, g, err)
+				err = settings.Invalid("%T: %w", g, err)
 			}
 			return Stage{err: err}
 		}

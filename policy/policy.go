@@ -20,6 +20,7 @@ import (
 	"fmt"
 
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/setting"
 )
 
 // Policy is a composed resilience strategy, built once and shared: the
@@ -57,7 +58,7 @@ func New(stages ...Stage) *Policy {
 		case s.err != nil:
 			p.fail(fmt.Errorf("stage %d: %w", i+1, s.err))
 		case s.kind == noStage:
-			p.fail(fmt.Errorf("%w: stage %d is a zero Stage", backoff.ErrInvalidConfiguration, i+1))
+			p.fail(settings.Invalid("stage %d is a zero Stage", i+1))
 		default:
 			switch s.kind {
 			case fallbackStage:
@@ -71,11 +72,7 @@ func New(stages ...Stage) *Policy {
 	return p
 }
 
-func (p *Policy) fail(err error) {
-	if p.err == nil {
-		p.err = err
-	}
-}
+func (p *Policy) fail(err error) { setting.Record(&p.err, err) }
 
 // Do runs fn through the Policy p and returns its result: the result of
 // the first attempt that succeeded, or of a fallback, or on failure the
@@ -98,15 +95,8 @@ func (p *Policy) fail(err error) {
 // and returns when fn does: no stage can preempt fn.
 func Do[T any](ctx context.Context, p *Policy, fn func(context.Context) (T, error)) (T, error) {
 	var res T
-	switch {
-	case p == nil:
-		return res, invalid("policy.Do was given a nil *Policy")
-	case p.err != nil:
-		return res, &backoff.Error{Cause: p.err}
-	case ctx == nil:
-		return res, invalid("policy.Do was given a nil context")
-	case fn == nil:
-		return res, invalid("policy.Do was given a nil function")
+	if ctx == nil || p == nil || p.err != nil || fn == nil {
+		return res, unusable(ctx == nil, p, fn == nil)
 	}
 	for _, f := range p.fallbacks {
 		if err := fallbackFits[T](f); err != nil {
@@ -170,7 +160,23 @@ func settle(ctx context.Context, err error) error {
 	return backoff.RetryErrorCtx(ctx, func() error { return err }, backoff.WithMaxTries(1), backoff.WithMaxElapsedTime(0))
 }
 
-// invalid returns the *Error of a call that cannot be made.
-func invalid(msg string) error {
-	return &backoff.Error{Cause: fmt.Errorf("%w: %s", backoff.ErrInvalidConfiguration, msg)}
+// settings makes the errors of the settings a Policy cannot use.
+const settings = setting.Package("")
+
+// unusable returns the *Error of a call that cannot be made: given a nil
+// context, a nil or invalid Policy, a nil function, each of them named.
+func unusable(nilCtx bool, p *Policy, nilFn bool) error {
+	var errs [3]error
+	if nilCtx {
+		errs[0] = settings.Invalid("policy.Do was given a nil context")
+	}
+	if p == nil {
+		errs[1] = settings.Invalid("policy.Do was given a nil *Policy")
+	} else {
+		errs[1] = p.err
+	}
+	if nilFn {
+		errs[2] = settings.Invalid("policy.Do was given a nil function")
+	}
+	return &backoff.Error{Cause: setting.Join(errs[:]...)}
 }

@@ -2,10 +2,7 @@ package policy
 
 import (
 	"context"
-	"fmt"
 	"time"
-
-	"github.com/herdsafe/backoff"
 )
 
 // Timeout returns a stage that gives the stages inside it d to finish,
@@ -23,7 +20,7 @@ import (
 // that is not positive is reported as backoff.ErrInvalidConfiguration.
 func Timeout(d time.Duration) Stage {
 	if d <= 0 {
-		return Stage{err: fmt.Errorf("%w: Timeout was given a duration that is not positive (%v)", backoff.ErrInvalidConfiguration, d)}
+		return Stage{err: settings.Invalid("Timeout was given a duration that is not positive (%v)", d)}
 	}
 	return Stage{kind: timeoutStage, after: d}
 }

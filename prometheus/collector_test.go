@@ -1,75 +1,186 @@
 package prombackoff_test
 
 import (
-	"errors"
+	"context"
 	"strings"
 	"testing"
 
-	"github.com/herdsafe/backoff"
+	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
+	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/telemetry/telemetrytest"
 	"github.com/herdsafe/backoff/limiter"
+	prombackoff "github.com/herdsafe/backoff/prometheus"
 	"github.com/herdsafe/backoff/throttle"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
-func TestObserveRejectsInvalidArguments(t *testing.T) {
-	in, _ := newInstrumenter(t)
-	cases := []struct {
-		name    string
-		observe func() (func() bool, error)
-		says    string
-	}{
-		{"nil_breaker", func() (func() bool, error) { return in.ObserveBreaker("b", nil) }, "nil guard"},
-		{"nil_bulkhead", func() (func() bool, error) { return in.ObserveBulkhead("b", nil) }, "nil guard"},
-		{"nil_priority_bulkhead", func() (func() bool, error) { return in.ObservePriorityBulkhead("b", nil) }, "nil guard"},
-		{"nil_budget", func() (func() bool, error) { return in.ObserveBudget("b", nil) }, "nil guard"},
-		{"nil_throttle", func() (func() bool, error) { return in.ObserveThrottle("b", nil) }, "nil guard"},
-		{"nil_limiter", func() (func() bool, error) { return in.ObserveLimiter("b", nil) }, "nil guard"},
-		{"empty_name", func() (func() bool, error) { return in.ObserveBreaker("", breaker.New()) }, "empty name"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			unregister, err := c.observe()
-			if unregister != nil || !errors.Is(err, backoff.ErrInvalidConfiguration) || !strings.Contains(err.Error(), c.says) {
-				t.Errorf("got %v; want an ErrInvalidConfiguration saying %q", err, c.says)
+// scriptedShared is a SharedGuard whose figures a test sets.
+type scriptedShared struct {
+	local                 bool
+	fallbacks, recoveries uint64
+}
+
+func (s *scriptedShared) Fallback() (bool, uint64, uint64) { return s.local, s.fallbacks, s.recoveries }
+
+type observe func() (*prombackoff.Registration, error)
+
+// The Observe methods keep the promises of both modules: see
+// telemetrytest.Observe.
+func TestObserve(t *testing.T) {
+	in, reg := newInstrumenter(t)
+	telemetrytest.Observe(t, in, "prombackoff", func(guard string) int {
+		families, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, f := range families {
+			if f.GetName() != "backoff_breaker_state" {
+				continue
 			}
-		})
+			for _, m := range f.GetMetric() {
+				for _, l := range m.GetLabel() {
+					if l.GetName() == "name" && l.GetValue() == guard {
+						n++
+					}
+				}
+			}
+		}
+		return n
+	})
+}
+
+// Every guard on one registry, as a scrape shows it: a Bulkhead and a
+// PriorityBulkhead side by side, their common metrics with one set of
+// labels and one help text.
+func TestObserveExposition(t *testing.T) {
+	in, reg := newInstrumenter(t)
+	ctx := context.Background()
+	cb := breaker.New(breaker.WithConsecutiveFailures(1), breaker.WithClock(clock.NewMock()))
+	_ = cb.Run(ctx, func(context.Context) error { return errTransient }) // trips it
+	_ = cb.Run(ctx, func(context.Context) error { return nil })          // refused
+	plain := bulkhead.New(1, bulkhead.WithQueue(1))
+	_, _ = plain.Allow(ctx, guard.Call{Attempt: 1})
+	prio := bulkhead.NewPriority(4)
+	for range 3 {
+		_, _ = prio.Allow(bulkhead.WithPriority(ctx, bulkhead.Low), guard.Call{Attempt: 1})
+	}
+	b := budget.NewTokenBucket(budget.WithMaxTokens(1))
+	_, _ = b.Allow(ctx, guard.Call{Attempt: 2}) // admitted: the bucket is full
+	tr := throttle.New(throttle.WithClock(clock.NewMock()), throttle.WithRandom(func() float64 { return 0 }))
+	if p, err := tr.Allow(ctx, guard.Call{Attempt: 1}); err == nil {
+		tr.Record(p, guard.Outcome{Err: errTransient}) // 1 request, no accept
+	}
+	_, _ = tr.Allow(ctx, guard.Call{Attempt: 1}) // rejected: 2 requests
+	lim := limiter.New(limiter.WithInitialLimit(1), limiter.WithClock(clock.NewMock()))
+	_, _ = lim.Allow(ctx, guard.Call{Attempt: 1})
+	_, _ = lim.Allow(ctx, guard.Call{Attempt: 1}) // refused: over the limit
+	for _, observe := range []observe{
+		func() (*prombackoff.Registration, error) { return in.ObserveBreaker("payments", cb) },
+		func() (*prombackoff.Registration, error) { return in.ObserveBulkhead("plain", plain) },
+		func() (*prombackoff.Registration, error) { return in.ObservePriorityBulkhead("prio", prio) },
+		func() (*prombackoff.Registration, error) { return in.ObserveBudget("api", b) },
+		func() (*prombackoff.Registration, error) { return in.ObserveThrottle("api", tr) },
+		func() (*prombackoff.Registration, error) { return in.ObserveLimiter("db", lim) },
+		func() (*prombackoff.Registration, error) {
+			return in.ObserveShared("fleet-budget", &scriptedShared{local: true, fallbacks: 1})
+		},
+	} {
+		if _, err := observe(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(guardsExposition)); err != nil {
+		t.Error(err)
 	}
 }
 
-// The registry refuses a second guard of a kind under one name, until the
-// first is unregistered.
-func TestObserveNamesAreUnique(t *testing.T) {
-	in, reg := newInstrumenter(t)
-	unregister, err := in.ObserveBreaker("payments", breaker.New())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := in.ObserveBreaker("payments", breaker.New()); !errors.Is(err, backoff.ErrInvalidConfiguration) {
-		t.Errorf("a second breaker named payments: %v, want ErrInvalidConfiguration", err)
-	}
-	if _, err := in.ObserveBreaker("ledger", breaker.New()); err != nil {
-		t.Errorf("a breaker named ledger: %v", err)
-	}
-	for i, observe := range []func() (func() bool, error){
-		func() (func() bool, error) { return in.ObserveBulkhead("payments", bulkhead.New(1)) },
-		func() (func() bool, error) { return in.ObserveBudget("payments", budget.NewTokenBucket()) },
-		func() (func() bool, error) { return in.ObserveThrottle("payments", throttle.New()) },
-		func() (func() bool, error) { return in.ObserveLimiter("payments", limiter.New()) },
-	} {
-		if _, err := observe(); err != nil {
-			t.Errorf("guard %d of another kind named payments: %v", i, err)
-		}
-	}
-	if !unregister() {
-		t.Fatal("unregister reported that nothing was registered")
-	}
-	if n, _ := testutil.GatherAndCount(reg, "backoff_breaker_state"); n != 5 {
-		t.Errorf("after unregister, %d series of backoff_breaker_state, want the 5 of ledger", n)
-	}
-	if _, err := in.ObserveBreaker("payments", breaker.New()); err != nil {
-		t.Errorf("after unregister the name is still taken: %v", err)
-	}
-}
+// guardsExposition is what TestObserveExposition scrapes.
+const guardsExposition = `# HELP backoff_breaker_calls_total Calls the breaker admitted and recorded, by how it counted them.
+# TYPE backoff_breaker_calls_total counter
+backoff_breaker_calls_total{name="payments",outcome="failure"} 1
+backoff_breaker_calls_total{name="payments",outcome="ignored"} 0
+backoff_breaker_calls_total{name="payments",outcome="neutral"} 0
+backoff_breaker_calls_total{name="payments",outcome="success"} 0
+# HELP backoff_breaker_forced_transitions_total Changes of the breaker's state made by hand: ForceOpen, ForceClosed, Reset.
+# TYPE backoff_breaker_forced_transitions_total counter
+backoff_breaker_forced_transitions_total{name="payments"} 0
+# HELP backoff_breaker_refusals_total Calls the breaker refused.
+# TYPE backoff_breaker_refusals_total counter
+backoff_breaker_refusals_total{name="payments"} 1
+# HELP backoff_breaker_slow_calls_total Calls the breaker recorded as slower than its slow-call duration.
+# TYPE backoff_breaker_slow_calls_total counter
+backoff_breaker_slow_calls_total{name="payments"} 0
+# HELP backoff_breaker_state 1 for the breaker's current state, 0 for the others.
+# TYPE backoff_breaker_state gauge
+backoff_breaker_state{name="payments",state="closed"} 0
+backoff_breaker_state{name="payments",state="forced-closed"} 0
+backoff_breaker_state{name="payments",state="forced-open"} 0
+backoff_breaker_state{name="payments",state="half-open"} 0
+backoff_breaker_state{name="payments",state="open"} 1
+# HELP backoff_breaker_transitions_total Changes of the breaker's state.
+# TYPE backoff_breaker_transitions_total counter
+backoff_breaker_transitions_total{name="payments"} 1
+# HELP backoff_budget_refusals_total Retries the budget refused.
+# TYPE backoff_budget_refusals_total counter
+backoff_budget_refusals_total{name="api"} 0
+# HELP backoff_budget_retries_total Retries the budget admitted.
+# TYPE backoff_budget_retries_total counter
+backoff_budget_retries_total{name="api"} 1
+# HELP backoff_bulkhead_cancellations_total Callers turned away because their context was done.
+# TYPE backoff_bulkhead_cancellations_total counter
+backoff_bulkhead_cancellations_total{name="plain"} 0
+backoff_bulkhead_cancellations_total{name="prio"} 0
+# HELP backoff_bulkhead_in_flight Calls the bulkhead admitted that have not ended.
+# TYPE backoff_bulkhead_in_flight gauge
+backoff_bulkhead_in_flight{name="plain"} 1
+backoff_bulkhead_in_flight{name="prio"} 2
+# HELP backoff_bulkhead_limit The most calls the bulkhead admits at once.
+# TYPE backoff_bulkhead_limit gauge
+backoff_bulkhead_limit{name="plain"} 1
+backoff_bulkhead_limit{name="prio"} 4
+# HELP backoff_bulkhead_queued Callers waiting in the bulkhead's queue for a slot.
+# TYPE backoff_bulkhead_queued gauge
+backoff_bulkhead_queued{name="plain"} 0
+# HELP backoff_bulkhead_refusals_total Calls the bulkhead refused as full, by priority (empty for a bulkhead without priorities).
+# TYPE backoff_bulkhead_refusals_total counter
+backoff_bulkhead_refusals_total{name="plain",priority=""} 0
+backoff_bulkhead_refusals_total{name="prio",priority="critical"} 0
+backoff_bulkhead_refusals_total{name="prio",priority="low"} 1
+backoff_bulkhead_refusals_total{name="prio",priority="standard"} 0
+# HELP backoff_limiter_cancellations_total Callers turned away because their context was done.
+# TYPE backoff_limiter_cancellations_total counter
+backoff_limiter_cancellations_total{name="db"} 0
+# HELP backoff_limiter_in_flight Calls the limiter admitted that have not ended.
+# TYPE backoff_limiter_in_flight gauge
+backoff_limiter_in_flight{name="db"} 1
+# HELP backoff_limiter_limit The most calls the limiter admits at once, as it now stands.
+# TYPE backoff_limiter_limit gauge
+backoff_limiter_limit{name="db"} 1
+# HELP backoff_limiter_queued Callers waiting in the limiter's queue.
+# TYPE backoff_limiter_queued gauge
+backoff_limiter_queued{name="db"} 0
+# HELP backoff_limiter_refusals_total Calls the limiter refused, over the limit or shed by their priority, by priority.
+# TYPE backoff_limiter_refusals_total counter
+backoff_limiter_refusals_total{name="db",priority="critical"} 0
+backoff_limiter_refusals_total{name="db",priority="low"} 0
+backoff_limiter_refusals_total{name="db",priority="standard"} 1
+# HELP backoff_shared_guard_fallbacks_total Turns of the guard from the shared state to its local fallback.
+# TYPE backoff_shared_guard_fallbacks_total counter
+backoff_shared_guard_fallbacks_total{name="fleet-budget"} 1
+# HELP backoff_shared_guard_local 1 while the guard decides on its local fallback, 0 while on the shared state.
+# TYPE backoff_shared_guard_local gauge
+backoff_shared_guard_local{name="fleet-budget"} 1
+# HELP backoff_shared_guard_recoveries_total Returns of the guard from its local fallback to the shared state.
+# TYPE backoff_shared_guard_recoveries_total counter
+backoff_shared_guard_recoveries_total{name="fleet-budget"} 0
+# HELP backoff_throttle_refusals_total Calls the throttle rejected locally.
+# TYPE backoff_throttle_refusals_total counter
+backoff_throttle_refusals_total{name="api"} 1
+# HELP backoff_throttle_rejection_probability The probability, from 0 to 1, that the throttle rejects the next call.
+# TYPE backoff_throttle_rejection_probability gauge
+backoff_throttle_rejection_probability{name="api"} 0.6666666666666666
+`

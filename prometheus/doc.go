@@ -9,7 +9,7 @@
 //
 //	in, err := prombackoff.New(registry, prombackoff.WithNamespace("myapp"))
 //	...
-//	unregister, err := in.ObserveBreaker("users-db", cb)
+//	reg, err := in.ObserveBreaker("users-db", cb) // reg.Unregister() to stop
 //	...
 //	user, err := backoff.Do(ctx, loadUser,
 //		backoff.WithInstrumenter(in.Named("load-user")))

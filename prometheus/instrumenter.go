@@ -3,10 +3,10 @@ package prombackoff
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/setting"
 	"github.com/herdsafe/backoff/internal/telemetry"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -55,18 +55,13 @@ type named struct {
 // then leaves nothing registered.
 func New(reg prometheus.Registerer, opts ...Option) (*Instrumenter, error) {
 	c := config{namespace: DefaultNamespace, maxRetryNum: DefaultMaxRetryNum}
+	setting.Apply(settings, &c.err, "New", &c, opts)
+	var nilReg error
 	if reg == nil {
-		c.fail("New was given a nil Registerer")
+		nilReg = settings.Invalid("New was given a nil Registerer")
 	}
-	for _, opt := range opts {
-		if opt == nil {
-			c.fail("an Option is nil")
-			continue
-		}
-		opt(&c)
-	}
-	if c.err != nil {
-		return nil, c.err
+	if err := setting.Join(nilReg, c.err); err != nil {
+		return nil, err
 	}
 	in := &Instrumenter{reg: reg, namespace: c.namespace, names: telemetry.Namer{ErrorType: c.errorType}}
 	in.maxRetry, in.capped = c.maxRetryNum, strconv.Itoa(c.maxRetryNum)+"+"
@@ -99,7 +94,7 @@ func New(reg prometheus.Registerer, opts ...Option) (*Instrumenter, error) {
 		for _, c := range done {
 			reg.Unregister(c)
 		}
-		return nil, fmt.Errorf("prombackoff: New: %w: %w", err, backoff.ErrInvalidConfiguration)
+		return nil, settings.Invalid("New: %w", err)
 	}
 	return in, nil
 }

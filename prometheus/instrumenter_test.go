@@ -3,14 +3,13 @@ package prombackoff_test
 import (
 	"context"
 	"errors"
-	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/internal/telemetry/telemetrytest"
 	"github.com/herdsafe/backoff/policy"
 	prombackoff "github.com/herdsafe/backoff/prometheus"
 )
@@ -182,17 +181,7 @@ func TestNamedIsMadeOncePerName(t *testing.T) {
 	if n != 0 {
 		t.Errorf("a successful attempt allocates %v times, want 0", n)
 	}
-	got := make([]backoff.Instrumenter, 8)
-	var wg sync.WaitGroup
-	for i := range got {
-		wg.Go(func() { got[i] = in.Named("concurrent") })
-	}
-	wg.Wait()
-	for i := range got {
-		if got[i] != got[0] {
-			t.Fatalf("goroutine %d received another Instrumenter than goroutine 0", i)
-		}
-	}
+	telemetrytest.NamedOnce(t, in, "concurrent")
 	expect(t, reg, attemptsHead+`backoff_attempts_total{name="concurrent",outcome="failure"} 0
 backoff_attempts_total{name="concurrent",outcome="refused"} 0
 backoff_attempts_total{name="concurrent",outcome="success"} 0
@@ -270,20 +259,7 @@ backoff_attempts_total{name="inner",outcome="success"} 1
 
 func TestNotMadeByNew(t *testing.T) {
 	for _, in := range []*prombackoff.Instrumenter{nil, {}} {
-		for name, use := range map[string]func(){
-			"BeforeAttempt": func() { in.BeforeAttempt(context.Background(), backoff.State{Attempt: 1}) },
-			"AfterAttempt":  func() { in.AfterAttempt(context.Background(), backoff.State{Attempt: 1}) },
-			"Named":         func() { in.Named("fetch") },
-		} {
-			func() {
-				defer func() {
-					if v := recover(); v == nil || !strings.Contains(v.(string), "not made by New") {
-						t.Errorf("%s: recovered %v, want the package's message", name, v)
-					}
-				}()
-				use()
-			}()
-		}
+		telemetrytest.NotMadeByNew(t, in)
 	}
 }
 

@@ -26,6 +26,4 @@ const (
 	labelRetryNum  = "retry_num"
 	labelErrorType = "error_type"
 	labelCause     = "cause"
-	labelState     = "state"
-	labelPriority  = "priority"
 )

@@ -1,10 +1,9 @@
 package prombackoff
 
 import (
-	"fmt"
 	"regexp"
 
-	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/setting"
 )
 
 // Option configures New.
@@ -18,11 +17,11 @@ type config struct {
 }
 
 // fail records the first invalid option.
-func (c *config) fail(format string, args ...any) {
-	if c.err == nil {
-		c.err = fmt.Errorf("prombackoff: "+format+": %w", append(args, backoff.ErrInvalidConfiguration)...)
-	}
-}
+func (c *config) fail(format string, args ...any) { settings.Fail(&c.err, format, args...) }
+
+// settings makes the errors of the settings New and the Observe methods
+// cannot use.
+const settings = setting.Package("prombackoff")
 
 // validNamespace is what a metric name may start with.
 var validNamespace = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*$`)
@@ -49,11 +48,7 @@ func WithNamespace(ns string) Option {
 // ErrInvalidConfiguration.
 func WithMaxRetryNum(n int) Option {
 	return func(c *config) {
-		if n < 1 || n > MaxRetryNum {
-			c.fail("WithMaxRetryNum(%d) is outside [1, %d]", n, MaxRetryNum)
-			return
-		}
-		c.maxRetryNum = n
+		setting.Between(settings, &c.err, &c.maxRetryNum, n, 1, MaxRetryNum, "WithMaxRetryNum")
 	}
 }
 
@@ -68,10 +63,6 @@ func WithMaxRetryNum(n int) Option {
 // Instrumenter does. A nil fn is reported by New as ErrInvalidConfiguration.
 func WithErrorType(fn func(error) string) Option {
 	return func(c *config) {
-		if fn == nil {
-			c.fail("WithErrorType was given a nil function")
-			return
-		}
-		c.errorType = fn
+		setting.NotNil(settings, &c.err, &c.errorType, fn, "WithErrorType", "function")
 	}
 }

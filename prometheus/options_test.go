@@ -20,7 +20,7 @@ func TestNewRejectsInvalidArguments(t *testing.T) {
 		says string
 	}{
 		{"nil_registerer", nil, prombackoff.WithMaxRetryNum(3), "nil Registerer"},
-		{"nil_option", prometheus.NewRegistry(), nil, "Option is nil"},
+		{"nil_option", prometheus.NewRegistry(), nil, "New was given a nil Option"},
 		{"bad_namespace", prometheus.NewRegistry(), prombackoff.WithNamespace("my-app"), "WithNamespace"},
 		{"namespace_with_a_digit_first", prometheus.NewRegistry(), prombackoff.WithNamespace("1app"), "WithNamespace"},
 		{"zero_max_retry_num", prometheus.NewRegistry(), prombackoff.WithMaxRetryNum(0), "WithMaxRetryNum"},

@@ -1,12 +1,13 @@
 package prombackoff
 
-import "github.com/prometheus/client_golang/prometheus"
+import "github.com/herdsafe/backoff/internal/telemetry"
 
 // SharedGuard is a guard whose state a fleet shares, and that decides on a
 // local fallback while it cannot reach that state: the budget and the
 // breaker of module github.com/herdsafe/backoff/redisguard are
-// SharedGuards (this module does not import it).
-type SharedGuard interface {
+// SharedGuards (this module does not import it). It is the SharedGuard of
+// both telemetry modules, otelbackoff's and prombackoff's.
+type SharedGuard = interface {
 	// Fallback reports whether the guard decides on its local fallback
 	// now, and how many times it has turned to the fallback and back
 	// since it was made.
@@ -21,25 +22,9 @@ type SharedGuard interface {
 // budget's refusals) are read from its Stats, which this package does not
 // know.
 //
-// A nil g, an empty name, or a name another shared guard is registered
-// under in the same namespace is reported as ErrInvalidConfiguration. Call
-// the function returned to unregister the collector. g.Fallback is called
-// on the scraping goroutine; if it panics, the panic goes on to the
-// registry's Gather.
-func (in *Instrumenter) ObserveShared(name string, g SharedGuard) (unregister func() bool, err error) {
-	return in.observe("ObserveShared", name, g == nil, func(d *descs) func(chan<- prometheus.Metric) {
-		local := d.desc("shared_guard_local", "1 while the guard decides on its local fallback, 0 while on the shared state.")
-		fallbacks := d.desc("shared_guard_fallbacks_total", "Turns of the guard from the shared state to its local fallback.")
-		recoveries := d.desc("shared_guard_recoveries_total", "Returns of the guard from its local fallback to the shared state.")
-		return func(ch chan<- prometheus.Metric) {
-			isLocal, f, r := g.Fallback()
-			v := 0.0
-			if isLocal {
-				v = 1
-			}
-			ch <- gauge(local, v)
-			ch <- counter(fallbacks, f)
-			ch <- counter(recoveries, r)
-		}
-	})
+// A nil g, typed or not, is a nil guard. g.Fallback is called on the
+// scraping goroutine; if it panics, the panic goes on to the registry's
+// Gather.
+func (in *Instrumenter) ObserveShared(name string, g SharedGuard) (*Registration, error) {
+	return in.observe(name, telemetry.Shared(g))
 }

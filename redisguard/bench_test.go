@@ -86,7 +86,7 @@ func BenchmarkRetry(b *testing.B) {
 		g    guard.Guard
 	}{
 		{"budget/local", budget.NewTokenBucket(budget.WithTokenRatio(1))},
-		{"budget/shared", NewTokenBucket(newClient(b, addr), name(b), WithTokenRatio(1), generous)},
+		{"budget/shared", NewTokenBucket(newClient(b, addr), name(b), WithBudget(budget.WithTokenRatio(1)), generous)},
 	}
 	for _, tt := range guards {
 		g := tt.g

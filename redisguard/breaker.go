@@ -7,13 +7,15 @@ import (
 
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/fleet"
+	"github.com/herdsafe/backoff/internal/setting"
 	"github.com/redis/go-redis/v9"
 )
 
 // Breaker is a circuit breaker that every instance of a service shares
 // through Redis: breaker.New's closed, open and half-open cycle with its
 // consecutive-failures rule, kept once for the fleet, so that the fleet's
-// failures trip it and the fleet's probes, WithHalfOpen's number in all,
+// failures trip it and the fleet's probes, breaker.WithHalfOpen's number in all,
 // test the dependency. It is a [guard.Guard], and refuses calls with a
 // [*breaker.OpenError], which matches [breaker.ErrCircuitOpen].
 //
@@ -59,38 +61,34 @@ const (
 // NewBreaker returns a Breaker named name, shared through client by every
 // instance that makes one with the same name and key prefix: its state
 // lives in the hash "backoff:{name}:breaker". It takes the options of
-// breaker.New that this package supports, with the same defaults and
-// ranges (WithConsecutiveFailures, WithOpenDuration, WithHalfOpen,
-// WithIsFailure, WithStateChange), WithProbeTimeout, and those of every
-// guard of this package (WithTimeout, WithRetryInterval, WithStaleness,
-// WithTTL, WithKeyPrefix, WithOnFallback, WithOnRecover, WithClock). The
-// failure-rate and slow-call rules, the growing open duration and the
-// manual controls of package breaker are not supported (ForceOpen,
-// ForceClosed and Reset return an invalid configuration). Every instance of one breaker must be given the same
-// configuration.
+// breaker.New that a fleet can share, given with WithBreaker, with the same
+// defaults and ranges; WithProbeTimeout; and those of every guard of this
+// package (WithTimeout, WithRetryInterval, WithStaleness, WithTTL,
+// WithKeyPrefix, WithOnFallback, WithOnRecover). The failure-rate and
+// slow-call rules, the growing open duration and the manual controls of
+// package breaker are not supported (ForceOpen, ForceClosed and Reset
+// return an invalid configuration). Every instance of one breaker must be
+// given the same configuration.
 //
 // client must honour the deadlines of contexts, as for NewTokenBucket.
-// NewBreaker makes no round trip. A bad option or client makes a Breaker
-// that refuses every call with its error, which Validate reports.
+// NewBreaker makes no round trip. A bad client, name or option makes a
+// Breaker that refuses every call with its error, which Validate reports:
+// each of them, joined, the options of package breaker as breaker.New
+// reports them.
 func NewBreaker(client redis.Scripter, name string, opts ...Option) *Breaker {
 	c := newConfig(breakerKind, name, opts)
-	b := &Breaker{cfg: c, err: c.err}
-	if b.err == nil {
-		b.err = checkClient(client)
+	b := &Breaker{cfg: c, local: breaker.New(c.breaker...)}
+	s, _ := fleet.TakeBreaker(b.local)
+	var unshared error
+	if s.Unshared != "" {
+		unshared = settings.Invalid("WithBreaker was given breaker.%s, which a shared breaker does not support", s.Unshared)
 	}
-	b.local = breaker.New(
-		breaker.WithConsecutiveFailures(c.threshold),
-		breaker.WithOpenDuration(c.open),
-		breaker.WithHalfOpen(c.probes, c.successes),
-		breaker.WithIsFailure(isCounted),
-		breaker.WithClock(c.clock),
-	)
-	if b.err == nil {
-		b.err = b.local.Validate()
-	}
+	b.err = setting.Join(checkClient(client), c.nameErr, c.err, b.local.Validate(), unshared)
 	if b.err != nil {
 		return b
 	}
+	c.isFailure, c.onChange, c.clock = s.IsFailure, s.OnChange, s.Clock
+	c.threshold, c.open, c.probes, c.successes = s.Threshold, s.Open, s.Probes, s.Successes
 	ttl := c.ttl + c.open + c.probeTimeout
 	b.args = [6]any{c.threshold, c.open.Microseconds(), c.probes, c.successes,
 		c.probeTimeout.Microseconds(), millis(ttl)}
@@ -102,13 +100,10 @@ func NewBreaker(client redis.Scripter, name string, opts ...Option) *Breaker {
 // or client, or that it is a zero Breaker. The error matches
 // backoff.ErrInvalidConfiguration. policy.Guard calls it.
 func (b *Breaker) Validate() error {
-	switch {
-	case b == nil || b.cfg == nil:
+	if b == nil || b.cfg == nil {
 		return errZero
-	case b.err != nil:
-		return b.err
 	}
-	return nil
+	return b.err
 }
 
 // Allow asks the shared breaker to admit a call, as a [guard.Guard].
@@ -118,7 +113,7 @@ func (b *Breaker) Validate() error {
 // trip until the open duration it was told of has passed. Otherwise Allow
 // makes one round trip, which decides on the shared state, and turns it
 // half-open when its open duration has passed; half-open, the fleet
-// admits WithHalfOpen's probes in all. A refusal is an [*breaker.OpenError].
+// admits breaker.WithHalfOpen's probes in all. A refusal is an [*breaker.OpenError].
 //
 // When Redis fails or is slower than the timeout, the local fallback, a
 // breaker.New of the same configuration, decides instead (see the package
@@ -127,10 +122,7 @@ func (b *Breaker) Validate() error {
 // followed by exactly one Record with the Permit. A nil ctx is refused with
 // an error matching [backoff.ErrInvalidConfiguration], with no round trip.
 func (b *Breaker) Allow(ctx context.Context, c guard.Call) (guard.Permit, error) {
-	if ctx == nil {
-		return guard.Permit{}, errNilContext
-	}
-	if err := b.Validate(); err != nil {
+	if err := admissible(ctx, b); err != nil {
 		return guard.Permit{}, err
 	}
 	if !b.link.ready() {
@@ -240,7 +232,7 @@ func (b *Breaker) see(r []any) (reply, bool) {
 		to, _ := e.(int64)
 		b.transitions.Add(1)
 		if b.cfg.onChange != nil {
-			b.cfg.onChange(from, breaker.State(to))
+			b.cfg.onChange(uint8(from), uint8(to))
 		}
 		from = breaker.State(to)
 	}
@@ -262,7 +254,7 @@ func (b *Breaker) store(nv *view) {
 }
 
 // Record tells the shared breaker how a call that Allow admitted ended, as
-// a [guard.Guard]: a success, a failure (an error WithIsFailure counts;
+// a [guard.Guard]: a success, a failure (an error breaker.WithIsFailure counts;
 // by default any), or neither (an abandoned call, an inner guard's
 // refusal). A record of a call admitted before the last change of state
 // this instance saw counts for nothing.
@@ -280,7 +272,7 @@ func (b *Breaker) Record(p guard.Permit, o guard.Outcome) {
 	if b.Validate() != nil {
 		return
 	}
-	// An error WithIsFailure does not count is a success, as for
+	// An error breaker.WithIsFailure does not count is a success, as for
 	// breaker.New; a call whose classifier panics is a failure.
 	b.record(p, judge(o, b.cfg.isFailure, success, failure, func(v verdict) { b.record(p, v) }))
 }
@@ -430,6 +422,22 @@ func (b *Breaker) Stats() BreakerStats {
 		s.ConsecutiveFailures = v.fails
 	}
 	return s
+}
+
+// Run runs fn through the Breaker, as breaker.Breaker.Run does: it is
+// [guard.Run] with guard.Call{Attempt: 1}. It returns, without calling fn,
+// a refusal: an error that matches backoff.ErrRefused and wraps Allow's
+// error (an [*breaker.OpenError], which errors.Is matches to
+// breaker.ErrCircuitOpen, or the configuration error), or, for a ctx done
+// already, its cause, before the Breaker is asked, as guard.Run refuses
+// one (see package guard). Otherwise it calls fn and records how it ended,
+// even if fn panics (recorded with [guard.ErrPanicked], a failure unless
+// breaker.WithIsFailure says otherwise; the panic then goes on). A call
+// whose ctx is done when fn returns is abandoned, and counts as neither
+// success nor failure. A nil ctx or fn is reported as an error matching
+// backoff.ErrInvalidConfiguration.
+func (b *Breaker) Run(ctx context.Context, fn func(context.Context) error) error {
+	return guard.Run(ctx, b, guard.Call{Attempt: 1}, fn)
 }
 
 // Fallback reports whether the breaker decides on its local fallback

@@ -14,9 +14,9 @@ import (
 	"github.com/herdsafe/backoff/policy"
 )
 
-// fleet returns n instances of one shared breaker, each with a client of
+// sharedBreakers returns n instances of one shared breaker, each with a client of
 // its own, on v's time.
-func fleet(t *testing.T, v *virtual, n int, opts ...Option) []*Breaker {
+func sharedBreakers(t *testing.T, v *virtual, n int, opts ...Option) []*Breaker {
 	t.Helper()
 	addr := needRedis(t)
 	nm := name(t)
@@ -64,7 +64,7 @@ func isOpen(err error, s breaker.State) bool {
 // saw the trip refuses at once, the other once its view is stale.
 func TestBreakerTripsAcrossInstances(t *testing.T) {
 	v := newVirtual()
-	f := fleet(t, v, 2, WithConsecutiveFailures(5))
+	f := sharedBreakers(t, v, 2, WithBreaker(breaker.WithConsecutiveFailures(5)))
 	a, b := f[0], f[1]
 	for _, g := range []*Breaker{a, a, b, b} {
 		if err := call(g, errDown); err != nil {
@@ -104,7 +104,7 @@ func TestBreakerTripsAcrossInstances(t *testing.T) {
 // fleet's concurrent callers get exactly WithHalfOpen's probes.
 func TestBreakerHalfOpenProbesExact(t *testing.T) {
 	v := newVirtual()
-	f := fleet(t, v, 3, WithConsecutiveFailures(1), WithOpenDuration(time.Minute), WithHalfOpen(2, 2))
+	f := sharedBreakers(t, v, 3, WithBreaker(breaker.WithConsecutiveFailures(1)), WithBreaker(breaker.WithOpenDuration(time.Minute)), WithBreaker(breaker.WithHalfOpen(2, 2)))
 	if err := call(f[0], errDown); err != nil {
 		t.Fatal(err)
 	}
@@ -136,12 +136,12 @@ func TestBreakerCycle(t *testing.T) {
 	v := newVirtual()
 	var mu sync.Mutex
 	var changes []string
-	hook := WithStateChange(func(from, to breaker.State) {
+	hook := WithBreaker(breaker.WithStateChange(func(from, to breaker.State) {
 		mu.Lock()
 		defer mu.Unlock()
 		changes = append(changes, from.String()+">"+to.String())
-	})
-	f := fleet(t, v, 2, WithConsecutiveFailures(2), WithOpenDuration(10*time.Second), WithHalfOpen(2, 2), hook)
+	}))
+	f := sharedBreakers(t, v, 2, WithBreaker(breaker.WithConsecutiveFailures(2)), WithBreaker(breaker.WithOpenDuration(10*time.Second)), WithBreaker(breaker.WithHalfOpen(2, 2)), hook)
 	a, b := f[0], f[1]
 	call(a, errDown)
 	call(b, errDown) // trips
@@ -201,7 +201,7 @@ func TestBreakerCycle(t *testing.T) {
 // its late record counts for nothing.
 func TestBreakerProbeTimeout(t *testing.T) {
 	v := newVirtual()
-	f := fleet(t, v, 2, WithConsecutiveFailures(1), WithOpenDuration(time.Second), WithProbeTimeout(5*time.Second))
+	f := sharedBreakers(t, v, 2, WithBreaker(breaker.WithConsecutiveFailures(1)), WithBreaker(breaker.WithOpenDuration(time.Second)), WithProbeTimeout(5*time.Second))
 	call(f[0], errDown)
 	v.advance(time.Second)
 	lost, err := f[0].Allow(bg, first)
@@ -231,7 +231,7 @@ func TestBreakerProbeTimeout(t *testing.T) {
 // next round trip.
 func TestBreakerRoundTrips(t *testing.T) {
 	v := newVirtual()
-	b := NewBreaker(newClient(t, needRedis(t)), name(t), generous, v.option(), WithConsecutiveFailures(3))
+	b := NewBreaker(newClient(t, needRedis(t)), name(t), generous, v.option(), WithBreaker(breaker.WithConsecutiveFailures(3)))
 	key := "backoff:{" + name(t) + "}:breaker"
 	a := admin(t, needRedis(t))
 	fails := func() string { return a.HGet(bg, key, "f").Val() }
@@ -281,7 +281,7 @@ func TestBreakerTripIsPrompt(t *testing.T) {
 	addr := needRedis(t)
 	nm := name(t)
 	v := newVirtual()
-	opts := []Option{generous, v.option(), WithConsecutiveFailures(3), WithStaleness(0)}
+	opts := []Option{generous, v.option(), WithBreaker(breaker.WithConsecutiveFailures(3)), WithStaleness(0)}
 	a := NewBreaker(newClient(t, addr), nm, opts...)
 	b := NewBreaker(newClient(t, addr), nm, opts...)
 	for i := range 3 {
@@ -309,7 +309,7 @@ func TestBreakerClockSkew(t *testing.T) {
 	late.mock.Add(time.Hour)
 	addr := needRedis(t)
 	nm := name(t)
-	opts := []Option{generous, WithConsecutiveFailures(1), WithOpenDuration(time.Minute)}
+	opts := []Option{generous, WithBreaker(breaker.WithConsecutiveFailures(1)), WithBreaker(breaker.WithOpenDuration(time.Minute))}
 	a := NewBreaker(newClient(t, addr), nm, append(opts, early.option())...)
 	b := NewBreaker(newClient(t, addr), nm, append(opts, late.option())...)
 	warm(t, a)
@@ -329,12 +329,12 @@ func TestBreakerClockSkew(t *testing.T) {
 func TestBreakerClassifier(t *testing.T) {
 	v := newVirtual()
 	errNotFound := errors.New("not found")
-	b := fleet(t, v, 1, WithConsecutiveFailures(1), WithIsFailure(func(err error) bool {
+	b := sharedBreakers(t, v, 1, WithBreaker(breaker.WithConsecutiveFailures(1)), WithBreaker(breaker.WithIsFailure(func(err error) bool {
 		if err == errDown {
 			panic("classifier")
 		}
 		return err != errNotFound
-	}))[0]
+	})))[0]
 	call(b, errNotFound)
 	if got := b.State(); got != breaker.Closed {
 		t.Fatalf("an error that is no failure tripped it: %v", got)
@@ -356,7 +356,7 @@ func TestBreakerClassifier(t *testing.T) {
 // Policy, a refusal stops the retry stage with the breaker's error.
 func TestBreakerRunAndPolicy(t *testing.T) {
 	v := newVirtual()
-	b := fleet(t, v, 1, WithConsecutiveFailures(2))[0]
+	b := sharedBreakers(t, v, 1, WithBreaker(breaker.WithConsecutiveFailures(2)))[0]
 	func() {
 		defer func() { recover() }()
 		_ = b.Run(bg, func(context.Context) error { panic("boom") })
@@ -384,7 +384,7 @@ func TestBreakerRunAndPolicy(t *testing.T) {
 // closed view makes no round trip and allocates nothing.
 func TestBreakerCachedPathAllocatesNothing(t *testing.T) {
 	v := newVirtual()
-	b := fleet(t, v, 1)[0]
+	b := sharedBreakers(t, v, 1)[0]
 	before := roundTrips(b)
 	n := testing.AllocsPerRun(100, func() {
 		p, err := b.Allow(bg, first)

@@ -7,6 +7,8 @@ import (
 
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/fleet"
+	"github.com/herdsafe/backoff/internal/setting"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -52,11 +54,11 @@ const (
 // NewTokenBucket returns a Budget named name, shared through client by
 // every instance that makes one with the same name and key prefix: its
 // count lives in the key "backoff:{name}:tokens". It takes the options of
-// budget.NewTokenBucket (WithMaxTokens, WithTokenRatio, WithIsFailure, with
-// the same defaults and ranges) and those of every guard of this package
-// (WithTimeout, WithRetryInterval, WithStaleness, WithTTL, WithKeyPrefix,
-// WithOnFallback, WithOnRecover, WithClock). Every instance of one budget
-// must be given the same capacity and ratio.
+// budget.NewTokenBucket, given with WithBudget, with the same defaults and
+// ranges, and those of every guard of this package (WithTimeout,
+// WithRetryInterval, WithStaleness, WithTTL, WithKeyPrefix, WithOnFallback,
+// WithOnRecover). Every instance of one budget must be given the same
+// capacity and ratio.
 //
 // The rule is gRPC's: each failure takes a token, down to 0, and each
 // success gives the ratio back, up to the capacity; a retry is admitted
@@ -71,26 +73,20 @@ const (
 // client must honour the deadlines of contexts: a *redis.Client,
 // *redis.ClusterClient or *redis.Ring whose options have
 // ContextTimeoutEnabled false is an invalid configuration. NewTokenBucket
-// makes no round trip. A bad option or client makes a Budget that refuses
-// every call with its error, which Validate reports.
+// makes no round trip. A bad client, name or option makes a Budget that
+// refuses every call with its error, which Validate reports: each of them,
+// joined, the options of package budget as budget.NewTokenBucket reports
+// them.
 func NewTokenBucket(client redis.Scripter, name string, opts ...Option) *Budget {
 	c := newConfig(budgetKind, name, opts)
-	b := &Budget{cfg: c, err: c.err}
-	if b.err == nil {
-		b.err = checkClient(client)
-	}
-	b.local = budget.NewTokenBucket(
-		budget.WithMaxTokens(c.maxTokens),
-		budget.WithTokenRatio(c.tokenRatio),
-		budget.WithIsFailure(isCounted),
-	)
-	if b.err == nil {
-		b.err = b.local.Validate()
-	}
+	b := &Budget{cfg: c, local: budget.NewTokenBucket(c.budget...)}
+	s, _ := fleet.TakeTokenBucket(b.local)
+	b.err = setting.Join(checkClient(client), c.nameErr, c.err, b.local.Validate())
 	if b.err != nil {
 		return b
 	}
-	b.max, b.ratio, b.ttl = thousandths(c.maxTokens), thousandths(c.tokenRatio), millis(c.ttl)
+	c.isFailure, c.clock = s.IsFailure, s.Clock
+	b.max, b.ratio, b.ttl = s.MaxTokens, s.TokenRatio, millis(c.ttl)
 	b.link = newLink(client, budgetScript, c.key("tokens"), c)
 	return b
 }
@@ -99,13 +95,10 @@ func NewTokenBucket(client redis.Scripter, name string, opts ...Option) *Budget 
 // or client, or that it is a zero Budget. The error matches
 // backoff.ErrInvalidConfiguration. policy.Guard calls it.
 func (b *Budget) Validate() error {
-	switch {
-	case b == nil || b.cfg == nil:
+	if b == nil || b.cfg == nil {
 		return errZero
-	case b.err != nil:
-		return b.err
 	}
-	return nil
+	return b.err
 }
 
 // Allow admits a first attempt (c.Attempt 1 or less) always, with no
@@ -120,10 +113,7 @@ func (b *Budget) Validate() error {
 // refused with an error matching [backoff.ErrInvalidConfiguration], first
 // attempts included.
 func (b *Budget) Allow(ctx context.Context, c guard.Call) (guard.Permit, error) {
-	if ctx == nil {
-		return guard.Permit{}, errNilContext
-	}
-	if err := b.Validate(); err != nil {
+	if err := admissible(ctx, b); err != nil {
 		return guard.Permit{}, err
 	}
 	if c.Attempt <= 1 {
@@ -179,7 +169,7 @@ func (b *Budget) see(r []any) ([]int64, bool) {
 // Record reports how a call that Allow admitted ended, and counts it as
 // NewTokenBucket says. The record of a first attempt is the call's one
 // round trip: it sends a success's ratio or a failure's token (an
-// abandoned call, an inner guard's refusal and an error WithIsFailure does
+// abandoned call, an inner guard's refusal and an error budget.WithIsFailure does
 // not count make none). The record of a retry makes none: its token was
 // taken at Allow, and what a success or a neutral outcome gives back is
 // sent with this instance's next round trip. When Redis fails, the local
@@ -188,7 +178,7 @@ func (b *Budget) Record(p guard.Permit, o guard.Outcome) {
 	if b.Validate() != nil {
 		return
 	}
-	// An error WithIsFailure does not count is neutral, and so is the
+	// An error budget.WithIsFailure does not count is neutral, and so is the
 	// call when the classifier panics: its charge is refunded.
 	b.record(p, judge(o, b.cfg.isFailure, neutral, neutral, func(v verdict) { b.record(p, v) }))
 }
@@ -280,6 +270,22 @@ func (b *Budget) Stats() BudgetStats {
 		s.Tokens = float64(c.tokens) / 1000
 	}
 	return s
+}
+
+// Run runs fn under the Budget, as budget.Budget.Run does: it is
+// [guard.Run] with guard.Call{Attempt: 1}, so outside a retry loop it only
+// counts the call (a first attempt is always admitted). It asks Allow, and
+// if admitted calls fn and tells Record how it ended, even if fn panics
+// (recorded with [guard.ErrPanicked]; the panic then goes on). A call
+// whose ctx is done when fn returns is recorded as abandoned; a ctx done
+// already is refused before the Budget is asked, as guard.Run refuses one
+// (see package guard). A refusal returns, without calling fn, an error
+// that matches backoff.ErrRefused and wraps Allow's error. In a Policy,
+// use policy.Guard instead, inside the retry stage, where the Budget sees
+// each attempt's number. A nil ctx or fn is reported as an error matching
+// backoff.ErrInvalidConfiguration.
+func (b *Budget) Run(ctx context.Context, fn func(context.Context) error) error {
+	return guard.Run(ctx, b, guard.Call{Attempt: 1}, fn)
 }
 
 // Fallback reports whether the budget decides on its local fallback

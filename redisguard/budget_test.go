@@ -55,7 +55,7 @@ func TestBudgetMatchesLocal(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := newVirtual()
-			shared := NewTokenBucket(newClient(t, addr), name(t), WithMaxTokens(tt.max), WithTokenRatio(tt.ratio), generous, v.option())
+			shared := NewTokenBucket(newClient(t, addr), name(t), WithBudget(budget.WithMaxTokens(tt.max)), WithBudget(budget.WithTokenRatio(tt.ratio)), generous, v.option())
 			local := budget.NewTokenBucket(budget.WithMaxTokens(tt.max), budget.WithTokenRatio(tt.ratio))
 			for i, s := range tt.steps {
 				c := guard.Call{Attempt: s.attempt}
@@ -89,8 +89,8 @@ func TestBudgetFleetLimitIsHard(t *testing.T) {
 	addr := needRedis(t)
 	n := name(t)
 	instances := []*Budget{
-		NewTokenBucket(newClient(t, addr), n, WithMaxTokens(20), WithStaleness(0), generous),
-		NewTokenBucket(newClient(t, addr), n, WithMaxTokens(20), WithStaleness(0), generous),
+		NewTokenBucket(newClient(t, addr), n, WithBudget(budget.WithMaxTokens(20)), WithStaleness(0), generous),
+		NewTokenBucket(newClient(t, addr), n, WithBudget(budget.WithMaxTokens(20)), WithStaleness(0), generous),
 	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -127,7 +127,7 @@ func TestBudgetFleetLimitIsHard(t *testing.T) {
 func TestBudgetRoundTrips(t *testing.T) {
 	addr := needRedis(t)
 	v := newVirtual()
-	b := NewTokenBucket(newClient(t, addr), name(t), WithMaxTokens(4), generous, v.option())
+	b := NewTokenBucket(newClient(t, addr), name(t), WithBudget(budget.WithMaxTokens(4)), generous, v.option())
 	steps := []struct {
 		what string
 		do   func() error
@@ -172,7 +172,7 @@ func TestBudgetRoundTrips(t *testing.T) {
 // ratio, and the next round trip sends them.
 func TestBudgetOwedRefundSent(t *testing.T) {
 	addr := needRedis(t)
-	b := NewTokenBucket(newClient(t, addr), name(t), WithMaxTokens(10), WithTokenRatio(0.5), generous)
+	b := NewTokenBucket(newClient(t, addr), name(t), WithBudget(budget.WithMaxTokens(10)), WithBudget(budget.WithTokenRatio(0.5)), generous)
 	b.Record(guard.Permit{}, guard.Outcome{Err: errDown}) // 9
 	p, err := b.Allow(bg, retry)                          // charged: 8
 	if err != nil {
@@ -193,7 +193,7 @@ func TestBudgetOwedRefundSent(t *testing.T) {
 func TestBudgetKeyExpires(t *testing.T) {
 	addr := needRedis(t)
 	n := name(t)
-	b := NewTokenBucket(newClient(t, addr), n, WithMaxTokens(2), WithTokenRatio(1), WithTTL(time.Minute), generous)
+	b := NewTokenBucket(newClient(t, addr), n, WithBudget(budget.WithMaxTokens(2)), WithBudget(budget.WithTokenRatio(1)), WithTTL(time.Minute), generous)
 	a := admin(t, addr)
 	key := "backoff:{" + n + "}:tokens"
 	b.Record(guard.Permit{}, guard.Outcome{Err: errDown})
@@ -213,12 +213,12 @@ func TestBudgetClassifier(t *testing.T) {
 	addr := needRedis(t)
 	errBad := errors.New("bad request")
 	errPanic := errors.New("classify me and panic")
-	b := NewTokenBucket(newClient(t, addr), name(t), generous, WithIsFailure(func(err error) bool {
+	b := NewTokenBucket(newClient(t, addr), name(t), generous, WithBudget(budget.WithIsFailure(func(err error) bool {
 		if err == errPanic {
 			panic("classifier")
 		}
 		return err != errBad
-	}))
+	})))
 	b.Record(guard.Permit{}, guard.Outcome{Err: errBad})
 	if got := b.Stats().Link.RoundTrips; got != 0 {
 		t.Fatalf("an error that does not count made %d round trips", got)
@@ -245,7 +245,7 @@ func TestBudgetClassifier(t *testing.T) {
 // budget's error as Cause and the last error kept.
 func TestBudgetInPolicy(t *testing.T) {
 	addr := needRedis(t)
-	b := NewTokenBucket(newClient(t, addr), name(t), WithMaxTokens(4), generous)
+	b := NewTokenBucket(newClient(t, addr), name(t), WithBudget(budget.WithMaxTokens(4)), generous)
 	p := policy.New(
 		policy.Retry(backoff.WithBackOff(&backoff.ZeroBackOff{}), backoff.WithMaxTries(10)),
 		policy.Guard(b),

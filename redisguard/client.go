@@ -1,6 +1,7 @@
 package redisguard
 
 import (
+	"github.com/herdsafe/backoff/internal/typednil"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -10,32 +11,22 @@ import (
 // ReadTimeout, 3 s by default). A Scripter of another type is trusted to
 // honour the deadline of the context it is given.
 func checkClient(c redis.Scripter) error {
+	if c == nil || typednil.Is(c) {
+		return settings.Invalid("the Redis client is nil")
+	}
+	var deadlines bool
 	switch c := c.(type) {
-	case nil:
-		return invalid("the Redis client is nil")
 	case *redis.Client:
-		if c == nil {
-			return invalid("the Redis client is nil")
-		}
-		if !c.Options().ContextTimeoutEnabled {
-			return errDeadlines
-		}
+		deadlines = c.Options().ContextTimeoutEnabled
 	case *redis.ClusterClient:
-		if c == nil {
-			return invalid("the Redis client is nil")
-		}
-		if !c.Options().ContextTimeoutEnabled {
-			return errDeadlines
-		}
+		deadlines = c.Options().ContextTimeoutEnabled
 	case *redis.Ring:
-		if c == nil {
-			return invalid("the Redis client is nil")
-		}
-		if !c.Options().ContextTimeoutEnabled {
-			return errDeadlines
-		}
+		deadlines = c.Options().ContextTimeoutEnabled
+	default:
+		return nil
+	}
+	if !deadlines {
+		return settings.Invalid("the Redis client's options have ContextTimeoutEnabled false, so its calls would not honour the guard's timeout; set it to true")
 	}
 	return nil
 }
-
-var errDeadlines = invalid("the Redis client's options have ContextTimeoutEnabled false, so its calls would not honour the guard's timeout; set it to true")

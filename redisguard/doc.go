@@ -7,18 +7,19 @@
 //
 // [NewTokenBucket] is budget.NewTokenBucket's gRPC retry throttling, and
 // [NewBreaker] is breaker.New's circuit breaker with its consecutive
-// failures rule; they take the same options, named the same, with the
-// same defaults (the ratio budget, budget.NewRatio, and the breaker's
-// failure-rate and slow-call rules and growing open duration are not
-// offered shared, and a shared breaker refuses the manual controls,
-// ForceOpen, ForceClosed and Reset, as an invalid configuration: see
-// [Breaker.ForceOpen]).
+// failures rule; they take the options of package budget and breaker
+// themselves, given with [WithBudget] and [WithBreaker], with their
+// defaults, which the local guard each keeps as its fallback validates
+// (the ratio budget, budget.NewRatio, and the breaker's failure-rate and
+// slow-call rules and growing open duration are not offered shared, and a
+// shared breaker refuses the manual controls, ForceOpen, ForceClosed and
+// Reset, as an invalid configuration: see [Breaker.ForceOpen]).
 // Both are [guard.Guard] values, so a Policy takes either as it takes
 // the local ones:
 //
 //	client := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true})
-//	retries := redisguard.NewTokenBucket(client, "payments", redisguard.WithMaxTokens(10))
-//	circuit := redisguard.NewBreaker(client, "payments", redisguard.WithConsecutiveFailures(5))
+//	retries := redisguard.NewTokenBucket(client, "payments", redisguard.WithBudget(budget.WithMaxTokens(10)))
+//	circuit := redisguard.NewBreaker(client, "payments", redisguard.WithBreaker(breaker.WithConsecutiveFailures(5)))
 //	p := policy.New(
 //		policy.Guard(circuit),
 //		policy.Retry(backoff.WithMaxTries(3)),
@@ -83,7 +84,7 @@
 // # Consistency
 //
 // The shared state is exact: every step is atomic on the server, and the
-// half-open state admits WithHalfOpen's probes across the whole fleet, no
+// half-open state admits breaker.WithHalfOpen's probes across the whole fleet, no
 // more. What an instance acts on without a round trip is at most
 // WithStaleness old: for that long after another instance trips the
 // breaker, an instance may still admit calls on the closed state it saw,

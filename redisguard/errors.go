@@ -1,29 +1,33 @@
 package redisguard
 
 import (
+	"context"
 	"errors"
-	"fmt"
 
-	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/setting"
 )
 
-// invalid returns an error that matches backoff.ErrInvalidConfiguration
-// and names the setting that is wrong.
-func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: redisguard: %s", backoff.ErrInvalidConfiguration, fmt.Sprintf(format, args...))
-}
+// settings makes the errors of the settings a guard of this package cannot
+// use.
+const settings = setting.Package("redisguard")
 
 var (
-	errNilContext = invalid("Allow was given a nil context")
-	errRunCtx     = invalid("Run was given a nil context")
-	errNilFunc    = invalid("Run was given a nil function")
-	errZero       = invalid("a zero or nil guard; make one with NewTokenBucket or NewBreaker")
+	errNilContext = settings.NilContext()                                     // of Allow given a nil context
+	errZero       = settings.NotMade("guard", "NewTokenBucket or NewBreaker") // of a guard no constructor made
 )
 
 // errCounted is the error the guards hand their local fallback for a call
-// they judged a failure: the fallback is made to count exactly it, so that
-// a classifier of the caller's runs once per call, in this package.
+// they judged a failure: the fallback, whose classifier they took (see
+// package internal/fleet), counts every error as one, so that a classifier
+// of the caller's runs once per call, in this package.
 var errCounted = errors.New("redisguard: a failure")
 
-// isCounted is the classifier of the local fallbacks.
-func isCounted(err error) bool { return err == errCounted }
+// admissible returns what both guards' Allow refuses every call with
+// before anything else: a nil ctx's error, or g's configuration error.
+func admissible(ctx context.Context, g guard.Validator) error {
+	if ctx == nil {
+		return errNilContext
+	}
+	return g.Validate()
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/policy"
 	"github.com/herdsafe/backoff/redisguard"
@@ -36,8 +37,8 @@ func ExampleNewTokenBucket() {
 	clientA, clientB := newClient(), newClient()
 	defer clientA.Close()
 	defer clientB.Close()
-	a := redisguard.NewTokenBucket(clientA, "example-payments", redisguard.WithMaxTokens(10), timeout)
-	b := redisguard.NewTokenBucket(clientB, "example-payments", redisguard.WithMaxTokens(10), timeout)
+	a := redisguard.NewTokenBucket(clientA, "example-payments", redisguard.WithBudget(budget.WithMaxTokens(10)), timeout)
+	b := redisguard.NewTokenBucket(clientB, "example-payments", redisguard.WithBudget(budget.WithMaxTokens(10)), timeout)
 
 	for range 5 { // five failures of instance a: 10 tokens down to 5, no longer above half
 		p, _ := a.Allow(ctx, guard.Call{Attempt: 1})
@@ -57,8 +58,8 @@ func ExampleNewBreaker() {
 	clientA, clientB := newClient(), newClient()
 	defer clientA.Close()
 	defer clientB.Close()
-	a := redisguard.NewBreaker(clientA, "example-search", redisguard.WithConsecutiveFailures(3), timeout)
-	b := redisguard.NewBreaker(clientB, "example-search", redisguard.WithConsecutiveFailures(3), timeout)
+	a := redisguard.NewBreaker(clientA, "example-search", redisguard.WithBreaker(breaker.WithConsecutiveFailures(3)), timeout)
+	b := redisguard.NewBreaker(clientB, "example-search", redisguard.WithBreaker(breaker.WithConsecutiveFailures(3)), timeout)
 
 	for range 3 {
 		_ = a.Run(ctx, func(context.Context) error { return errUnavailable })
@@ -78,8 +79,8 @@ func ExampleNewBreaker() {
 func Example_policy() {
 	client := newClient()
 	defer client.Close()
-	retries := redisguard.NewTokenBucket(client, "example-orders", redisguard.WithMaxTokens(4), timeout)
-	circuit := redisguard.NewBreaker(client, "example-orders", redisguard.WithConsecutiveFailures(10), timeout)
+	retries := redisguard.NewTokenBucket(client, "example-orders", redisguard.WithBudget(budget.WithMaxTokens(4)), timeout)
+	circuit := redisguard.NewBreaker(client, "example-orders", redisguard.WithBreaker(breaker.WithConsecutiveFailures(10)), timeout)
 	p := policy.New(
 		policy.Guard(circuit),
 		policy.Retry(backoff.WithBackOff(&backoff.ZeroBackOff{}), backoff.WithMaxTries(5)),

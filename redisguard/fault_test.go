@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/goleak"
@@ -50,8 +51,8 @@ func TestRedisStopped(t *testing.T) {
 	var hb, hk hooks
 	cb, ck := faultClient(s.addr), faultClient(s.addr)
 	opts := []Option{generous, v.option(), WithRetryInterval(time.Second)}
-	b := NewTokenBucket(cb, name(t), append(append(opts, hb.options()...), WithMaxTokens(4))...)
-	k := NewBreaker(ck, name(t), append(append(opts, hk.options()...), WithConsecutiveFailures(2))...)
+	b := NewTokenBucket(cb, name(t), append(append(opts, hb.options()...), WithBudget(budget.WithMaxTokens(4)))...)
+	k := NewBreaker(ck, name(t), append(append(opts, hk.options()...), WithBreaker(breaker.WithConsecutiveFailures(2)))...)
 
 	b.Record(guard.Permit{}, guard.Outcome{}) // shared: one round trip each
 	warmK := call(k, nil)
@@ -188,7 +189,7 @@ func TestRedisSlow(t *testing.T) {
 // go on from the same count.
 func TestScriptFlushed(t *testing.T) {
 	s := ownServer(t)
-	b := NewTokenBucket(newClient(t, s.addr), name(t), WithMaxTokens(10), generous)
+	b := NewTokenBucket(newClient(t, s.addr), name(t), WithBudget(budget.WithMaxTokens(10)), generous)
 	for range 3 {
 		b.Record(guard.Permit{}, guard.Outcome{Err: errDown})
 	}

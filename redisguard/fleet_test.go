@@ -69,7 +69,7 @@ func TestHelperProcess(t *testing.T) {
 	if mode == "shared" {
 		client := redis.NewClient(&redis.Options{Addr: os.Getenv(helperAddrEnv), ContextTimeoutEnabled: true, MaxRetries: -1})
 		defer client.Close()
-		shared = NewTokenBucket(client, os.Getenv(helperNameEnv), WithMaxTokens(fleetTokens), WithTimeout(5*time.Second))
+		shared = NewTokenBucket(client, os.Getenv(helperNameEnv), WithBudget(budget.WithMaxTokens(fleetTokens)), WithTimeout(5*time.Second))
 		g = shared
 	} else {
 		g = budget.NewTokenBucket(budget.WithMaxTokens(fleetTokens))

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/benbjohnson/clock"
+	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/guard"
 )
@@ -75,7 +76,8 @@ func (v *virtual) advance(d time.Duration) {
 // option makes a guard live on v's time.
 func (v *virtual) option() Option {
 	return func(c *config) {
-		c.clock = v.mock
+		c.breaker = append(c.breaker, breaker.WithClock(v.mock))
+		c.budget = append(c.budget, budget.WithClock(v.mock))
 		c.shift = func() time.Duration { return time.Duration(v.shift.Load()) }
 	}
 }

@@ -1,7 +1,7 @@
 package redisguard
 
 // errManual is what the manual controls of a shared Breaker return.
-var errManual = invalid("a shared Breaker cannot be forced open or closed, or reset, by one instance: " +
+var errManual = settings.Invalid("a shared Breaker cannot be forced open or closed, or reset, by one instance: " +
 	"the fleet's state lives in Redis, and each instance's local fallback, which decides while Redis is " +
 	"unreachable, would not know of it; force a breaker.New of each instance, or change the shared " +
 	"configuration, instead")

@@ -27,7 +27,7 @@ var (
 // calls admitted as before.
 func TestBreakerRefusesManualControl(t *testing.T) {
 	v := newVirtual()
-	b := fleet(t, v, 1)[0]
+	b := sharedBreakers(t, v, 1)[0]
 	before := roundTrips(b)
 	var ctl controller = b
 	for name, force := range map[string]func() error{"ForceOpen": ctl.ForceOpen, "ForceClosed": ctl.ForceClosed, "Reset": ctl.Reset} {

@@ -1,13 +1,13 @@
 package redisguard
 
 import (
-	"math"
 	"strings"
 	"time"
 
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/budget"
+	"github.com/herdsafe/backoff/internal/setting"
 )
 
 // Defaults of the options that every guard of the package takes.
@@ -31,11 +31,12 @@ const (
 	DefaultProbeTimeout = 10 * time.Second
 )
 
-// An Option configures a guard of this package. The options named after
-// an option of package budget or breaker mean what it means there, and
-// take the same values; an option of one guard given to the other's
-// constructor (WithMaxTokens to NewBreaker, say) is reported as an
-// invalid configuration, as is any value the local package would refuse.
+// An Option configures a guard of this package: its way to Redis
+// (WithTimeout, WithRetryInterval, WithStaleness, WithTTL, WithKeyPrefix,
+// WithOnFallback, WithOnRecover), or, with WithBreaker and WithBudget, the
+// breaker or the token bucket it shares, in the options of package breaker
+// or budget. An option of one guard given to the other's constructor
+// (WithBudget to NewBreaker, say) is reported as an invalid configuration.
 type Option func(*config)
 
 // kind is the guard an Option is given to.
@@ -58,31 +59,39 @@ type config struct {
 	ttl        time.Duration
 	onFallback func(error)
 	onRecover  func()
-	clock      clock.Clock
+	clock      clock.Clock // the local guard's (breaker.WithClock, budget.WithClock)
 
-	maxTokens  float64
-	tokenRatio float64
-	isFailure  func(error) bool
-
-	threshold    int
-	open         time.Duration
-	probes       int
-	successes    int
-	onChange     func(from, to breaker.State)
+	breaker      []breaker.Option // WithBreaker's
+	budget       []budget.Option  // WithBudget's
 	probeTimeout time.Duration
+
+	// What the guard takes of its local fallback, which the options of
+	// WithBreaker or WithBudget made (see package internal/fleet).
+	isFailure         func(error) bool
+	threshold         int
+	open              time.Duration
+	probes, successes int
+	onChange          func(from, to uint8)
 
 	// shift is added to the server's time by the breaker's script: zero
 	// but in this package's tests, which move the server's clock so.
 	shift func() time.Duration
 
-	err error // the first setting that could not be used
+	nameErr error // what is wrong with the name
+	err     error // the first option that could not be used
 }
 
-// fail records the first setting that cannot be used.
-func (c *config) fail(format string, args ...any) {
-	if c.err == nil {
-		c.err = invalid(format, args...)
+// fail records the first option that cannot be used.
+func (c *config) fail(format string, args ...any) { settings.Fail(&c.err, format, args...) }
+
+// duration sets *dst to d, given to the option named option, if d is at
+// least lo; otherwise it records that d breaks the rule.
+func (c *config) duration(dst *time.Duration, option string, d, lo time.Duration, rule string) {
+	if d < lo {
+		c.fail("%s was given %v; it %s", option, d, rule)
+		return
 	}
+	*dst = d
 }
 
 // only reports whether the option name applies to the guard being made,
@@ -99,8 +108,7 @@ func (c *config) only(k kind, name string) bool {
 	return false
 }
 
-// newConfig returns the configuration of opts over the defaults, which
-// are those of the local guard of the same kind.
+// newConfig returns the configuration of opts over the defaults.
 func newConfig(k kind, name string, opts []Option) *config {
 	c := &config{
 		kind:         k,
@@ -110,30 +118,19 @@ func newConfig(k kind, name string, opts []Option) *config {
 		retryEvery:   DefaultRetryInterval,
 		staleness:    DefaultStaleness,
 		ttl:          DefaultTTL,
-		maxTokens:    budget.DefaultMaxTokens,
-		tokenRatio:   budget.DefaultTokenRatio,
-		threshold:    breaker.DefaultConsecutiveFailures,
-		open:         breaker.DefaultOpenDuration,
-		probes:       breaker.DefaultProbes,
-		successes:    breaker.DefaultProbeSuccesses,
 		probeTimeout: DefaultProbeTimeout,
 	}
 	switch {
 	case name == "":
-		c.fail("the guard's name is empty")
+		c.nameErr = settings.Invalid("the guard's name is empty")
 	case strings.ContainsAny(name, "{}"):
-		c.fail("the guard's name %q has a brace, which would break the keys' hash tag", name)
+		c.nameErr = settings.Invalid("the guard's name %q has a brace, which would break the keys' hash tag", name)
 	}
-	for _, o := range opts {
-		if o == nil {
-			c.fail("an Option is nil")
-			continue
-		}
-		o(c)
+	constructor := "NewTokenBucket"
+	if k == breakerKind {
+		constructor = "NewBreaker"
 	}
-	if c.clock == nil {
-		c.clock = clock.New()
-	}
+	setting.Apply(settings, &c.err, constructor, c, opts)
 	return c
 }
 
@@ -148,13 +145,7 @@ func (c *config) key(suffix string) string {
 // local fallback, and the guard turns to it (see the package
 // documentation). d must be positive.
 func WithTimeout(d time.Duration) Option {
-	return func(c *config) {
-		if d <= 0 {
-			c.fail("WithTimeout was given %v; it must be positive", d)
-			return
-		}
-		c.timeout = d
-	}
+	return func(c *config) { c.duration(&c.timeout, "WithTimeout", d, 1, "must be positive") }
 }
 
 // WithRetryInterval sets how long a guard decides locally after a round
@@ -162,13 +153,7 @@ func WithTimeout(d time.Duration) Option {
 // after d tries Redis again, and the guard returns to the shared state if
 // Redis answers. d must be positive.
 func WithRetryInterval(d time.Duration) Option {
-	return func(c *config) {
-		if d <= 0 {
-			c.fail("WithRetryInterval was given %v; it must be positive", d)
-			return
-		}
-		c.retryEvery = d
-	}
+	return func(c *config) { c.duration(&c.retryEvery, "WithRetryInterval", d, 1, "must be positive") }
 }
 
 // WithStaleness sets how old the shared state a guard acts on without a
@@ -178,13 +163,7 @@ func WithRetryInterval(d time.Duration) Option {
 // count its last round trip saw is spent and younger than d. 0 makes every
 // such decision a round trip. A negative d is an invalid configuration.
 func WithStaleness(d time.Duration) Option {
-	return func(c *config) {
-		if d < 0 {
-			c.fail("WithStaleness was given %v; it must not be negative", d)
-			return
-		}
-		c.staleness = d
-	}
+	return func(c *config) { c.duration(&c.staleness, "WithStaleness", d, 0, "must not be negative") }
 }
 
 // WithTTL sets how long a guard's key outlives the last call that wrote
@@ -193,13 +172,7 @@ func WithStaleness(d time.Duration) Option {
 // key also outlives its open duration and probe timeout. d must be at
 // least a millisecond.
 func WithTTL(d time.Duration) Option {
-	return func(c *config) {
-		if d < time.Millisecond {
-			c.fail("WithTTL was given %v; it must be at least 1ms", d)
-			return
-		}
-		c.ttl = d
-	}
+	return func(c *config) { c.duration(&c.ttl, "WithTTL", d, time.Millisecond, "must be at least 1ms") }
 }
 
 // WithKeyPrefix sets the first part of the guard's keys, DefaultKeyPrefix
@@ -223,11 +196,7 @@ func WithKeyPrefix(p string) Option {
 // configuration.
 func WithOnFallback(fn func(err error)) Option {
 	return func(c *config) {
-		if fn == nil {
-			c.fail("WithOnFallback was given a nil function")
-			return
-		}
-		c.onFallback = fn
+		setting.NotNil(settings, &c.err, &c.onFallback, fn, "WithOnFallback", "function")
 	}
 }
 
@@ -238,118 +207,53 @@ func WithOnFallback(fn func(err error)) Option {
 // configuration.
 func WithOnRecover(fn func()) Option {
 	return func(c *config) {
-		if fn == nil {
-			c.fail("WithOnRecover was given a nil function")
-			return
-		}
-		c.onRecover = fn
+		setting.NotNil(settings, &c.err, &c.onRecover, fn, "WithOnRecover", "function")
 	}
 }
 
-// WithClock sets the clock of everything a guard times locally: the
-// retry interval, the staleness of what it saw, and its local fallback
-// (a breaker's open duration there). The shared state is timed by the
-// Redis server's clock, whatever c says. The default is clock.New(). A nil
-// c is an invalid configuration.
-func WithClock(c clock.Clock) Option {
-	return func(cf *config) {
-		if c == nil {
-			cf.fail("WithClock was given a nil clock")
-			return
-		}
-		cf.clock = c
-	}
-}
-
-// WithMaxTokens is budget.WithMaxTokens for a shared token bucket: the
-// capacity and starting count (default budget.DefaultMaxTokens).
-func WithMaxTokens(n float64) Option {
+// WithBreaker gives a shared breaker the options of package breaker that
+// it shares across the fleet: breaker.WithConsecutiveFailures,
+// breaker.WithOpenDuration (on the Redis server's clock; durations finer
+// than a microsecond are cut), breaker.WithHalfOpen (the fleet admits that
+// many probes in all), breaker.WithIsFailure, breaker.WithStateChange and
+// breaker.WithClock, with their defaults and ranges. The local fallback is
+// breaker.New with the same options, which reports those it cannot use.
+// The failure-rate rules and the growing open duration
+// (breaker.WithFailureRate, breaker.WithFailureRateOver,
+// breaker.WithOpenBackOff) are not shared: NewBreaker reports them as an
+// invalid configuration. Several WithBreaker add up, in order.
+//
+// What breaker.WithStateChange's hook is told of are the changes of the
+// shared state that a round trip of this instance made: an Allow (open to
+// half-open), a Record (a trip, a failed or a closing probe). Changes made
+// by the other instances of the fleet are not reported (State shows them
+// once a round trip has seen them), nor those of the local fallback. The
+// hook and breaker.WithIsFailure's classifier run as package breaker
+// says, once per call; breaker.WithClock's clock also times the retry
+// interval and the staleness.
+func WithBreaker(opts ...breaker.Option) Option {
 	return func(c *config) {
-		if c.only(budgetKind, "WithMaxTokens") {
-			c.maxTokens = n
+		if c.only(breakerKind, "WithBreaker") {
+			c.breaker = append(c.breaker, opts...)
 		}
 	}
 }
 
-// WithTokenRatio is budget.WithTokenRatio for a shared token bucket: the
-// tokens a success gives back (default budget.DefaultTokenRatio).
-func WithTokenRatio(r float64) Option {
+// WithBudget gives a shared token bucket the options of package budget
+// for a token bucket: budget.WithMaxTokens, budget.WithTokenRatio,
+// budget.WithIsFailure and budget.WithClock, with their defaults and
+// ranges; the options of a ratio budget are reported as an invalid
+// configuration. The local fallback is budget.NewTokenBucket with the same
+// options, which reports those it cannot use. budget.WithIsFailure's
+// classifier runs in Record, once per call, with no lock held; if it
+// panics, the call counts neither way and the panic goes on.
+// budget.WithClock's clock times the retry interval, the staleness and the
+// local fallback. Several WithBudget add up, in order.
+func WithBudget(opts ...budget.Option) Option {
 	return func(c *config) {
-		if c.only(budgetKind, "WithTokenRatio") {
-			c.tokenRatio = r
+		if c.only(budgetKind, "WithBudget") {
+			c.budget = append(c.budget, opts...)
 		}
-	}
-}
-
-// WithConsecutiveFailures is breaker.WithConsecutiveFailures for a shared
-// breaker: it trips when n calls in a row fail, across the fleet (default
-// breaker.DefaultConsecutiveFailures).
-func WithConsecutiveFailures(n int) Option {
-	return func(c *config) {
-		if c.only(breakerKind, "WithConsecutiveFailures") {
-			c.threshold = n
-		}
-	}
-}
-
-// WithOpenDuration is breaker.WithOpenDuration for a shared breaker: how
-// long it stays open, on the Redis server's clock (default
-// breaker.DefaultOpenDuration). Durations finer than a microsecond are cut.
-func WithOpenDuration(d time.Duration) Option {
-	return func(c *config) {
-		if c.only(breakerKind, "WithOpenDuration") {
-			c.open = d
-		}
-	}
-}
-
-// WithHalfOpen is breaker.WithHalfOpen for a shared breaker: the fleet
-// admits at most probes probe calls in all, and closes once successes of
-// them succeeded (defaults breaker.DefaultProbes and
-// breaker.DefaultProbeSuccesses).
-func WithHalfOpen(probes, successes int) Option {
-	return func(c *config) {
-		if c.only(breakerKind, "WithHalfOpen") {
-			c.probes, c.successes = probes, successes
-		}
-	}
-}
-
-// WithIsFailure sets which errors are failures of the dependency, for
-// both kinds of guard: for a shared breaker as breaker.WithIsFailure says
-// (an error fn returns false for is a success), for a shared token bucket
-// as budget.WithIsFailure says (it takes no token, nor gives one back). fn
-// runs in Record, once per call, with no lock held; if it panics, the
-// breaker counts the call as a failure and the budget counts it neither
-// way, and the panic goes on. A nil fn is an invalid configuration.
-func WithIsFailure(fn func(error) bool) Option {
-	return func(c *config) {
-		if fn == nil {
-			c.fail("WithIsFailure was given a nil classifier")
-			return
-		}
-		c.isFailure = fn
-	}
-}
-
-// WithStateChange sets a function called after each change of the shared
-// state that a round trip of this guard made, with the state left and the
-// state entered: an Allow (open to half-open), a Record (a trip, a failed
-// or a closing probe). Changes made by the other instances of the fleet
-// are not reported here (State shows them once a round trip has seen
-// them), nor those of the local fallback. fn runs on the goroutine of that
-// call, with no lock held; a panic in fn goes on to it, the change being
-// made. A nil fn is an invalid configuration.
-func WithStateChange(fn func(from, to breaker.State)) Option {
-	return func(c *config) {
-		if !c.only(breakerKind, "WithStateChange") {
-			return
-		}
-		if fn == nil {
-			c.fail("WithStateChange was given a nil function")
-			return
-		}
-		c.onChange = fn
 	}
 }
 
@@ -364,18 +268,8 @@ func WithProbeTimeout(d time.Duration) Option {
 		if !c.only(breakerKind, "WithProbeTimeout") {
 			return
 		}
-		if d < time.Millisecond {
-			c.fail("WithProbeTimeout was given %v; it must be at least 1ms", d)
-			return
-		}
-		c.probeTimeout = d
+		c.duration(&c.probeTimeout, "WithProbeTimeout", d, time.Millisecond, "must be at least 1ms")
 	}
-}
-
-// thousandths returns v in thousandths as package budget counts it: the
-// digits beyond dropped, as gRPC ignores them.
-func thousandths(v float64) int64 {
-	return int64(math.Floor(v*1000 + 1e-6))
 }
 
 // millis returns d in whole milliseconds, at least 1.

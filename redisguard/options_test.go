@@ -10,8 +10,9 @@ import (
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/policy"
+	"github.com/herdsafe/backoff/internal/guardtest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -40,7 +41,7 @@ func TestBadConfiguration(t *testing.T) {
 		{"cluster deadlines ignored", deafCluster, "breaker", "x", nil, "ContextTimeoutEnabled"},
 		{"empty name", good, "budget", "", nil, "name is empty"},
 		{"brace in name", good, "breaker", "a{b", nil, "brace"},
-		{"nil option", good, "budget", "x", []Option{nil}, "Option is nil"},
+		{"nil option", good, "budget", "x", []Option{nil}, "NewTokenBucket was given a nil Option"},
 		{"zero timeout", good, "budget", "x", []Option{WithTimeout(0)}, "WithTimeout"},
 		{"negative retry interval", good, "breaker", "x", []Option{WithRetryInterval(-time.Second)}, "WithRetryInterval"},
 		{"negative staleness", good, "budget", "x", []Option{WithStaleness(-1)}, "WithStaleness"},
@@ -49,48 +50,66 @@ func TestBadConfiguration(t *testing.T) {
 		{"brace in prefix", good, "breaker", "x", []Option{WithKeyPrefix("}")}, "WithKeyPrefix"},
 		{"nil fallback hook", good, "budget", "x", []Option{WithOnFallback(nil)}, "WithOnFallback"},
 		{"nil recovery hook", good, "budget", "x", []Option{WithOnRecover(nil)}, "WithOnRecover"},
-		{"nil clock", good, "breaker", "x", []Option{WithClock(nil)}, "WithClock"},
-		{"zero tokens", good, "budget", "x", []Option{WithMaxTokens(0)}, "WithMaxTokens"},
-		{"NaN ratio", good, "budget", "x", []Option{WithTokenRatio(math.NaN())}, "WithTokenRatio"},
-		{"nil failure classifier", good, "budget", "x", []Option{WithIsFailure(nil)}, "WithIsFailure"},
-		{"zero failures", good, "breaker", "x", []Option{WithConsecutiveFailures(0)}, "WithConsecutiveFailures"},
-		{"negative open duration", good, "breaker", "x", []Option{WithOpenDuration(-time.Second)}, "WithOpenDuration"},
-		{"probes fewer than successes", good, "breaker", "x", []Option{WithHalfOpen(1, 2)}, "WithHalfOpen"},
-		{"nil IsFailure", good, "breaker", "x", []Option{WithIsFailure(nil)}, "WithIsFailure"},
-		{"nil state change", good, "breaker", "x", []Option{WithStateChange(nil)}, "WithStateChange"},
+		{"nil clock", good, "breaker", "x", []Option{WithBreaker(breaker.WithClock(nil))}, "breaker: WithClock"},
+		{"nil budget clock", good, "budget", "x", []Option{WithBudget(budget.WithClock(nil))}, "budget: WithClock"},
+		{"zero tokens", good, "budget", "x", []Option{WithBudget(budget.WithMaxTokens(0))}, "WithMaxTokens"},
+		{"NaN ratio", good, "budget", "x", []Option{WithBudget(budget.WithTokenRatio(math.NaN()))}, "WithTokenRatio"},
+		{"nil failure classifier", good, "budget", "x", []Option{WithBudget(budget.WithIsFailure(nil))}, "budget: WithIsFailure"},
+		{"zero failures", good, "breaker", "x", []Option{WithBreaker(breaker.WithConsecutiveFailures(0))}, "WithConsecutiveFailures"},
+		{"negative open duration", good, "breaker", "x", []Option{WithBreaker(breaker.WithOpenDuration(-time.Second))}, "WithOpenDuration"},
+		{"probes fewer than successes", good, "breaker", "x", []Option{WithBreaker(breaker.WithHalfOpen(1, 2))}, "WithHalfOpen"},
+		{"nil IsFailure", good, "breaker", "x", []Option{WithBreaker(breaker.WithIsFailure(nil))}, "breaker: WithIsFailure"},
+		{"nil state change", good, "breaker", "x", []Option{WithBreaker(breaker.WithStateChange(nil))}, "WithStateChange"},
 		{"tiny probe timeout", good, "breaker", "x", []Option{WithProbeTimeout(time.Microsecond)}, "WithProbeTimeout"},
-		{"a budget's option to a breaker", good, "breaker", "x", []Option{WithMaxTokens(5)}, "WithMaxTokens applies to a budget"},
-		{"a breaker's option to a budget", good, "budget", "x", []Option{WithOpenDuration(time.Second)}, "WithOpenDuration applies to a breaker"},
+		{"a budget's options to a breaker", good, "breaker", "x", []Option{WithBudget(budget.WithMaxTokens(5))}, "WithBudget applies to a budget"},
+		{"a breaker's options to a budget", good, "budget", "x", []Option{WithBreaker(breaker.WithOpenDuration(time.Second))}, "WithBreaker applies to a breaker"},
+		{"a ratio budget's option", good, "budget", "x", []Option{WithBudget(budget.WithWindow(time.Second))}, "budget: WithWindow applies to a ratio budget"},
+		{"a rule a fleet does not share", good, "breaker", "x", []Option{WithBreaker(breaker.WithFailureRate(0.5, 1, 10))}, "breaker.WithFailureRate, which a shared breaker does not support"},
+		{"a growing open duration", good, "breaker", "x", []Option{WithBreaker(breaker.WithOpenBackOff(backoff.NewExponentialBackOff()))}, "breaker.WithOpenBackOff"},
+		{"a time-based rule", good, "breaker", "x", []Option{WithBreaker(breaker.WithFailureRateOver(0.5, 1, time.Minute))}, "breaker.WithFailureRateOver"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var g guard.Guard
-			var err error
+			var g guardtest.Guard
 			if tt.guard == "budget" {
 				b := NewTokenBucket(tt.client, tt.gname, tt.opts...)
-				g, err = b, b.Validate()
-				_ = b.Stats()
+				g = b
+				if s := b.Stats(); s != (BudgetStats{}) {
+					t.Errorf("Stats = %+v, want zero", s)
+				}
 			} else {
 				b := NewBreaker(tt.client, tt.gname, tt.opts...)
-				g, err = b, b.Validate()
+				g = b
 				if b.State() != breaker.Open {
 					t.Errorf("State = %v, want open", b.State())
 				}
 			}
-			if !errors.Is(err, backoff.ErrInvalidConfiguration) || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("Validate = %v, want ErrInvalidConfiguration naming %q", err, tt.want)
-			}
-			if _, aerr := g.Allow(bg, retry); aerr != err {
-				t.Errorf("Allow = %v, want the configuration error", aerr)
-			}
+			guardtest.Refuses(t, g, guardtest.Invalid(t, g, tt.want))
 			g.Record(guard.Permit{}, guard.Outcome{Err: errDown}) // ignored
-			if perr := policy.New(policy.Guard(g)).DoErr(bg, func(context.Context) error {
-				t.Error("the Policy ran its function")
-				return nil
-			}); !errors.Is(perr, backoff.ErrInvalidConfiguration) {
-				t.Errorf("Policy.DoErr = %v, want ErrInvalidConfiguration", perr)
-			}
 		})
+	}
+}
+
+// TestNoMistakeMasksAnother: the client's, the name's and the options'
+// mistakes are all reported, the local guard's options as the local
+// package words them.
+func TestNoMistakeMasksAnother(t *testing.T) {
+	deaf := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	defer deaf.Close()
+	budgetErr := NewTokenBucket(deaf, "a{b", WithTTL(0), WithBudget(budget.WithMaxTokens(math.NaN()))).Validate()
+	breakerErr := NewBreaker(deaf, "", WithTTL(0), WithBreaker(breaker.WithHalfOpen(1, 2))).Validate()
+	for _, c := range []struct {
+		err  error
+		want []string
+	}{
+		{budgetErr, []string{"ContextTimeoutEnabled", "brace", "redisguard: WithTTL", "budget: WithMaxTokens(NaN)"}},
+		{breakerErr, []string{"ContextTimeoutEnabled", "name is empty", "redisguard: WithTTL", "breaker: WithHalfOpen"}},
+	} {
+		for _, w := range c.want {
+			if !errors.Is(c.err, backoff.ErrInvalidConfiguration) || !strings.Contains(c.err.Error(), w) {
+				t.Errorf("Validate = %v, want %q named", c.err, w)
+			}
+		}
 	}
 }
 
@@ -139,7 +158,6 @@ func TestKeys(t *testing.T) {
 // words: an error matching backoff.ErrInvalidConfiguration, before any
 // round trip or fallback.
 func TestAllowNilContext(t *testing.T) {
-	const want = "backoff: invalid configuration: redisguard: Allow was given a nil context"
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", ContextTimeoutEnabled: true})
 	defer client.Close()
 	tests := []struct {
@@ -157,13 +175,7 @@ func TestAllowNilContext(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, attempt := range []int{1, 2} {
-				//lint:ignore SA1012 a nil context is what is tested
-				p, err := tt.g.Allow(nil, guard.Call{Attempt: attempt})
-				if !errors.Is(err, backoff.ErrInvalidConfiguration) || err.Error() != want || p != (guard.Permit{}) {
-					t.Errorf("Allow(nil, attempt %d) = %+v, %v; want %q", attempt, p, err, want)
-				}
-			}
+			guardtest.RefusesNilContext(t, tt.g, "redisguard")
 		})
 	}
 	for _, i := range []int{0, 4} { // the valid guards

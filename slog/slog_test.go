@@ -16,6 +16,7 @@ import (
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/internal/telemetry/telemetrytest"
 	"github.com/herdsafe/backoff/policy"
 	slogbackoff "github.com/herdsafe/backoff/slog"
 )
@@ -430,17 +431,7 @@ func TestNamed(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { _ = in.Named("fetch") }); n != 0 {
 		t.Errorf("Named of a name seen before allocates %v times, want 0", n)
 	}
-	got := make([]backoff.Instrumenter, 8)
-	var wg sync.WaitGroup
-	for i := range got {
-		wg.Go(func() { got[i] = in.Named("concurrent") })
-	}
-	wg.Wait()
-	for i := range got {
-		if got[i] != got[0] {
-			t.Fatalf("goroutine %d received another Instrumenter than goroutine 0", i)
-		}
-	}
+	telemetrytest.NamedOnce(t, in, "concurrent")
 }
 
 // One Instrumenter shared by concurrent runs logs each run's records.
@@ -479,9 +470,7 @@ func TestMisuse(t *testing.T) {
 	}
 	panics("New(nil)", "nil *slog.Logger", func() { slogbackoff.New(nil) })
 	for _, in := range []*slogbackoff.Instrumenter{nil, {}} {
-		panics("BeforeAttempt", "not made by New", func() { in.BeforeAttempt(context.Background(), backoff.State{Attempt: 1}) })
-		panics("AfterAttempt", "not made by New", func() { in.AfterAttempt(context.Background(), backoff.State{Attempt: 1}) })
-		panics("Named", "not made by New", func() { in.Named("fetch") })
+		telemetrytest.NotMadeByNew(t, in)
 	}
 }
 

@@ -1,13 +1,13 @@
 package throttle
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"time"
 
 	"github.com/benbjohnson/clock"
-	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/setting"
+	"github.com/herdsafe/backoff/internal/window"
 )
 
 // The defaults, from the SRE book.
@@ -19,10 +19,10 @@ const (
 	DefaultWindow = 2 * time.Minute
 )
 
-// MinWindow is the shortest window WithWindow accepts: the window is kept
-// as ten slots, and a slot shorter than a millisecond would make the
-// slots' 32-bit epoch numbers wrap within days.
-const MinWindow = 10 * time.Millisecond
+// MinWindow is the shortest window WithWindow accepts, 10 ms: the window
+// is kept as ten slots, and a slot shorter than a millisecond would make
+// the slots' 32-bit epoch numbers wrap within days.
+const MinWindow = window.Min
 
 // An Option configures a Throttle.
 type Option func(*config)
@@ -38,11 +38,7 @@ type config struct {
 }
 
 // fail records the first bad setting.
-func (c *config) fail(format string, args ...any) {
-	if c.err == nil {
-		c.err = fmt.Errorf("%w: throttle: %s", backoff.ErrInvalidConfiguration, fmt.Sprintf(format, args...))
-	}
-}
+func (c *config) fail(format string, args ...any) { settings.Fail(&c.err, format, args...) }
 
 // WithK sets the multiplier of accepts in the rejection probability
 // (default DefaultK, the book's 2): the Throttle rejects nothing while
@@ -66,11 +62,9 @@ func WithK(k float64) Option {
 // it was made. It must be at least MinWindow.
 func WithWindow(d time.Duration) Option {
 	return func(c *config) {
-		if d < MinWindow {
-			c.fail("WithWindow(%v): must be at least %v", d, MinWindow)
-			return
+		if window.Check(settings, &c.err, "WithWindow", d) {
+			c.window = d
 		}
-		c.window = d
 	}
 }
 
@@ -83,11 +77,7 @@ func WithWindow(d time.Duration) Option {
 // ErrInvalidConfiguration.
 func WithAccepted(fn func(error) bool) Option {
 	return func(c *config) {
-		if fn == nil {
-			c.fail("WithAccepted was given a nil classifier")
-			return
-		}
-		c.accepted = fn
+		setting.NotNil(settings, &c.err, &c.accepted, fn, "WithAccepted", "classifier")
 	}
 }
 
@@ -101,37 +91,21 @@ func WithAccepted(fn func(error) bool) Option {
 // math/rand/v2's Float64. A nil fn is reported as ErrInvalidConfiguration.
 func WithRandom(fn func() float64) Option {
 	return func(c *config) {
-		if fn == nil {
-			c.fail("WithRandom was given a nil function")
-			return
-		}
-		c.random = fn
+		setting.NotNil(settings, &c.err, &c.random, fn, "WithRandom", "function")
 	}
 }
 
 // WithClock makes the Throttle measure its window on c, such as a
 // *clock.Mock in a test or the herd simulator's virtual clock (default
-// clock.New(), the time package). A nil c is reported as
+// clock.New(), the time package). A nil c, typed or not, is reported as
 // ErrInvalidConfiguration.
 func WithClock(c clock.Clock) Option {
-	return func(cfg *config) {
-		if c == nil {
-			cfg.fail("WithClock was given a nil clock")
-			return
-		}
-		cfg.clock = c
-	}
+	return func(cfg *config) { settings.Clock(&cfg.clock, &cfg.err, c) }
 }
 
 // newConfig returns the configuration of the options, over the defaults.
 func newConfig(opts []Option) *config {
-	c := &config{k: DefaultK, window: DefaultWindow, random: rand.Float64, clock: clock.New()}
-	for _, o := range opts {
-		if o == nil {
-			c.fail("an Option is nil")
-			continue
-		}
-		o(c)
-	}
+	c := &config{k: DefaultK, window: DefaultWindow, random: rand.Float64, clock: setting.RealClock}
+	setting.Apply(settings, &c.err, "New", c, opts)
 	return c
 }

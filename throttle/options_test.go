@@ -1,17 +1,13 @@
 package throttle
 
 import (
-	"context"
-	"errors"
 	"math"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/guardtest"
 	"github.com/herdsafe/backoff/internal/window"
-
-	"github.com/herdsafe/backoff"
 )
 
 // TestInvalidConfiguration checks that every bad setting is reported by
@@ -41,26 +37,10 @@ func TestInvalidConfiguration(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := tc.th.Validate()
-			if !errors.Is(err, backoff.ErrInvalidConfiguration) || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("Validate() = %v, want ErrInvalidConfiguration naming %q", err, tc.want)
-			}
-			for range 3 {
-				if _, aerr := tc.th.Allow(context.Background(), guard.Call{Attempt: 1}); aerr != err {
-					t.Fatalf("Allow = %v, want the configuration error", aerr)
-				}
-			}
+			guardtest.Refuses(t, tc.th, guardtest.Invalid(t, tc.th, tc.want))
 			tc.th.Record(guard.Permit{}, guard.Outcome{}) // no panic
 			if s := tc.th.Stats(); s != (Stats{}) {
 				t.Fatalf("Stats = %+v, want zero", s)
-			}
-			ran := false
-			rerr := guard.Run(context.Background(), tc.th, guard.Call{Attempt: 1}, func(context.Context) error { ran = true; return nil })
-			switch {
-			case ran || !errors.Is(rerr, backoff.ErrInvalidConfiguration):
-				t.Fatalf("guard.Run = %v (ran %v), want ErrInvalidConfiguration before running", rerr, ran)
-			case tc.th != nil && (!errors.Is(rerr, err) || !errors.Is(rerr, backoff.ErrRefused)):
-				t.Fatalf("guard.Run = %v, want a refusal with the configuration error", rerr)
 			}
 		})
 	}

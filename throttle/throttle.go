@@ -2,11 +2,8 @@ package throttle
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"sync/atomic"
 
-	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/internal/window"
 )
@@ -16,13 +13,6 @@ const (
 	requests = 0
 	accepts  = 1
 )
-
-// ErrThrottled is the error of a call that a Throttle rejected locally.
-// Through guard.Run or a policy it comes back wrapped in an error that
-// matches backoff.ErrRefused; inside a policy that error is the Cause of
-// the call's *backoff.Error (of the retry stage it stops, whose LastErr
-// keeps the last real error): match it with errors.Is.
-var ErrThrottled = errors.New("throttle: rejected locally: the backend rejects too many calls")
 
 // A Throttle rejects calls locally, at random, in proportion to the share
 // of recent calls the backend did not accept; see the package
@@ -63,26 +53,15 @@ func New(opts ...Option) *Throttle {
 	return t
 }
 
-// errZero is the error of a Throttle not made by New.
-var errZero = fmt.Errorf("%w: throttle: a zero or nil Throttle; make one with New", backoff.ErrInvalidConfiguration)
-
-// errNilContext is the error of Allow given a nil context.
-var errNilContext = fmt.Errorf("%w: throttle: Allow was given a nil context", backoff.ErrInvalidConfiguration)
-
 // Validate reports the Throttle's configuration error, if it has one: an
 // error matching backoff.ErrInvalidConfiguration that names the option.
 // It makes the Throttle a [guard.Validator]: policy.Guard calls it, so
 // that a Policy with a bad Throttle fails before it runs anything.
 func (t *Throttle) Validate() error {
-	switch {
-	case t == nil:
-		return errZero
-	case t.err != nil:
-		return t.err
-	case !t.ready:
+	if t == nil || (t.err == nil && !t.ready) {
 		return errZero
 	}
-	return nil
+	return t.err
 }
 
 // Allow counts the call as a request and rejects it with probability
@@ -135,6 +114,19 @@ func (t *Throttle) Record(p guard.Permit, o guard.Outcome) {
 	case t.accepted != nil && t.accepted(o.Err):
 		t.w.Add(e, accepts)
 	}
+}
+
+// Run runs fn under the Throttle: it is [guard.Run] with
+// guard.Call{Attempt: 1}. It asks Allow, and if admitted calls fn and
+// tells Record how it ended, even if fn panics (the panic then goes on,
+// and the call counts as not accepted). A rejection returns, without
+// calling fn, an error that matches [backoff.ErrRefused] and wraps
+// ErrThrottled, which stops a retry driver around Run at once. A call
+// whose ctx is done when fn returns is recorded as abandoned; a ctx done
+// already is refused before the Throttle is asked, as guard.Run refuses
+// one (see package guard).
+func (t *Throttle) Run(ctx context.Context, fn func(context.Context) error) error {
+	return guard.Run(ctx, t, guard.Call{Attempt: 1}, fn)
 }
 
 // probability is the book's rejection probability for the counts.

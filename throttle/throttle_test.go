@@ -10,6 +10,7 @@ import (
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/guardtest"
 )
 
 // TestProbability checks the rejection probability at exact counts, and
@@ -434,7 +435,6 @@ func BenchmarkOverloaded(b *testing.B) {
 // the same words: an error matching ErrInvalidConfiguration, and the call
 // not counted as a request.
 func TestAllowNilContext(t *testing.T) {
-	const want = "backoff: invalid configuration: throttle: Allow was given a nil context"
 	th, _ := newThrottle(t)
 	overloaded, _ := newThrottle(t)
 	load(t, overloaded, 10, 0) // it would reject with a probability above 0
@@ -451,16 +451,63 @@ func TestAllowNilContext(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			before := c.th.Stats()
-			for _, attempt := range []int{1, 2} {
-				//lint:ignore SA1012 a nil context is what is tested
-				p, err := c.th.Allow(nil, guard.Call{Attempt: attempt})
-				if !errors.Is(err, backoff.ErrInvalidConfiguration) || err.Error() != want || p != (guard.Permit{}) {
-					t.Errorf("Allow(nil, attempt %d) = %+v, %v; want %q", attempt, p, err, want)
-				}
-			}
+			guardtest.RefusesNilContext(t, c.th, "throttle")
 			if after := c.th.Stats(); after != before {
 				t.Errorf("Stats() = %+v after Allow(nil), want %+v", after, before)
 			}
 		})
 	}
+}
+
+// TestRun checks Run on its own.
+func TestRun(t *testing.T) {
+	t.Run("success", func(t *testing.T) {
+		th, _ := newThrottle(t)
+		if err := th.Run(t.Context(), func(context.Context) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if s := th.Stats(); s.Requests != 1 || s.Accepts != 1 {
+			t.Fatalf("Stats = %+v", s)
+		}
+	})
+	t.Run("failure", func(t *testing.T) {
+		th, _ := newThrottle(t)
+		if err := th.Run(t.Context(), func(context.Context) error { return errOverloaded }); err != errOverloaded {
+			t.Fatalf("err = %v", err)
+		}
+		if s := th.Stats(); s.Requests != 1 || s.Accepts != 0 {
+			t.Fatalf("Stats = %+v", s)
+		}
+	})
+	t.Run("rejected", func(t *testing.T) {
+		th, _ := newThrottle(t, WithRandom(func() float64 { return 0 }))
+		load(t, th, 1, 0)
+		ran := false
+		err := th.Run(t.Context(), func(context.Context) error { ran = true; return nil })
+		if !errors.Is(err, ErrThrottled) || !errors.Is(err, backoff.ErrRefused) || ran {
+			t.Fatalf("err = %v, ran = %v; want a refusal matching ErrThrottled, not run", err, ran)
+		}
+	})
+	t.Run("abandoned", func(t *testing.T) {
+		th, _ := newThrottle(t)
+		ctx, cancel := context.WithCancel(t.Context())
+		_ = th.Run(ctx, func(context.Context) error { cancel(); return errOverloaded })
+		if s := th.Stats(); s.Requests != 0 || s.Accepts != 0 {
+			t.Fatalf("Stats = %+v, want the abandoned call taken back", s)
+		}
+	})
+	t.Run("panic", func(t *testing.T) {
+		th, _ := newThrottle(t)
+		func() {
+			defer func() {
+				if r := recover(); r != "boom" {
+					t.Fatalf("recovered %v, want fn's panic", r)
+				}
+			}()
+			_ = th.Run(t.Context(), func(context.Context) error { panic("boom") })
+		}()
+		if s := th.Stats(); s.Requests != 1 || s.Accepts != 0 {
+			t.Fatalf("Stats = %+v, want a request not accepted", s)
+		}
+	})
 }

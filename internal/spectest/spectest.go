@@ -5,6 +5,7 @@
 package spectest
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -163,4 +164,34 @@ func (n *Notify) Notify(err error, d time.Duration) {
 	defer n.mu.Unlock()
 	n.Errs = append(n.Errs, err)
 	n.Delays = append(n.Delays, d)
+}
+
+// CheckStop checks the shape of a failure err, an *Error of package
+// backoff whose Cause is gotCause and whose LastErr is gotLast: its Cause
+// matches cause and its LastErr lastErr (both with errors.Is, and lastErr
+// by message too; a nil lastErr means no attempt's error), its Error() is
+// lastErr's message undecorated, and it matches both with errors.Is.
+func CheckStop(t testing.TB, err, gotCause, gotLast, cause, lastErr error) {
+	t.Helper()
+	if !errors.Is(gotCause, cause) {
+		t.Errorf("Cause = %v, want %v", gotCause, cause)
+	}
+	if !errors.Is(err, cause) {
+		t.Errorf("errors.Is(err, %v) = false", cause)
+	}
+	if lastErr == nil {
+		if gotLast != nil {
+			t.Errorf("LastErr = %v, want nil", gotLast)
+		}
+		return
+	}
+	if gotLast == nil || !errors.Is(gotLast, lastErr) || gotLast.Error() != lastErr.Error() {
+		t.Errorf("LastErr = %v, want %v", gotLast, lastErr)
+	}
+	if !errors.Is(err, lastErr) {
+		t.Errorf("errors.Is(err, %v) = false", lastErr)
+	}
+	if got, want := err.Error(), lastErr.Error(); got != want {
+		t.Errorf("Error() = %q, want the last error undecorated: %q", got, want)
+	}
 }

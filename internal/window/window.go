@@ -1,6 +1,6 @@
 // Package window counts events over a sliding window of time on a clock,
-// without a lock: the window the retry budget and the adaptive throttle
-// keep their counts in.
+// without a lock: the window the ratio budget, the adaptive throttle and
+// the breaker's time-based trip rule keep their counts in.
 package window
 
 import (
@@ -9,13 +9,31 @@ import (
 	"time"
 
 	"github.com/benbjohnson/clock"
+	"github.com/herdsafe/backoff/internal/setting"
 )
 
 // Slots is the number of slots a window is kept in, each a tenth of it.
 const Slots = 10
 
-// Kinds is the number of kinds of event a window counts apart: 0 and 1.
-const Kinds = 2
+// Kinds is the number of kinds of event a window counts apart: 0, 1
+// and 2.
+const Kinds = 3
+
+// Min is the shortest window the options of this module accept, so that
+// a slot lasts a millisecond at least: the slots' 32-bit epochs then wrap
+// after 49 days at the soonest (see Window).
+const Min = 10 * time.Millisecond
+
+// Check reports whether d, the window an option named option was given,
+// is at least Min; if not, it records the error in *first, in the words of
+// settings.
+func Check(settings setting.Package, first *error, option string, d time.Duration) bool {
+	if d < Min {
+		settings.Fail(first, "%s was given a window of %v; it must be at least %v", option, d, Min)
+		return false
+	}
+	return true
+}
 
 // Window counts events of Kinds kinds over a sliding window of time on a
 // clock, kept as Slots slots of a tenth of the window each. An event counts
@@ -25,9 +43,9 @@ const Kinds = 2
 // of slot widths from origin to the slot's start, kept to 32 bits) in the
 // high half, its count in the low half. Moving a slot on to a new epoch
 // and counting in it is then one compare-and-swap: no lock, no allocation.
-// The 32-bit epoch wraps after 2^32 slots, which a window of 10 ms makes
-// at least 497 days; a slot left untouched for exactly a multiple of that
-// would be taken for a current one. A Window is safe for concurrent use
+// The 32-bit epoch wraps after 2^32 slots, which a window of Min, with its
+// slots of a millisecond, makes in 49 days; a slot left untouched for
+// exactly a multiple of that would be taken for a current one. A Window is safe for concurrent use
 // once Init has returned.
 type Window struct {
 	clk    clock.Clock
@@ -136,8 +154,8 @@ func (w *Window) Count(e int64, kind int) uint64 {
 	return n
 }
 
-// Counts returns the events of both kinds, 0 and 1, in the window that
-// ends with epoch e, read slot by slot.
+// Counts returns the events of the kinds 0 and 1 in the window that ends
+// with epoch e, read slot by slot.
 func (w *Window) Counts(e int64) (zero, one uint64) {
 	for i := range int64(Slots) {
 		s, t := &w.slots[index(e-i)], tag(e-i)

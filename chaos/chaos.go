@@ -2,13 +2,11 @@ package chaos
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"sync/atomic"
 
-	"github.com/benbjohnson/clock"
-	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/setting"
 )
 
 // Injector is a [guard.Guard] that injects the faults its [Config]
@@ -51,7 +49,7 @@ type Stats struct {
 func New(cfg Config) *Injector {
 	in := &Injector{cfg: cfg, err: cfg.Validate(), made: true}
 	if in.cfg.Clock == nil {
-		in.cfg.Clock = clock.New()
+		in.cfg.Clock = setting.RealClock
 	}
 	if in.cfg.Rand == nil {
 		in.cfg.Rand = rand.Float64
@@ -69,13 +67,6 @@ func (in *Injector) Validate() error {
 	}
 	return in.err
 }
-
-// errNotMade is the error of an Injector that New did not make, such as a
-// zero Injector.
-var errNotMade = fmt.Errorf("%w: chaos: the Injector was not made by New", backoff.ErrInvalidConfiguration)
-
-// errNilContext is the error of Allow given a nil context.
-var errNilContext = fmt.Errorf("%w: chaos: Allow was given a nil context", backoff.ErrInvalidConfiguration)
 
 // Stats returns the Injector's counts. Each is read atomically, but the
 // three are not read at one instant.
@@ -119,6 +110,9 @@ func (in *Injector) Record(guard.Permit, guard.Outcome) {}
 // matches [backoff.ErrRefused] and wraps the error [Injector.Validate]
 // reports. A nil ctx or fn is reported as an error matching
 // [backoff.ErrInvalidConfiguration]. A panic in fn goes on to the caller.
+// A ctx already done is refused before the Injector is asked, as
+// guard.Run refuses one (see package guard): nothing is injected or
+// counted.
 func (in *Injector) Run(ctx context.Context, fn func(context.Context) error) error {
 	return guard.Run(ctx, in, guard.Call{Attempt: 1}, fn)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/guardtest"
 	"github.com/herdsafe/backoff/policy"
 )
 
@@ -63,41 +64,19 @@ func TestConfigValidate(t *testing.T) {
 // fails before running anything: see policy_test.go).
 func TestInvalidInjectorRefuses(t *testing.T) {
 	in := New(Config{ErrorProbability: 0.5}) // no InjectedError
-	want := in.Validate()
-	if !errors.Is(want, backoff.ErrInvalidConfiguration) {
-		t.Fatalf("Validate() = %v, want ErrInvalidConfiguration", want)
-	}
-	for range 3 {
-		if _, err := in.Allow(context.Background(), guard.Call{Attempt: 1}); err != want {
-			t.Errorf("Allow: %v, want the Config's error itself (a refusal, not a Failure)", err)
-		}
-	}
-	called := false
-	if err := in.Run(context.Background(), func(context.Context) error { called = true; return nil }); !errors.Is(err, want) ||
-		!errors.Is(err, backoff.ErrRefused) || called {
-		t.Errorf("Run: %v (fn called: %v), want a refusal with the Config's error and fn not called", err, called)
-	}
-	if got := in.Stats(); got != (Stats{Calls: 4}) {
-		t.Errorf("Stats() = %+v, want 4 calls and nothing injected", got)
+	// Allow returns the Config's error itself: a refusal, not a Failure.
+	guardtest.Refuses(t, in, guardtest.Invalid(t, in, "InjectedError"))
+	if got := in.Stats(); got != (Stats{Calls: 3}) {
+		t.Errorf("Stats() = %+v, want 3 calls and nothing injected", got)
 	}
 }
 
-// A zero Injector, which New did not make, refuses as an invalid one does,
-// rather than admitting every call; and Allow refuses a nil context
-// instead of panicking on it.
+// A zero or nil Injector, which New did not make, refuses as an invalid
+// one does, rather than admitting every call; and Allow refuses a nil
+// context instead of panicking on it.
 func TestZeroInjectorAndNilContextRefused(t *testing.T) {
-	var zero Injector
-	if err := zero.Validate(); !errors.Is(err, backoff.ErrInvalidConfiguration) {
-		t.Fatalf("zero Injector: Validate() = %v, want ErrInvalidConfiguration", err)
-	}
-	if _, err := zero.Allow(context.Background(), guard.Call{Attempt: 1}); err != zero.Validate() {
-		t.Errorf("zero Injector: Allow: %v, want Validate's error", err)
-	}
-	called := false
-	if err := zero.Run(context.Background(), func(context.Context) error { called = true; return nil }); !errors.Is(err, zero.Validate()) ||
-		!errors.Is(err, backoff.ErrRefused) || called {
-		t.Errorf("zero Injector: Run: %v (fn called: %v), want a refusal with Validate's error and fn not called", err, called)
-	}
+	zero := &Injector{}
+	guardtest.Refuses(t, zero, guardtest.Invalid(t, zero, "zero or nil Injector"))
 	var nilInjector *Injector
 	if err := nilInjector.Validate(); !errors.Is(err, backoff.ErrInvalidConfiguration) {
 		t.Errorf("nil *Injector: Validate() = %v, want ErrInvalidConfiguration", err)

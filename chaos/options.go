@@ -1,11 +1,9 @@
 package chaos
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/benbjohnson/clock"
-	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/internal/typednil"
 )
 
@@ -50,25 +48,20 @@ type Config struct {
 func (c Config) Validate() error {
 	switch {
 	case c.InjectedError != nil && typednil.Is(c.InjectedError):
-		return invalid("InjectedError is a nil %T", c.InjectedError)
+		return settings.Invalid("Config.InjectedError is a nil %T", c.InjectedError)
 	case c.Clock != nil && typednil.Is(c.Clock):
-		return invalid("Clock is a nil %T", c.Clock)
+		return settings.Invalid("Config.Clock is a nil %T", c.Clock)
 	case !inUnitInterval(c.ErrorProbability):
-		return invalid("ErrorProbability is %v, not in [0, 1]", c.ErrorProbability)
+		return settings.Invalid("Config.ErrorProbability is %v, not in [0, 1]", c.ErrorProbability)
 	case !inUnitInterval(c.LatencyProbability):
-		return invalid("LatencyProbability is %v, not in [0, 1]", c.LatencyProbability)
+		return settings.Invalid("Config.LatencyProbability is %v, not in [0, 1]", c.LatencyProbability)
 	case c.LatencyDuration < 0:
-		return invalid("LatencyDuration is negative (%v)", c.LatencyDuration)
+		return settings.Invalid("Config.LatencyDuration is negative (%v)", c.LatencyDuration)
 	case c.ErrorProbability > 0 && c.InjectedError == nil:
-		return invalid("ErrorProbability is %v but InjectedError is nil", c.ErrorProbability)
+		return settings.Invalid("Config.ErrorProbability is %v but InjectedError is nil", c.ErrorProbability)
 	}
 	return nil
 }
 
 // inUnitInterval reports whether p is in [0, 1]; NaN is not.
 func inUnitInterval(p float64) bool { return p >= 0 && p <= 1 }
-
-// invalid returns an error matching backoff.ErrInvalidConfiguration.
-func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: chaos.Config: %s", backoff.ErrInvalidConfiguration, fmt.Sprintf(format, args...))
-}

@@ -2,10 +2,9 @@ package breaker
 
 import (
 	"errors"
-	"fmt"
 	"time"
 
-	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/setting"
 )
 
 // ErrCircuitOpen is what every refusal of a [Breaker] matches with
@@ -56,11 +55,10 @@ func (e *OpenError) Is(target error) bool { return target == ErrCircuitOpen }
 // RetryAfter returns Duration, the time until the breaker admits a probe.
 func (e *OpenError) RetryAfter() time.Duration { return e.Duration }
 
-// invalid returns an error that matches backoff.ErrInvalidConfiguration
-// and names the setting that is wrong.
-func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: breaker: %s", backoff.ErrInvalidConfiguration, fmt.Sprintf(format, args...))
-}
+// settings makes the errors of the settings a Breaker cannot use.
+const settings = setting.Package("breaker")
 
-// errNilContext is the error of Allow given a nil context.
-var errNilContext = invalid("Allow was given a nil context")
+var (
+	errNilContext = settings.NilContext()              // of Allow given a nil context
+	errZero       = settings.NotMade("Breaker", "New") // of a Breaker New did not make
+)

@@ -1,0 +1,59 @@
+// Package fleet is what the fleet-wide guards of module redisguard learn
+// of the local guards they are made of: the settings that breaker.New and
+// budget.NewTokenBucket made of their options, which a fleet-wide guard
+// keeps in Redis for the whole fleet, and the classifier and hook it runs
+// itself. A fleet-wide guard thus takes the options of package breaker or
+// budget, validated by the local guard that is also its fallback, and
+// copies none of them.
+//
+// The functions are set by packages breaker and budget when they are
+// loaded (package fleet cannot import them: they import it).
+package fleet
+
+import (
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/herdsafe/backoff/guard"
+)
+
+// Breaker is what a fleet-wide breaker takes of a breaker.New.
+type Breaker struct {
+	Threshold int           // failures in a row that trip it (WithConsecutiveFailures)
+	Open      time.Duration // how long it stays open (WithOpenDuration)
+	Probes    int           // probes admitted half-open (WithHalfOpen)
+	Successes int           // probe successes that close it (WithHalfOpen)
+	// IsFailure is WithIsFailure's classifier, nil for every error.
+	IsFailure func(error) bool
+	// OnChange is WithStateChange's hook, nil for none, with the states
+	// as uint8 values of breaker.State.
+	OnChange func(from, to uint8)
+	Clock    clock.Clock
+	// Unshared names the first option given that a fleet-wide breaker
+	// cannot share, such as "WithFailureRate", or is "".
+	Unshared string
+}
+
+// TakeBreaker returns the settings of g, a *breaker.Breaker that New made
+// and that nothing has used yet, and takes its classifier and its
+// state-change hook away from it: g, the local fallback of a fleet-wide
+// breaker, then counts every error it is told of as a failure and reports
+// no change of state, and the fleet-wide breaker does both. ok is false if
+// g is not a *breaker.Breaker that New made.
+var TakeBreaker func(g guard.Guard) (s Breaker, ok bool)
+
+// TokenBucket is what a fleet-wide token bucket takes of a
+// budget.NewTokenBucket.
+type TokenBucket struct {
+	MaxTokens  int64 // the capacity, in thousandths of a token (WithMaxTokens)
+	TokenRatio int64 // what a success gives back, in thousandths (WithTokenRatio)
+	// IsFailure is WithIsFailure's classifier, nil for every error.
+	IsFailure func(error) bool
+	Clock     clock.Clock // WithClock's, which a local token bucket does not read
+}
+
+// TakeTokenBucket returns the settings of g, a token bucket of
+// budget.NewTokenBucket that nothing has used yet, and takes its
+// classifier away from it, as TakeBreaker does. ok is false if g is not
+// such a token bucket.
+var TakeTokenBucket func(g guard.Guard) (s TokenBucket, ok bool)

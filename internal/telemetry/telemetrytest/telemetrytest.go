@@ -1,0 +1,156 @@
+// Package telemetrytest holds the checks that the tests of the
+// repository's Instrumenters share (otelbackoff, prombackoff,
+// slogbackoff): what each promises alike of its Named method and of an
+// Instrumenter that its New did not make, written once.
+package telemetrytest
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/budget"
+	"github.com/herdsafe/backoff/bulkhead"
+	"github.com/herdsafe/backoff/internal/telemetry"
+	"github.com/herdsafe/backoff/limiter"
+	"github.com/herdsafe/backoff/throttle"
+)
+
+// Instrumenter is what the Instrumenters of the repository offer.
+type Instrumenter interface {
+	backoff.Instrumenter
+	Named(name string) backoff.Instrumenter
+}
+
+// NotMadeByNew checks that every method of in, an Instrumenter that New
+// did not make (a nil or zero one), panics with a message that says so.
+func NotMadeByNew(t *testing.T, in Instrumenter) {
+	t.Helper()
+	for name, use := range map[string]func(){
+		"BeforeAttempt": func() { in.BeforeAttempt(context.Background(), backoff.State{Attempt: 1}) },
+		"AfterAttempt":  func() { in.AfterAttempt(context.Background(), backoff.State{Attempt: 1}) },
+		"Named":         func() { in.Named("fetch") },
+	} {
+		func() {
+			defer func() {
+				if v, _ := recover().(string); !strings.Contains(v, "not made by New") {
+					t.Errorf("%s: recovered %q, want the package's message", name, v)
+				}
+			}()
+			use()
+		}()
+	}
+}
+
+// NamedOnce checks that concurrent calls of Named with one name, a name
+// seen for the first time, all return one Instrumenter.
+func NamedOnce(t *testing.T, in Instrumenter, name string) {
+	t.Helper()
+	got := make([]backoff.Instrumenter, 8)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Go(func() { got[i] = in.Named(name) })
+	}
+	wg.Wait()
+	for i := range got {
+		if got[i] != got[0] {
+			t.Fatalf("goroutine %d received another Instrumenter than goroutine 0", i)
+		}
+	}
+}
+
+// Registration is what the Observe methods of both modules return.
+type Registration interface{ Unregister() error }
+
+// Observer is the Observe methods of both telemetry modules, whose
+// Registration is R: the same names, arguments and registration, so that
+// a user moves from one to the other without rewriting a call.
+type Observer[R Registration] interface {
+	ObserveBreaker(name string, b *breaker.Breaker) (R, error)
+	ObserveBulkhead(name string, b *bulkhead.Bulkhead) (R, error)
+	ObservePriorityBulkhead(name string, b *bulkhead.PriorityBulkhead) (R, error)
+	ObserveBudget(name string, b *budget.Budget) (R, error)
+	ObserveThrottle(name string, t *throttle.Throttle) (R, error)
+	ObserveLimiter(name string, l *limiter.Limiter) (R, error)
+	ObserveShared(name string, g telemetry.SharedGuard) (R, error)
+}
+
+// Observe checks what the Observe methods of in, an Instrumenter of the
+// package pkg ("otelbackoff"), promise alike: a nil guard (typed or not)
+// and an empty name are reported as backoff.ErrInvalidConfiguration, both
+// named, in the package's words; a name is taken for a guard of one kind
+// until its Registration is unregistered, which stops the observation;
+// and a second Unregister does nothing. states(name) returns how many
+// series of the breaker state metric the guard name has when collected.
+func Observe[R Registration](t *testing.T, in Observer[R], pkg string, states func(guard string) int) {
+	t.Helper()
+	type observe func() (R, error)
+	for name, c := range map[string]struct {
+		observe observe
+		says    []string
+	}{
+		"nil_breaker":           {func() (R, error) { return in.ObserveBreaker("b", nil) }, []string{"ObserveBreaker was given a nil guard"}},
+		"nil_bulkhead":          {func() (R, error) { return in.ObserveBulkhead("b", nil) }, []string{"ObserveBulkhead was given a nil guard"}},
+		"nil_priority_bulkhead": {func() (R, error) { return in.ObservePriorityBulkhead("b", nil) }, []string{"nil guard"}},
+		"nil_budget":            {func() (R, error) { return in.ObserveBudget("b", nil) }, []string{"nil guard"}},
+		"nil_throttle":          {func() (R, error) { return in.ObserveThrottle("b", nil) }, []string{"nil guard"}},
+		"nil_limiter":           {func() (R, error) { return in.ObserveLimiter("b", nil) }, []string{"ObserveLimiter was given a nil guard"}},
+		"nil_shared":            {func() (R, error) { return in.ObserveShared("b", nil) }, []string{"nil guard"}},
+		"typed_nil_shared":      {func() (R, error) { return in.ObserveShared("b", (*scripted)(nil)) }, []string{"nil guard"}},
+		"empty_name":            {func() (R, error) { return in.ObserveBreaker("", breaker.New()) }, []string{"empty name"}},
+		"both":                  {func() (R, error) { return in.ObserveBudget("", nil) }, []string{"nil guard", "empty name"}},
+	} {
+		_, err := c.observe()
+		for _, says := range c.says {
+			if !errors.Is(err, backoff.ErrInvalidConfiguration) || !strings.Contains(err.Error(), pkg+": ") || !strings.Contains(err.Error(), says) {
+				t.Errorf("%s: %v; want an ErrInvalidConfiguration of %s saying %q", name, err, pkg, says)
+			}
+		}
+	}
+
+	reg, err := in.ObserveBreaker("payments", breaker.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.ObserveBreaker("payments", breaker.New()); !errors.Is(err, backoff.ErrInvalidConfiguration) {
+		t.Errorf("a second breaker named payments: %v, want ErrInvalidConfiguration", err)
+	}
+	for i, observe := range []observe{
+		func() (R, error) { return in.ObserveBulkhead("payments", bulkhead.New(1)) },
+		func() (R, error) { return in.ObserveBudget("payments", budget.NewTokenBucket()) },
+		func() (R, error) { return in.ObserveThrottle("payments", throttle.New()) },
+		func() (R, error) { return in.ObserveLimiter("payments", limiter.New()) },
+		func() (R, error) { return in.ObserveShared("payments", &scripted{}) },
+	} {
+		if _, err := observe(); err != nil {
+			t.Errorf("guard %d of another kind named payments: %v", i, err)
+		}
+	}
+	if n := states("payments"); n != 5 {
+		t.Errorf("%d series of the breaker state, want 5 (closed, open, half-open, forced-open, forced-closed)", n)
+	}
+	if err := reg.Unregister(); err != nil {
+		t.Fatal(err)
+	}
+	if n := states("payments"); n != 0 {
+		t.Errorf("after Unregister, %d series of the breaker state, want none", n)
+	}
+	if err := reg.Unregister(); err != nil {
+		t.Errorf("a second Unregister: %v, want nil", err)
+	}
+	if _, err := in.ObserveBreaker("payments", breaker.New()); err != nil {
+		t.Errorf("after Unregister the name is still taken: %v", err)
+	}
+}
+
+// scripted is a SharedGuard whose figures a test sets.
+type scripted struct {
+	local                 bool
+	fallbacks, recoveries uint64
+}
+
+func (s *scripted) Fallback() (bool, uint64, uint64) { return s.local, s.fallbacks, s.recoveries }
