@@ -336,7 +336,11 @@ func (s *stream) RecvMsg(m any) error {
 			s.recvMu.Unlock()
 			return nil
 		}
-		a.report(end{err: err, committed: s.committedBy(a), trailer: true})
+		if err == io.EOF { // the stream ended well
+			a.report(end{})
+		} else {
+			a.report(end{err: err, committed: s.committedBy(a), trailer: true})
+		}
 		s.recvMu.Unlock()
 		if _, err := s.next(a); err != nil {
 			return err
