@@ -145,5 +145,5 @@ type fakeServerStream struct {
 	trailer metadata.MD
 }
 
-func (s *fakeServerStream) Context() context.Context { return s.ctx }
+func (s *fakeServerStream) Context() context.Context  { return s.ctx }
 func (s *fakeServerStream) SetTrailer(md metadata.MD) { s.trailer = metadata.Join(s.trailer, md) }
