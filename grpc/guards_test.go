@@ -192,13 +192,15 @@ func (c *counter) count() int {
 // other attempt; it runs through the hedging's inner Policy, not the
 // interceptor's.
 func TestHedging(t *testing.T) {
-	loserCancelled := make(chan struct{})
+	firstArrived, loserCancelled := make(chan struct{}), make(chan struct{})
 	e := &echo{unary: func(ctx context.Context, _ int, in string) (string, error) {
 		if len(metadata.ValueFromIncomingContext(ctx, grpcbackoff.PreviousAttemptsKey)) == 0 { // the first attempt never answers
+			close(firstArrived)
 			<-ctx.Done()
 			close(loserCancelled)
 			return "", status.FromContextError(ctx.Err()).Err()
 		}
+		<-firstArrived // so that the loser is in flight when the hedge wins
 		return in + " from attempt 2", nil
 	}}
 	clk := spectest.NewClock()

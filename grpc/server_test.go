@@ -2,6 +2,7 @@ package grpcbackoff_test
 
 import (
 	"context"
+	"runtime"
 	"strconv"
 	"testing"
 	"time"
@@ -111,7 +112,10 @@ func TestServerBulkheadSheds(t *testing.T) {
 				}()
 				select {
 				case <-held: // in flight
-				case <-clk.Waits: // queued
+				case <-clk.Waits: // about to queue: its timer is made first
+					for bh.Stats().Queued == 0 {
+						runtime.Gosched()
+					}
 				case err := <-done:
 					t.Fatalf("a call to hold failed: %v", err)
 				}

@@ -55,6 +55,8 @@ func summaryScenarios(r *results) []scenario {
 	one("BulkheadSuccess")
 	one("ThrottleSuccess")
 	one("RetryBudgetSuccess")
+	one("GRPCUnary")
+	one("GRPCInterceptor")
 	return out
 }
 

@@ -143,7 +143,34 @@ func targets(r *results) []check {
 				vsRow(r, g, "herdsafe", "failsafe", p, "sec/op", 0.5, "≤ 0.5× failsafe"))
 		}
 	}
+	// gRPC: the interceptor's added cost on a successful loopback unary
+	// call, over the bare call, at most half go-grpc-middleware's, in time
+	// and in allocations.
+	if g := "GRPCUnary"; have(g) {
+		p := mainProcs(r, g)
+		for _, unit := range []string{"sec/op", "allocs/op"} {
+			out = append(out, addedRatio(r, g, "herdsafe", "grpc-middleware", "bare", p, unit, 0.5))
+		}
+	}
 	return out
+}
+
+// addedRatio checks the cost row adds over the row bare against the cost
+// peer adds over it: (row − bare) ≤ limit × (peer − bare), each a median.
+func addedRatio(r *results, g, row, peer, bare string, p int, unit string, limit float64) check {
+	target := fmt.Sprintf("%s/%s: added %s ≤ %g× %s's", g, row, unit, limit, peer)
+	a, ok1 := r.median(key{g, row, p, unit})
+	b, ok2 := r.median(key{g, peer, p, unit})
+	z, ok3 := r.median(key{g, bare, p, unit})
+	if !ok1 || !ok2 || !ok3 {
+		return check{target, "no data", false}
+	}
+	da, db := a-z, b-z
+	got := fmt.Sprintf("+%.4g vs +%.4g", da, db)
+	if db > 0 {
+		got = fmt.Sprintf("%s (%s)", ratio(da, db), got)
+	}
+	return check{target, got, da <= limit*db}
 }
 
 // ours returns the herdsafe rows of g.
