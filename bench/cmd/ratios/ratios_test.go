@@ -214,4 +214,15 @@ BenchmarkGRPCUnary/grpc-middleware-2	1000	1100 ns/op	104 allocs/op
 	if c := addedRatio(r, "GRPCUnary", "herdsafe", "grpc-middleware", "bare", 2, "sec/op", 0.3); c.ok {
 		t.Errorf("0.4× passes a 0.3× target: %+v", c)
 	}
+	// A peer that adds nothing measurable cannot be compared against.
+	noisy, err := parse(strings.NewReader(`BenchmarkGRPCUnary/bare-2	1000	1000 ns/op
+BenchmarkGRPCUnary/herdsafe-2	1000	990 ns/op
+BenchmarkGRPCUnary/grpc-middleware-2	1000	995 ns/op
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := addedRatio(noisy, "GRPCUnary", "herdsafe", "grpc-middleware", "bare", 2, "sec/op", 0.5); c.ok || !strings.Contains(c.got, "noise") {
+		t.Errorf("a ratio of noise passes: %+v", c)
+	}
 }
