@@ -137,6 +137,11 @@ var readmeImports = map[string]string{
 	"otelbackoff": "github.com/herdsafe/backoff/otel",
 	"prombackoff": "github.com/herdsafe/backoff/prometheus",
 	"redisguard":  "github.com/herdsafe/backoff/redisguard",
+	"grpcbackoff": "github.com/herdsafe/backoff/grpc",
+	"grpc":        "google.golang.org/grpc",
+	"codes":       "google.golang.org/grpc/codes",
+	"status":      "google.golang.org/grpc/status",
+	"insecure":    "google.golang.org/grpc/credentials/insecure",
 	"redis":       "github.com/redis/go-redis/v9",
 	"prometheus":  "github.com/prometheus/client_golang/prometheus",
 	"promhttp":    "github.com/prometheus/client_golang/prometheus/promhttp",
@@ -163,7 +168,7 @@ var (
 
 // readmeOwnModule reports whether the package at path builds in this
 // module alone: the standard library, this module's packages, and its one
-// dependency.
+// dependency. (gRPC is a dependency of the grpc module, not of this one.)
 func readmeOwnModule(path string) bool {
 	for _, other := range []string{"/otel", "/prometheus", "/redisguard", "/grpc"} {
 		if strings.HasPrefix(path, "github.com/herdsafe/backoff"+other) {
