@@ -128,7 +128,7 @@ func TestPushbackPrecedence(t *testing.T) {
 			t.Errorf("%v: Cause %v, want ErrPermanent", err, re.Cause)
 		}
 	}
-	if errors.Is(io.EOF, ErrPermanent) || !errors.Is(fmt.Errorf("x: %w", Permanent(io.EOF)), ErrPermanent) || !errors.Is(errors.Join(io.EOF, Permanent(io.EOF)), ErrPermanent) {
+	if errors.Is(fmt.Errorf("x: %w", io.EOF), ErrPermanent) || !errors.Is(fmt.Errorf("x: %w", Permanent(io.EOF)), ErrPermanent) || !errors.Is(errors.Join(io.EOF, Permanent(io.EOF)), ErrPermanent) {
 		t.Error("errors.Is does not find the Permanent mark as the driver does")
 	}
 }

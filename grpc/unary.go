@@ -29,8 +29,12 @@ import (
 // whose Cause says why the retries stopped, and %+v prints its account.
 //
 // Each attempt asks for the server's trailer metadata, to read its
-// pushback; the caller's own grpc.Trailer and grpc.Header options receive
-// those of the last attempt. A unary call is judged by its status alone:
+// pushback. The caller's call options apply to every attempt: its own
+// grpc.Trailer and grpc.Header receive those of the last attempt, and a
+// grpc.OnFinish callback is called at the end of each. Give the ClientConn
+// grpc.WithDisableRetry, so that gRPC's service-config retries do not
+// retry each attempt again (its transparent retries, of calls the server
+// never saw, remain). A unary call is judged by its status alone:
 // its reply is delivered whole or not at all, so the commit rule of streams
 // does not apply.
 //
