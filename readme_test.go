@@ -140,6 +140,11 @@ var readmeImports = map[string]string{
 	"prombackoff": "github.com/herdsafe/backoff/prometheus",
 	"redisguard":  "github.com/herdsafe/backoff/redisguard",
 	"ratelimit":   "github.com/herdsafe/backoff/ratelimit",
+	"grpcbackoff": "github.com/herdsafe/backoff/grpc",
+	"grpc":        "google.golang.org/grpc",
+	"codes":       "google.golang.org/grpc/codes",
+	"status":      "google.golang.org/grpc/status",
+	"insecure":    "google.golang.org/grpc/credentials/insecure",
 	"redis":       "github.com/redis/go-redis/v9",
 	"prometheus":  "github.com/prometheus/client_golang/prometheus",
 	"promhttp":    "github.com/prometheus/client_golang/prometheus/promhttp",
@@ -166,7 +171,7 @@ var (
 
 // readmeOwnModule reports whether the package at path builds in this
 // module alone: the standard library, this module's packages, and its one
-// dependency.
+// dependency. (gRPC is a dependency of the grpc module, not of this one.)
 func readmeOwnModule(path string) bool {
 	for _, other := range []string{"/otel", "/prometheus", "/redisguard", "/ratelimit", "/grpc"} {
 		if strings.HasPrefix(path, "github.com/herdsafe/backoff"+other) {

@@ -8,12 +8,15 @@ require (
 	github.com/cenkalti/backoff/v5 v5.0.3
 	github.com/cenkalti/backoff/v7 v7.0.3
 	github.com/failsafe-go/failsafe-go v0.9.8
+	github.com/grpc-ecosystem/go-grpc-middleware/v2 v2.3.4
 	github.com/hashicorp/go-retryablehttp v0.7.8
 	github.com/herdsafe/backoff v0.0.0-00010101000000-000000000000
+	github.com/herdsafe/backoff/grpc v0.0.0-00010101000000-000000000000
 	github.com/herdsafe/backoff/ratelimit v0.0.0-00010101000000-000000000000
 	github.com/sethvargo/go-retry v0.5.0
 	github.com/sony/gobreaker/v2 v2.4.0
 	go.uber.org/goleak v1.3.0
+	google.golang.org/grpc v1.84.0
 )
 
 require (
@@ -21,9 +24,16 @@ require (
 	github.com/bits-and-blooms/bitset v1.24.4 // indirect
 	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
 	github.com/influxdata/tdigest v0.0.1 // indirect
+	golang.org/x/net v0.57.0 // indirect
+	golang.org/x/sys v0.47.0 // indirect
+	golang.org/x/text v0.40.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20260706201446-f0a921348800 // indirect
+	google.golang.org/protobuf v1.36.11 // indirect
 )
 
 replace github.com/herdsafe/backoff => ../
 
 replace github.com/herdsafe/backoff/ratelimit => ../ratelimit
+
+replace github.com/herdsafe/backoff/grpc => ../grpc

@@ -195,3 +195,38 @@ BenchmarkWaiters/herdsafe-2	1	5 ns/op	2400 B/waiter	100 cancel-ns	0 leaked-gorou
 		}
 	}
 }
+
+// The gRPC target compares what each interceptor adds to the bare call.
+func TestAddedRatio(t *testing.T) {
+	const in = `BenchmarkGRPCUnary/bare-2	1000	1000 ns/op	100 allocs/op
+BenchmarkGRPCUnary/herdsafe-2	1000	1040 ns/op	101 allocs/op
+BenchmarkGRPCUnary/grpc-middleware-2	1000	1100 ns/op	104 allocs/op
+`
+	r, err := parse(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		unit string
+		ok   bool
+	}{{"sec/op", true}, {"allocs/op", true}} {
+		c := addedRatio(r, "GRPCUnary", "herdsafe", "grpc-middleware", "bare", 2, tc.unit, 0.5)
+		if c.ok != tc.ok || !strings.Contains(c.got, "vs") {
+			t.Errorf("%s: %+v, want ok %v", tc.unit, c, tc.ok)
+		}
+	}
+	if c := addedRatio(r, "GRPCUnary", "herdsafe", "grpc-middleware", "bare", 2, "sec/op", 0.3); c.ok {
+		t.Errorf("0.4× passes a 0.3× target: %+v", c)
+	}
+	// A peer that adds nothing measurable cannot be compared against.
+	noisy, err := parse(strings.NewReader(`BenchmarkGRPCUnary/bare-2	1000	1000 ns/op
+BenchmarkGRPCUnary/herdsafe-2	1000	990 ns/op
+BenchmarkGRPCUnary/grpc-middleware-2	1000	995 ns/op
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := addedRatio(noisy, "GRPCUnary", "herdsafe", "grpc-middleware", "bare", 2, "sec/op", 0.5); c.ok || !strings.Contains(c.got, "noise") {
+		t.Errorf("a ratio of noise passes: %+v", c)
+	}
+}

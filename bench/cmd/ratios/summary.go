@@ -57,6 +57,8 @@ func summaryScenarios(r *results) []scenario {
 	one("RateLimiterSuccess")
 	one("LimiterSuccess")
 	one("RetryBudgetSuccess")
+	one("GRPCUnary")
+	one("GRPCInterceptor")
 	return out
 }
 

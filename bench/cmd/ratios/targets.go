@@ -143,7 +143,42 @@ func targets(r *results) []check {
 				vsRow(r, g, "herdsafe", "failsafe", p, "sec/op", 0.5, "≤ 0.5× failsafe"))
 		}
 	}
+	// gRPC: the interceptor's added cost on a successful loopback unary
+	// call, over the bare call, at most half go-grpc-middleware's, in time
+	// and in allocations.
+	if g := "GRPCUnary"; have(g) {
+		p := mainProcs(r, g)
+		for _, unit := range []string{"sec/op", "allocs/op"} {
+			out = append(out, addedRatio(r, g, "herdsafe", "grpc-middleware", "bare", p, unit, 0.5))
+		}
+	}
+	// The same for the interceptor's own code, without the network's
+	// noise, which a loopback call's time mostly is.
+	if g := "GRPCInterceptor"; have(g) {
+		out = append(out, addedRatio(r, g, "herdsafe", "grpc-middleware", "bare", mainProcs(r, g), "sec/op", 0.5))
+	}
 	return out
+}
+
+// addedRatio checks the cost row adds over the row bare against the cost
+// peer adds over it: (row − bare) ≤ limit × (peer − bare), each a median.
+func addedRatio(r *results, g, row, peer, bare string, p int, unit string, limit float64) check {
+	target := fmt.Sprintf("%s/%s: added %s ≤ %g× %s's", g, row, unit, limit, peer)
+	a, ok1 := r.median(key{g, row, p, unit})
+	b, ok2 := r.median(key{g, peer, p, unit})
+	z, ok3 := r.median(key{g, bare, p, unit})
+	if !ok1 || !ok2 || !ok3 {
+		return check{target, "no data", false}
+	}
+	da, db := a-z, b-z
+	got := fmt.Sprintf("%+.4g vs %+.4g", da, db)
+	if db <= 0 {
+		// The peer adds nothing measurable over the bare call: the
+		// difference is the noise of the run, and no ratio of it means
+		// anything.
+		return check{target, got + ": the peer's added cost is within the noise", false}
+	}
+	return check{target, fmt.Sprintf("%s (%s)", ratio(da, db), got), da <= limit*db}
 }
 
 // ours returns the herdsafe rows of g.

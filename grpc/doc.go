@@ -1,0 +1,74 @@
+// Package grpcbackoff runs gRPC calls through a policy.Policy of package
+// github.com/herdsafe/backoff/policy, on the client, and sheds load with
+// the server's pushback, on the server. It is a module of its own, so that
+// the core never downloads gRPC.
+//
+// The package is named grpcbackoff, not grpc, so that it does not shadow
+// google.golang.org/grpc in the files that import both, as otelbackoff and
+// prombackoff do not shadow theirs.
+//
+// # Clients
+//
+// UnaryClientInterceptor and StreamClientInterceptor run every call of a
+// ClientConn through a Policy: its retry stage retries the attempts that
+// failed with a status code that is safe to retry (UNAVAILABLE unless
+// WithRetryableCodes says otherwise), its guards see every attempt, and its
+// instrumenters report them.
+//
+//	p := policy.New(
+//		policy.Retry(backoff.WithMaxTries(3)),                                                       // 3 attempts, full jitter
+//		policy.Guard(budget.NewTokenBucket(budget.WithIsFailure(grpcbackoff.Codes(codes.Unavailable)))), // gRFC A6's retry throttling
+//	)
+//	conn, err := grpc.NewClient(target,
+//		grpc.WithTransportCredentials(creds),
+//		grpc.WithChainUnaryInterceptor(grpcbackoff.UnaryClientInterceptor(p)),
+//		grpc.WithChainStreamInterceptor(grpcbackoff.StreamClientInterceptor(p)),
+//	)
+//
+// The rules are those of gRFC A6, "gRPC Retry Design":
+//
+//   - A call whose context is done is never retried: a DEADLINE_EXCEEDED
+//     of the caller's own deadline ends the call, and so does a CANCELLED,
+//     whatever its origin. A DEADLINE_EXCEEDED of an attempt's own deadline
+//     (a policy.Timeout stage inside the retry stage), while the caller's
+//     context is alive, is retried.
+//   - Each attempt gets the caller's context, as the Policy derives it:
+//     the caller's deadline, or a Timeout stage's if it is sooner, travels
+//     to the server as the attempt's grpc-timeout, so an attempt never has
+//     more time than what is left of the call.
+//   - The server's pushback: a grpc-retry-pushback-ms trailer of n ≥ 0 makes
+//     the next wait n milliseconds, as backoff.RetryAfter does, if the
+//     status code is retryable; a negative or malformed one stops the
+//     retries, with a Cause that matches backoff.ErrRetriesCanceled.
+//     A pushback longer than WithMaxPushback stops them too.
+//   - Every attempt after the first carries its number of previous attempts
+//     as the grpc-previous-rpc-attempts metadata.
+//   - A stream is committed once the client has received a message or the
+//     server's headers, or once the messages it sent outgrow what it may
+//     keep to send again (WithMaxStreamBuffer): a committed stream is never
+//     retried.
+//   - Retry throttling is a budget.NewTokenBucket guard inside the retry
+//     stage, as above; its WithIsFailure classifier, Codes, counts the
+//     failures gRFC A6 counts.
+//   - WithHedging hedges the unary methods it names, through package hedge,
+//     instead of retrying them.
+//
+// A call that fails returns an error that reads as a gRPC status, so that
+// status.Code and status.FromError keep working, and that unwraps to the
+// *backoff.Error of the Policy: errors.As finds it, and errors.Is finds
+// the Cause (budget.ErrBudgetExhausted, breaker.ErrCircuitOpen...). See
+// UnaryClientInterceptor for the status it carries.
+//
+// # Servers
+//
+// UnaryServerInterceptor and StreamServerInterceptor shed the calls a guard
+// refuses (a bulkhead full, a throttle or a budget of the server's own
+// spent, a breaker open) with UNAVAILABLE, or RESOURCE_EXHAUSTED, and a
+// grpc-retry-pushback-ms trailer that tells the client when to come back,
+// jittered so that the clients it sheds do not come back together.
+//
+// # Tests
+//
+// The waits are the Policy's: give its retry stage backoff.WithClock with a
+// *clock.Mock to run them on virtual time.
+package grpcbackoff

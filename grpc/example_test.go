@@ -1,0 +1,158 @@
+package grpcbackoff_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"time"
+
+	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/budget"
+	"github.com/herdsafe/backoff/bulkhead"
+	grpcbackoff "github.com/herdsafe/backoff/grpc"
+	"github.com/herdsafe/backoff/hedge"
+	"github.com/herdsafe/backoff/policy"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
+)
+
+// healthServer starts gRPC's health service on a loopback port, with the
+// server options given, and returns its address and a function that stops
+// it.
+func healthServer(opts ...grpc.ServerOption) (string, func()) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	srv := grpc.NewServer(opts...)
+	healthpb.RegisterHealthServer(srv, health.NewServer())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Serve(lis)
+	}()
+	return lis.Addr().String(), func() { srv.Stop(); <-done }
+}
+
+// A client whose calls go through a Policy: at most 3 attempts, with
+// gRFC A6's retry throttling.
+func ExampleUnaryClientInterceptor() {
+	addr, stop := healthServer()
+	defer stop()
+
+	p := policy.New(
+		policy.Retry(backoff.WithMaxTries(3)),
+		policy.Guard(budget.NewTokenBucket(budget.WithIsFailure(grpcbackoff.Codes(codes.Unavailable)))),
+	)
+	conn, err := grpc.NewClient("passthrough:///"+addr,
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithChainUnaryInterceptor(grpcbackoff.UnaryClientInterceptor(p)),
+	)
+	if err != nil {
+		panic(err)
+	}
+	defer conn.Close()
+
+	resp, err := healthpb.NewHealthClient(conn).Check(context.Background(), &healthpb.HealthCheckRequest{})
+	if err != nil {
+		fmt.Println(status.Code(err), err)
+		return
+	}
+	fmt.Println(resp.GetStatus())
+	// Output: SERVING
+}
+
+// Streams go through the Policy too: a stream that fails before the
+// server sent anything is opened again.
+func ExampleStreamClientInterceptor() {
+	addr, stop := healthServer()
+	defer stop()
+
+	p := policy.New(policy.Retry(backoff.WithMaxTries(3)))
+	conn, err := grpc.NewClient("passthrough:///"+addr,
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithChainStreamInterceptor(grpcbackoff.StreamClientInterceptor(p)),
+	)
+	if err != nil {
+		panic(err)
+	}
+	defer conn.Close()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel() // ends the stream, and the goroutine that runs its Policy
+	w, err := healthpb.NewHealthClient(conn).Watch(ctx, &healthpb.HealthCheckRequest{})
+	if err != nil {
+		panic(err)
+	}
+	resp, err := w.Recv()
+	if err != nil && err != io.EOF {
+		panic(err)
+	}
+	fmt.Println(resp.GetStatus())
+	// Output: SERVING
+}
+
+// A server that takes 100 calls at once sheds the others with UNAVAILABLE
+// and a grpc-retry-pushback-ms trailer, which the clients of this package
+// obey.
+func ExampleUnaryServerInterceptor() {
+	slots := bulkhead.New(100)
+	addr, stop := healthServer(
+		grpc.ChainUnaryInterceptor(grpcbackoff.UnaryServerInterceptor(slots)),
+		grpc.ChainStreamInterceptor(grpcbackoff.StreamServerInterceptor(slots)),
+	)
+	defer stop()
+
+	conn, err := grpc.NewClient("passthrough:///"+addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		panic(err)
+	}
+	defer conn.Close()
+	resp, err := healthpb.NewHealthClient(conn).Check(context.Background(), &healthpb.HealthCheckRequest{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(resp.GetStatus())
+	// Output: SERVING
+}
+
+// Hedging an idempotent method: a second attempt starts when the first has
+// not answered after 50 ms, and the first answer wins.
+func ExampleWithHedging() {
+	addr, stop := healthServer()
+	defer stop()
+
+	h := hedge.New(hedge.WithDelay(50*time.Millisecond), hedge.WithRetryable(grpcbackoff.Codes(codes.Unavailable)))
+	perAttempt := policy.New(policy.Timeout(time.Second))
+	icpt := grpcbackoff.UnaryClientInterceptor(policy.New(policy.Retry()),
+		grpcbackoff.WithHedging(h, perAttempt, "/grpc.health.v1.Health/Check"))
+	conn, err := grpc.NewClient("passthrough:///"+addr,
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithChainUnaryInterceptor(icpt),
+	)
+	if err != nil {
+		panic(err)
+	}
+	defer conn.Close()
+	resp, err := healthpb.NewHealthClient(conn).Check(context.Background(), &healthpb.HealthCheckRequest{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(resp.GetStatus())
+	// Output: SERVING
+}
+
+// Codes is the classifier of the guards: the failures gRFC A6 counts.
+func ExampleCodes() {
+	isFailure := grpcbackoff.Codes(codes.Unavailable)
+	fmt.Println(isFailure(status.Error(codes.Unavailable, "overloaded")))
+	fmt.Println(isFailure(status.Error(codes.InvalidArgument, "no such field")))
+	// Output:
+	// true
+	// false
+}
