@@ -20,7 +20,7 @@ type event struct {
 	at      time.Duration
 	seq     uint64 // order of scheduling: breaks ties, so runs repeat
 	version uint64 // OCC: the version read, or carried by a write
-	call    int32 // the caller
+	call    int32  // the caller
 	kind    kind
 	ok      bool // reply: whether the call succeeded
 }
