@@ -63,7 +63,7 @@ var guardKinds = []GuardKind{
 	{"throttle", "the SRE book's adaptive throttling: throttle.New", func() GuardSpec {
 		return &Throttle{K: throttle.DefaultK, Window: throttle.DefaultWindow}
 	}},
-	{"bulkhead", "at most Max user calls in flight per client, the others refused: bulkhead.New", func() GuardSpec {
+	{"bulkhead", "at most max attempts in flight per client, the others refused: bulkhead.New", func() GuardSpec {
 		return &Bulkhead{Max: 10}
 	}},
 }

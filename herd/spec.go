@@ -38,9 +38,22 @@ func (p Param) String() string {
 	case *float64:
 		return strconv.FormatFloat(*v, 'g', -1, 64)
 	case *time.Duration:
-		return v.String()
+		return formatDuration(*v)
 	}
 	return fmt.Sprint(p.Value)
+}
+
+// formatDuration is d as time.ParseDuration reads it, without the zero
+// units time.Duration.String leaves at its end: 2m, 1h30m, 1.5s.
+func formatDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // Set parses s into the field: a whole number, a number, or a duration as

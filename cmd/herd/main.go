@@ -160,7 +160,33 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, tty bool)
 		report(stderr, err)
 		return 2
 	}
+	if o.serve != "" {
+		return serve(ctx, o.serve, stderr)
+	}
+	if err := checkOut(o); err != nil {
+		fmt.Fprintf(stderr, "herd: -out: %s\nRun 'herd -h' for the flags.\n", err)
+		return 2
+	}
 	return execute(ctx, o, stdout, stderr, tty)
+}
+
+// checkOut makes sure, before anything is simulated, that the charts'
+// folder can be written: it makes it, if it is not there, and writes and
+// removes a file in it.
+func checkOut(o *options) error {
+	if o.chart == "none" {
+		return nil
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return fmt.Errorf("cannot make the charts' folder: %w", err)
+	}
+	f, err := os.CreateTemp(o.out, ".herd-*")
+	if err != nil {
+		return fmt.Errorf("cannot write in the charts' folder: %w", err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
 }
 
 // execute runs what the checked options ask for and returns the exit code.
