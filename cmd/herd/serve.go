@@ -190,7 +190,11 @@ func (e *explorer) kinds(w http.ResponseWriter, _ *http.Request) {
 	fs := flagSet()
 	for _, name := range serveFlags {
 		if f := fs.Lookup(name); f != nil {
-			info.Defaults[name], info.Docs[name] = f.DefValue, f.Usage
+			v := f.DefValue
+			if strings.HasSuffix(v, "m0s") { // 2m, not 2m0s
+				v = strings.TrimSuffix(v, "0s")
+			}
+			info.Defaults[name], info.Docs[name] = v, f.Usage
 		}
 	}
 	info.Defaults["clients"] = fmt.Sprint(defaultOutageClients)

@@ -176,11 +176,17 @@ async function run(q) {
   setStatus("done", `done in ${((performance.now() - started) / 1000).toFixed(2)} s`);
 }
 
+// drawTable writes the row as the command's table does: for outage, its
+// load, then its user calls, each as a table of its own.
 function drawTable(columns, cells) {
-  const t = $("table");
-  t.replaceChildren(
-    el("thead", {}, el("tr", {}, ...columns.map((c) => el("th", { "data-column": c }, c)))),
-    el("tbody", {}, el("tr", {}, ...cells.map((c, i) => el("td", { "data-column": columns[i] }, c)))));
+  let cut = columns.indexOf("user_calls");
+  if (cut < 0) cut = columns.length;
+  const part = (from, to) => el("table", {},
+    el("thead", {}, el("tr", {}, ...columns.slice(from, to).map((c) => el("th", { "data-column": c }, c)))),
+    el("tbody", {}, el("tr", {}, ...cells.slice(from, to).map((c, i) => el("td", { "data-column": columns[from + i] }, c)))));
+  const parts = [part(0, cut)];
+  if (cut < columns.length) parts.push(part(cut, columns.length));
+  $("table").replaceChildren(...parts);
 }
 
 const NS = "http://www.w3.org/2000/svg";
