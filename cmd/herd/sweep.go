@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -120,6 +121,19 @@ func sweep(ctx context.Context, o *options, tick func()) ([]row, error) {
 		}
 	}
 
+	// The longest simulations first, so that the last to finish do not
+	// leave the other cores idle: those of outage, then the largest
+	// fleets.
+	slices.SortStableFunc(jobs, func(a, b job) int {
+		ao, bo := a.cfg.Scenario == herd.Outage, b.cfg.Scenario == herd.Outage
+		switch {
+		case ao != bo && ao:
+			return -1
+		case ao != bo:
+			return 1
+		}
+		return b.cfg.Clients - a.cfg.Clients
+	})
 	var (
 		mu      sync.Mutex
 		first   error
