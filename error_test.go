@@ -58,6 +58,20 @@ func TestErrorVerboseFormat(t *testing.T) {
 	if got := fmt.Sprintf("%q", err); got != `"connection refused"` {
 		t.Fatalf("%%q = %s", got)
 	}
+	// One attempt is one attempt, and none is none.
+	for attempts, want := range map[int]string{
+		1: "gave up after 1 attempt in 0s (backoff: permanent error): bad request",
+		0: "gave up after 0 attempts in 0s (backoff: permanent error): bad request",
+	} {
+		e := &Error{LastErr: errors.New("bad request"), Cause: ErrPermanent, Attempts: attempts}
+		if got := fmt.Sprintf("%+v", e); got != want {
+			t.Errorf("%%+v = %q, want %q", got, want)
+		}
+	}
+	_, err2 := Retry(func() (int, error) { return 0, Permanent(errors.New("bad request")) })
+	if got := fmt.Sprintf("%+v", err2); got != "gave up after 1 attempt in 0s (backoff: permanent error): bad request" {
+		t.Errorf("Retry's %%+v = %q", got)
+	}
 }
 
 // "Error() prints the last operation error undecorated (the cause only when

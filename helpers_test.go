@@ -17,11 +17,8 @@ type specClock = spectest.Clock
 var (
 	newSpecClock = spectest.NewClock
 	specDrive    = spectest.Drive
-	specAdvance  = spectest.Advance
 	specCancelAt = spectest.CancelAt
 )
-
-const specGuard = spectest.Guard
 
 // The scripted operations are spectest's.
 type specOp = spectest.Op
@@ -171,14 +168,6 @@ func specExp(initial, max time.Duration) *ExponentialBackOff {
 type specNotify = spectest.Notify
 
 type specKey struct{}
-
-func specSum(ds []time.Duration) time.Duration {
-	var sum time.Duration
-	for _, d := range ds {
-		sum += d
-	}
-	return sum
-}
 
 // withRandom and withJitter set the Random and Jitter fields, as options.
 func withRandom(fn func() float64) ExponentialBackOffOption {

@@ -76,7 +76,7 @@ func (l *Loop) Wait(ctx context.Context) bool {
 	delay, cause := p.next(ctx, l.override, l.pending)
 	l.pending = false
 	if cause == nil {
-		cause = p.wait(ctx, delay)
+		cause = wait(ctx, p.o.clock, delay)
 	}
 	if cause != nil {
 		return l.stop(cause)

@@ -18,7 +18,7 @@ import (
 // compiler reports errors at their lines in README.md.
 //
 // A block that needs a module of the workspace other than this one (the
-// telemetry modules, redisguard) is built only when the go command works
+// telemetry modules, redisguard, ratelimit) is built only when the go command works
 // in the workspace, as `go test work` does; a contributor who runs this
 // module's tests alone (GOWORK=off) builds the others.
 func TestReadmeGoBlocksCompile(t *testing.T) {
@@ -130,13 +130,16 @@ var readmeImports = map[string]string{
 	"bulkhead":    "github.com/herdsafe/backoff/bulkhead",
 	"budget":      "github.com/herdsafe/backoff/budget",
 	"throttle":    "github.com/herdsafe/backoff/throttle",
+	"limiter":     "github.com/herdsafe/backoff/limiter",
 	"chaos":       "github.com/herdsafe/backoff/chaos",
 	"hedge":       "github.com/herdsafe/backoff/hedge",
 	"herd":        "github.com/herdsafe/backoff/herd",
 	"httpretry":   "github.com/herdsafe/backoff/httpretry",
+	"httpshed":    "github.com/herdsafe/backoff/httpshed",
 	"otelbackoff": "github.com/herdsafe/backoff/otel",
 	"prombackoff": "github.com/herdsafe/backoff/prometheus",
 	"redisguard":  "github.com/herdsafe/backoff/redisguard",
+	"ratelimit":   "github.com/herdsafe/backoff/ratelimit",
 	"redis":       "github.com/redis/go-redis/v9",
 	"prometheus":  "github.com/prometheus/client_golang/prometheus",
 	"promhttp":    "github.com/prometheus/client_golang/prometheus/promhttp",
@@ -165,7 +168,7 @@ var (
 // module alone: the standard library, this module's packages, and its one
 // dependency.
 func readmeOwnModule(path string) bool {
-	for _, other := range []string{"/otel", "/prometheus", "/redisguard", "/grpc"} {
+	for _, other := range []string{"/otel", "/prometheus", "/redisguard", "/ratelimit", "/grpc"} {
 		if strings.HasPrefix(path, "github.com/herdsafe/backoff"+other) {
 			return false
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/benbjohnson/clock"
 )
 
 // This file is the driver: the entry points, then the loop (attempt,
@@ -56,11 +58,16 @@ func RetryCtx[T any](ctx context.Context, operation Operation[T], opts ...RetryO
 	if operation == nil {
 		return res, invalid("RetryCtx was given a nil operation")
 	}
-	err := run(ctx, opts, func(context.Context) error {
+	o, err := build(opts)
+	if err != nil {
+		return res, &Error{Cause: err}
+	}
+	err = retry(ctx, o, func(context.Context) error {
 		var err error
 		res, err = operation()
 		return err
 	})
+	o.release()
 	return res, err
 }
 
@@ -138,13 +145,10 @@ func invalid(format string, args ...any) error {
 // run builds the options opts make and runs op under them.
 func run(ctx context.Context, opts []RetryOption, op func(context.Context) error) error {
 	o, err := build(opts)
-	switch {
-	case ctx == nil:
-		err = invalid("the driver was given a nil context")
-	case err != nil:
-		err = &Error{Cause: err}
-	default:
+	if err == nil {
 		err = retry(ctx, o, op)
+	} else {
+		err = &Error{Cause: err}
 	}
 	o.release()
 	return err
@@ -154,6 +158,9 @@ func run(ctx context.Context, opts []RetryOption, op func(context.Context) error
 // and returns nil or the *Error that says why it stopped. Each turn is an
 // attempt, a decision and a wait.
 func retry(ctx context.Context, o *options, op func(context.Context) error) error {
+	if ctx == nil {
+		return invalid("the driver was given a nil context")
+	}
 	p := progress{o: o}
 	if o.maxElapsed > 0 || o.direct != nil {
 		p.begin()
@@ -171,14 +178,26 @@ func retry(ctx context.Context, o *options, op func(context.Context) error) erro
 			}
 			return nil
 		}
+		if p.b == nil { // made here, where the stack is shallow: see wait
+			p.backOff()
+		}
 		delay, cause := p.decide(ctx, err)
 		if cause == nil {
-			p.retrying(actx, err, delay)
-			cause = p.wait(ctx, delay)
+			cause = p.retrying(actx, ctx, err, delay)
+		}
+		if cause == nil && delay > 0 && ctx.Err() == nil {
+			t := startTimer(o.clock, delay)
+			if !park(ctx, t.fired) {
+				t.stop()
+			}
+		}
+		if cause == nil && ctx.Err() != nil {
+			cause = context.Cause(ctx)
 		}
 		if cause != nil {
 			return p.stop(actx, cause, err)
 		}
+		p.lastDelay = delay
 	}
 }
 
@@ -222,7 +241,8 @@ func (p *progress) decide(ctx context.Context, err error) (time.Duration, error)
 	if !p.started { // the run's clock starts at its first failure
 		p.start, p.started = p.now(), true
 	}
-	m := marksOf(err)
+	var m marks
+	m.walk(err)
 	p.prevErr, p.refused, p.reported = p.lastErr, m.refused, false
 	if !m.refused { // a refused attempt did not run
 		p.lastErr = m.lastErr(err)
@@ -316,36 +336,61 @@ func (p *progress) limit(ctx context.Context, delay time.Duration) error {
 	return nil
 }
 
-// wait is the one place that waits: for delay, or until ctx is done, on
-// the run's clock. It returns the context's cause if ctx is done. A zero
-// wait creates no timer and does not park. Time spent in Notify and the
-// instrumenters before it counts against the limits: they are checked
-// again when there were any.
-func (p *progress) wait(ctx context.Context, delay time.Duration) error {
-	if p.o.notify != nil || len(p.o.instrumenters) > 0 {
-		if err := p.limit(ctx, delay); err != nil {
-			return err
-		}
-	}
+// wait waits for delay, or until ctx is done, on clk, as the loop does,
+// and returns the context's cause if ctx is done. A zero wait creates no
+// timer and does not park. The Loop waits with it.
+func wait(ctx context.Context, clk clock.Clock, delay time.Duration) error {
 	if delay > 0 && ctx.Err() == nil {
-		sleep(ctx, p.o, delay)
+		t := startTimer(clk, delay)
+		if !park(ctx, t.fired) {
+			t.stop()
+		}
 	}
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
-	p.lastDelay = delay
 	return nil
 }
 
-// sleep waits for d or until ctx is done. It is kept small: a goroutine
-// parked here holds its frame.
-func sleep(ctx context.Context, o *options, d time.Duration) {
-	t := o.clock.Timer(d)
+// park is the one place that waits: until fired delivers or ctx is done;
+// it reports whether fired did. It is small, so that the compiler inlines
+// it into its callers: a goroutine parked in a wait holds no frame of
+// park's own, and the frames it does hold are kept small, so that a
+// waiter's stack stays within the 2 KiB a goroutine starts with.
+func park(ctx context.Context, fired <-chan time.Time) bool {
 	select {
-	case <-t.C:
+	case <-fired:
+		return true
 	case <-ctx.Done():
-		t.Stop()
+		return false
 	}
+}
+
+// timer is a wait's timer: the time package's own on the default clock,
+// without the clock package's wrapper, or the clock's.
+type timer struct {
+	fired <-chan time.Time
+	real  *time.Timer
+	mock  *clock.Timer
+}
+
+// startTimer starts a timer of d on clk.
+func startTimer(clk clock.Clock, d time.Duration) timer {
+	if clk == realClock {
+		t := time.NewTimer(d)
+		return timer{fired: t.C, real: t}
+	}
+	t := clk.Timer(d)
+	return timer{fired: t.C, mock: t}
+}
+
+// stop stops the timer before it fires.
+func (t timer) stop() {
+	if t.real != nil {
+		t.real.Stop()
+		return
+	}
+	t.mock.Stop()
 }
 
 // stop returns the *Error of a run that stops after an attempt that
@@ -378,8 +423,14 @@ func (p *progress) elapsed() time.Duration {
 // negative; only their differences matter.
 var epoch = time.Now()
 
-// now reads the run's clock.
-func (p *progress) now() time.Duration { return p.o.clock.Since(epoch) }
+// now reads the run's clock: the time package's monotonic clock directly
+// when the run has the default clock, for the cost of the reading alone.
+func (p *progress) now() time.Duration {
+	if p.o.clock == realClock {
+		return time.Since(epoch)
+	}
+	return p.o.clock.Since(epoch)
+}
 
 // What the driver tells Notify and the instrumenters.
 
@@ -416,17 +467,23 @@ func (p *progress) succeeded(ctx context.Context) {
 }
 
 // retrying tells Notify and the instrumenters that the attempt failed
-// with err and will be retried after delay.
-func (p *progress) retrying(ctx context.Context, err error, delay time.Duration) {
+// with err and will be retried after delay. The time they take counts
+// against the limits, which it checks again, on ctx, when there were any:
+// it returns the limit the wait would now overrun, or nil.
+func (p *progress) retrying(actx, ctx context.Context, err error, delay time.Duration) error {
+	if p.o.notify == nil && len(p.o.instrumenters) == 0 {
+		return nil
+	}
 	if p.o.notify != nil {
 		p.o.notify(err, delay)
 	}
 	if len(p.o.instrumenters) > 0 {
 		s := p.state(err)
 		s.NextDelay = delay
-		p.report(ctx, &s)
+		p.report(actx, &s)
 	}
 	p.reported = true
+	return p.limit(ctx, delay)
 }
 
 // report hands s to the instrumenters. It is not inlined: a State is
@@ -506,9 +563,9 @@ func (m *marks) walk(err error) bool {
 // can outweigh.
 func (m *marks) match(err error) bool {
 	x, ok := err.(interface{ Is(error) bool })
-	is := func(target error) bool { return err == target || ok && x.Is(target) }
-	m.cancel = m.cancel || is(ErrRetriesCanceled)
-	m.refused, m.permanent = is(ErrRefused), is(ErrPermanent)
+	m.refused = err == ErrRefused || ok && x.Is(ErrRefused)
+	m.permanent = err == ErrPermanent || ok && x.Is(ErrPermanent)
+	m.cancel = m.cancel || err == ErrRetriesCanceled || ok && x.Is(ErrRetriesCanceled)
 	return m.refused || m.permanent
 }
 

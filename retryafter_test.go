@@ -128,7 +128,7 @@ func TestPushbackPrecedence(t *testing.T) {
 			t.Errorf("%v: Cause %v, want ErrPermanent", err, re.Cause)
 		}
 	}
-	if errors.Is(io.EOF, ErrPermanent) || !errors.Is(fmt.Errorf("x: %w", Permanent(io.EOF)), ErrPermanent) || !errors.Is(errors.Join(io.EOF, Permanent(io.EOF)), ErrPermanent) {
+	if marksOf(io.EOF).permanent || !errors.Is(fmt.Errorf("x: %w", Permanent(io.EOF)), ErrPermanent) || !errors.Is(errors.Join(io.EOF, Permanent(io.EOF)), ErrPermanent) {
 		t.Error("errors.Is does not find the Permanent mark as the driver does")
 	}
 }
@@ -204,3 +204,6 @@ func TestDriverRetryAfterSetsTheWaitAndResetsTheBackOff(t *testing.T) {
 		}
 	})
 }
+
+// marksPermanent is errors.Is(err, ErrPermanent), for an err that is
+// itself a sentinel of another package.

@@ -1,6 +1,6 @@
 module github.com/herdsafe/backoff/bench
 
-go 1.25
+go 1.25.0
 
 require (
 	github.com/avast/retry-go/v4 v4.7.0
@@ -10,6 +10,7 @@ require (
 	github.com/failsafe-go/failsafe-go v0.9.8
 	github.com/hashicorp/go-retryablehttp v0.7.8
 	github.com/herdsafe/backoff v0.0.0-00010101000000-000000000000
+	github.com/herdsafe/backoff/ratelimit v0.0.0-00010101000000-000000000000
 	github.com/sethvargo/go-retry v0.5.0
 	github.com/sony/gobreaker/v2 v2.4.0
 	go.uber.org/goleak v1.3.0
@@ -20,6 +21,9 @@ require (
 	github.com/bits-and-blooms/bitset v1.24.4 // indirect
 	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
 	github.com/influxdata/tdigest v0.0.1 // indirect
+	golang.org/x/time v0.15.0 // indirect
 )
 
 replace github.com/herdsafe/backoff => ../
+
+replace github.com/herdsafe/backoff/ratelimit => ../ratelimit

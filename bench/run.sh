@@ -27,7 +27,7 @@ run() {
 }
 
 {
-	run -test.bench '^Benchmark(SuccessFirstTry|ThreeAttemptsZeroDelay|NextDelay|Transport|ComposedSuccess|BreakerSuccess|BulkheadSuccess|ThrottleSuccess|RetryBudgetSuccess)$' \
+	run -test.bench '^Benchmark(SuccessFirstTry|ThreeAttemptsZeroDelay|NextDelay|Transport|ComposedSuccess|BreakerSuccess|BulkheadSuccess|ThrottleSuccess|RateLimiterSuccess|LimiterSuccess|RetryBudgetSuccess)$' \
 		-test.benchtime "$BENCHTIME"
 	# -cpu 1,2: a lock on the success path, or in the random source of the
 	# delays, shows as a slower op at -cpu 2.

@@ -10,7 +10,10 @@ import (
 
 	"github.com/failsafe-go/failsafe-go/failsafehttp"
 	"github.com/hashicorp/go-retryablehttp"
+	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/httpretry"
+	"github.com/herdsafe/backoff/policy"
 )
 
 // transportRow is one way to send a request: the bare base transport, or a
@@ -28,6 +31,16 @@ var transportRows = []transportRow{
 	}},
 	{"herdsafe", func(base *http.Transport) *http.Client {
 		return &http.Client{Transport: httpretry.NewTransport(base, httpretry.WithMaxTries(maxAttempts))}
+	}},
+	// The same Transport, its retry stage between a bulkhead and a
+	// breaker that see its requests (httpretry.WithPolicy).
+	{"herdsafe-guarded", func(base *http.Transport) *http.Client {
+		p := policy.New(
+			policy.Guard(bulkhead.New(100)),
+			httpretry.Retry(httpretry.WithMaxTries(maxAttempts)),
+			policy.Guard(breaker.New()),
+		)
+		return &http.Client{Transport: httpretry.NewTransport(base, httpretry.WithPolicy(p))}
 	}},
 	{"retryablehttp", func(base *http.Transport) *http.Client {
 		rc := retryablehttp.NewClient()

@@ -34,6 +34,8 @@ type Breaker struct {
 	ignored     atomic.Uint64
 	rejections  atomic.Uint64
 	transitions atomic.Uint64
+	slowCalls   atomic.Uint64
+	forced      atomic.Uint64
 }
 
 var (
@@ -61,6 +63,7 @@ func New(opts ...Option) *Breaker {
 		}
 		o(&b.cfg)
 	}
+	b.cfg.checkSlow()
 	b.lastOpen = b.cfg.open
 	if b.cfg.backOff != nil {
 		b.cfg.backOff.Reset()
@@ -93,10 +96,11 @@ func (b *Breaker) Validate() error {
 // it admits it. Open, it refuses it with an [*OpenError], until the open
 // duration has passed; then it turns half-open. Half-open, it admits the
 // call as a probe while a probe's place is free, and refuses it otherwise.
+// Forced open, it refuses it; forced closed, it admits it.
 // An admitted call must be followed by exactly one Record with the Permit.
 //
-// Allow never blocks, and does not look at c. Closed, it admits whatever
-// ctx says; in any other state it refuses a ctx already done with its
+// Allow never blocks, and does not look at c. Closed (or forced closed),
+// it admits whatever ctx says; in any other state it refuses a ctx already done with its
 // cause, so that no probe's place goes to a call that cannot run. A
 // Breaker that is not usable (see Validate) refuses every call with its
 // configuration error, and a nil ctx is refused with an error matching
@@ -105,8 +109,8 @@ func (b *Breaker) Allow(ctx context.Context, _ guard.Call) (guard.Permit, error)
 	if ctx == nil {
 		return guard.Permit{}, errNilContext
 	}
-	if p := b.cur.Load(); p != nil && p.state == Closed {
-		return guard.Permit{Token: p.gen}, nil
+	if p := b.cur.Load(); p != nil && (p.state == Closed || p.state == ForcedClosed) {
+		return guard.Permit{Token: b.token(p)}, nil
 	}
 	if ctx.Err() != nil {
 		return guard.Permit{}, context.Cause(ctx)
@@ -122,14 +126,17 @@ func (b *Breaker) allowSlow() (guard.Permit, error) {
 	p := b.cur.Load()
 	for {
 		switch p.state {
-		case Closed:
-			return guard.Permit{Token: p.gen}, nil
+		case Closed, ForcedClosed:
+			return guard.Permit{Token: b.token(p)}, nil
 		case HalfOpen:
 			if p.takeProbe(b.cfg.probes) {
-				return guard.Permit{Token: p.gen}, nil
+				return guard.Permit{Token: b.token(p)}, nil
 			}
 			b.rejections.Add(1)
 			return guard.Permit{}, &OpenError{State: HalfOpen}
+		case ForcedOpen:
+			b.rejections.Add(1)
+			return guard.Permit{}, &OpenError{State: ForcedOpen}
 		}
 		if wait := p.until.Sub(b.cfg.clock.Now()); wait > 0 {
 			b.rejections.Add(1)
@@ -142,48 +149,64 @@ func (b *Breaker) allowSlow() (guard.Permit, error) {
 // Record tells the breaker how a call that Allow admitted ended, as a
 // [guard.Guard]. A call whose error is nil is a success; one whose error
 // WithIsFailure counts (by default, any) is a failure; an abandoned call,
-// or one that a guard inside the breaker refused, is neither. A failure
-// may trip a closed breaker, or reopen a half-open one; enough probe
-// successes close it.
+// or one that a guard inside the breaker refused, is neither. With
+// WithSlowCalls, a success or a failure that took longer than its
+// duration is also slow. A failure (or a slow call) may trip a closed
+// breaker, or reopen a half-open one; enough fast probe successes close
+// it. Forced closed, the breaker counts the call and never trips; forced
+// open, it admitted none.
 //
-// The Permit's Token is the generation of the state that admitted the
-// call, which each change of state increments, so a Permit of an earlier
-// state is ignored: the calls admitted before the last change count for
+// The Permit's Token names the state that admitted the call (and, with
+// WithSlowCalls, when): each change of state starts a new one, so a
+// Permit of an earlier state is ignored: the calls admitted before the last change count for
 // nothing after it. So is a Permit Allow did not issue. A change of state
 // Record makes runs the state-change hook on the calling goroutine.
 func (b *Breaker) Record(pm guard.Permit, o guard.Outcome) {
 	p := b.cur.Load()
-	if p == nil || p.gen != pm.Token || p.state == Open {
+	if p == nil || !b.issued(p, pm.Token) || p.state == Open || p.state == ForcedOpen {
 		b.ignored.Add(1)
 		return
 	}
 	if o.Err != nil || o.Abandoned {
-		b.recordSlow(p, o)
+		b.recordSlow(p, o, pm.Token)
 		return
 	}
-	b.succeeded(p)
+	b.succeeded(p, b.slow(pm.Token))
 }
 
-// succeeded records a success in the period p.
-func (b *Breaker) succeeded(p *period) {
+// succeeded records a success in the period p, slow or not.
+func (b *Breaker) succeeded(p *period, slow bool) {
 	b.successes.Add(1)
+	if slow {
+		b.slowCalls.Add(1)
+	}
 	if p.consecutive.Load() != 0 {
 		p.consecutive.Store(0)
 	}
 	switch {
 	case p.state == HalfOpen:
-		if p.wins.Add(1) == b.cfg.successes {
+		if slow { // a slow probe: the dependency is not back yet
+			b.move(p, Open)
+		} else if p.wins.Add(1) == b.cfg.successes {
 			b.move(p, Closed)
 		}
 	case p.calls != nil:
-		p.calls.add(false)
+		p.calls.add(false, slow)
+		if slow && b.cfg.trips(p.calls.counts()) {
+			b.move(p, Open)
+		}
 	case p.timed != nil:
-		p.timed.add(b.cfg.clock.Now(), false)
+		now := b.cfg.clock.Now()
+		p.timed.add(now, false, slow)
+		if slow && b.cfg.trips(p.timed.counts(now)) {
+			b.move(p, Open)
+		}
 	}
 }
 
-// recordSlow records a call that did not simply succeed.
-func (b *Breaker) recordSlow(p *period, o guard.Outcome) {
+// recordSlow records a call that did not simply succeed, admitted with
+// token.
+func (b *Breaker) recordSlow(p *period, o guard.Outcome, token uint64) {
 	if o.Abandoned || guard.IsRefusal(o.Err) {
 		b.neutral.Add(1)
 		if p.state == HalfOpen {
@@ -191,20 +214,21 @@ func (b *Breaker) recordSlow(p *period, o guard.Outcome) {
 		}
 		return
 	}
-	if b.cfg.isFailure == nil || b.classify(p, o.Err) {
-		b.failed(p)
+	slow := b.slow(token)
+	if b.cfg.isFailure == nil || b.classify(p, o.Err, slow) {
+		b.failed(p, slow)
 		return
 	}
-	b.succeeded(p)
+	b.succeeded(p, slow)
 }
 
 // classify asks the classifier about err. If it panics, the call is
 // recorded as a failure before the panic goes on.
-func (b *Breaker) classify(p *period, err error) bool {
+func (b *Breaker) classify(p *period, err error, slow bool) bool {
 	done := false
 	defer func() {
 		if !done {
-			b.failed(p)
+			b.failed(p, slow)
 		}
 	}()
 	failure := b.cfg.isFailure(err)
@@ -212,12 +236,18 @@ func (b *Breaker) classify(p *period, err error) bool {
 	return failure
 }
 
-// failed records a failure in the period p.
-func (b *Breaker) failed(p *period) {
+// failed records a failure in the period p, slow or not.
+func (b *Breaker) failed(p *period, slow bool) {
 	b.failures.Add(1)
+	if slow {
+		b.slowCalls.Add(1)
+	}
 	n := p.consecutive.Add(1)
-	if p.state == HalfOpen {
+	switch p.state {
+	case HalfOpen:
 		b.move(p, Open)
+		return
+	case ForcedClosed: // counted, never tripped
 		return
 	}
 	var trip bool
@@ -225,14 +255,12 @@ func (b *Breaker) failed(p *period) {
 	case consecutiveRule:
 		trip = n >= b.cfg.threshold
 	case countRule:
-		p.calls.add(true)
-		calls, bad := p.calls.counts()
-		trip = trips(calls, bad, b.cfg.minCalls, b.cfg.rate)
+		p.calls.add(true, slow)
+		trip = b.cfg.trips(p.calls.counts())
 	case timeRule:
 		now := b.cfg.clock.Now()
-		p.timed.add(now, true)
-		calls, bad := p.timed.counts(now)
-		trip = trips(calls, bad, b.cfg.minCalls, b.cfg.rate)
+		p.timed.add(now, true, slow)
+		trip = b.cfg.trips(p.timed.counts(now))
 	}
 	if trip {
 		b.move(p, Open)

@@ -23,8 +23,15 @@ type Counts struct {
 	// ConsecutiveFailures is the number of failures recorded since the
 	// last success, or since the breaker last closed.
 	ConsecutiveFailures uint64
-	// Transitions is the number of changes of state.
+	// Transitions is the number of changes of state, those made by
+	// ForceOpen, ForceClosed and Reset included.
 	Transitions uint64
+	// Forced is the number of changes of state made by ForceOpen,
+	// ForceClosed and Reset.
+	Forced uint64
+	// Slow is the number of calls recorded, as successes or as failures,
+	// that took longer than WithSlowCalls' duration: 0 without it.
+	Slow uint64
 }
 
 // Counts returns the breaker's counts.
@@ -36,6 +43,8 @@ func (b *Breaker) Counts() Counts {
 		Ignored:     b.ignored.Load(),
 		Rejections:  b.rejections.Load(),
 		Transitions: b.transitions.Load(),
+		Forced:      b.forced.Load(),
+		Slow:        b.slowCalls.Load(),
 	}
 	if p := b.cur.Load(); p != nil {
 		c.ConsecutiveFailures = p.consecutive.Load()

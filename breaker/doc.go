@@ -41,15 +41,30 @@
 //
 // # Slow calls
 //
-// The breaker has no slow-call detection of its own: it learns how a call
-// ended, not how long it took. Put a timeout stage inside it
-// (policy.Timeout, after the breaker in policy.New): a call that overruns
-// the timeout returns the deadline's error while the caller's context is
-// still alive, and so counts as a failure. A timeout
-// outside the breaker does not: its deadline is the caller's context as
-// the breaker sees it, so a call that overruns it is abandoned, and
-// counts as neither. A function that ignores its context cannot be cut
-// short by either.
+// With [WithSlowCalls] the breaker also trips when too many calls are
+// slow: a call that took longer than a duration, from Allow to Record,
+// counts as slow whether it succeeded or failed, and the share of slow
+// calls in the failure-rate rule's window trips the breaker as the share
+// of failures does, under the same minimum number of calls. A call that
+// never returns is never measured, so bound the calls as well: put a
+// timeout stage inside the breaker (policy.Timeout, after the breaker in
+// policy.New): a call that overruns the timeout returns the deadline's
+// error while the caller's context is still alive, and so counts as a
+// failure. A timeout outside the breaker does not: its deadline is the
+// caller's context as the breaker sees it, so a call that overruns it is
+// abandoned, and counts as neither. A function that ignores its context
+// cannot be cut short by either.
+//
+// # Manual control
+//
+// An operator can take the decision: [Breaker.ForceOpen] isolates the
+// dependency (every call refused until told otherwise), [Breaker.ForceClosed]
+// admits every call and never trips, and [Breaker.Reset] returns to the
+// closed state with the trip rule's counts cleared. Each is a change of
+// state, reported to the WithStateChange hook and counted in
+// [Counts].Forced, and the forced states are states of their own,
+// ForcedOpen and ForcedClosed, which State returns and the telemetry
+// modules export.
 //
 // # Cost
 //
@@ -59,5 +74,7 @@
 // state, the first call after the open duration. A refusal reads the clock
 // and allocates its [*OpenError], and, through Run, guard.Run or a policy,
 // the mark that makes it a refusal. The time-based window
-// ([WithFailureRateOver]) also reads the clock for every call it records.
+// ([WithFailureRateOver]) also reads the clock for every call it records,
+// and the slow-call rule ([WithSlowCalls]) for every call it admits and
+// every call it records.
 package breaker

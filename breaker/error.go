@@ -29,19 +29,23 @@ var ErrCircuitOpen = errors.New("breaker: circuit open")
 // the refusal matches [backoff.ErrRefused], which stops it at once, with
 // the refusal as its Cause.
 type OpenError struct {
-	// State is the state that refused the call: Open, or HalfOpen when
-	// all the probes of the half-open state are taken.
+	// State is the state that refused the call: Open, HalfOpen when all
+	// the probes of the half-open state are taken, or ForcedOpen.
 	State State
 	// Duration is how long the breaker stays open from the refusal: the
 	// earliest time a probe can be admitted. It is 0 in the half-open
-	// state, where the probes in flight decide what comes next.
+	// state, where the probes in flight decide what comes next, and in
+	// the forced-open state, which lasts until ForceClosed or Reset.
 	Duration time.Duration
 }
 
 // Error says that the circuit is open, and for how long.
 func (e *OpenError) Error() string {
-	if e.State == HalfOpen {
+	switch e.State {
+	case HalfOpen:
 		return "breaker: circuit half-open, its probes taken"
+	case ForcedOpen:
+		return "breaker: circuit forced open"
 	}
 	return "breaker: circuit open for " + e.Duration.String()
 }

@@ -48,6 +48,7 @@ type config struct {
 	backOff   backoff.BackOff // nil: open for open
 	probes    int32
 	successes int32
+	slow      slowRule         // WithSlowCalls
 	isFailure func(error) bool // nil: every error
 	onChange  func(from, to State)
 	clock     clock.Clock
@@ -241,8 +242,8 @@ func WithIsFailure(fn func(error) bool) Option {
 // WithStateChange sets a function called after each change of state, with
 // the state left and the state entered. It runs with no lock held, on the
 // goroutine whose call made the change: an Allow (open to half-open), a
-// Record (a trip, a failed or a closing probe), a Run, or a State
-// (open to half-open). So fn may call the breaker, and a slow fn delays
+// Record (a trip, a failed or a closing probe), a Run, a State
+// (open to half-open), or a ForceOpen, ForceClosed or Reset. So fn may call the breaker, and a slow fn delays
 // only that caller; a panic in fn goes on to that caller, the change being
 // made. Changes made by different goroutines may be reported concurrently
 // and out of order; each call's from and to are exact, and

@@ -16,9 +16,17 @@ const (
 	Open
 	// HalfOpen admits a few probe calls, and refuses the others.
 	HalfOpen
+	// ForcedOpen refuses every call, until ForceClosed or Reset: the
+	// state ForceOpen puts the breaker in. No open duration ends it.
+	ForcedOpen
+	// ForcedClosed admits every call, and counts how they end, but never
+	// trips, until ForceOpen or Reset: the state ForceClosed puts the
+	// breaker in.
+	ForcedClosed
 )
 
-// String returns "closed", "open" or "half-open".
+// String returns "closed", "open", "half-open", "forced-open" or
+// "forced-closed".
 func (s State) String() string {
 	switch s {
 	case Closed:
@@ -27,6 +35,10 @@ func (s State) String() string {
 		return "open"
 	case HalfOpen:
 		return "half-open"
+	case ForcedOpen:
+		return "forced-open"
+	case ForcedClosed:
+		return "forced-closed"
 	}
 	return "State(" + strconv.Itoa(int(s)) + ")"
 }
@@ -80,8 +92,19 @@ func (b *Breaker) swap(from *period, to State) (*period, bool) {
 	if cur := b.cur.Load(); cur != from {
 		return cur, false
 	}
+	return b.enter(from, to), true
+}
+
+// enter makes the period after from, in the state to, the current one,
+// and returns it. It is called under the lock.
+func (b *Breaker) enter(from *period, to State) *period {
 	next := &period{gen: from.gen + 1, state: to}
 	switch to {
+	case ForcedClosed:
+		if b.cfg.backOff != nil {
+			b.cfg.backOff.Reset()
+		}
+		b.lastOpen = b.cfg.open
 	case Closed:
 		if b.cfg.backOff != nil {
 			b.cfg.backOff.Reset()
@@ -96,14 +119,14 @@ func (b *Breaker) swap(from *period, to State) (*period, bool) {
 	}
 	b.cur.Store(next)
 	b.transitions.Add(1)
-	return next, true
+	return next
 }
 
 // fill gives a closed period the window of the trip rule.
 func (b *Breaker) fill(p *period) {
 	switch b.cfg.rule {
 	case countRule:
-		p.calls = newCountWindow(b.cfg.calls)
+		p.calls = newCountWindow(b.cfg.calls, b.cfg.slow.after != 0)
 	case timeRule:
 		p.timed = newTimeWindow(b.cfg.clock.Now(), b.cfg.period)
 	}

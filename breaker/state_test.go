@@ -20,6 +20,8 @@ func TestStateString(t *testing.T) {
 		{breaker.Closed, "closed"},
 		{breaker.Open, "open"},
 		{breaker.HalfOpen, "half-open"},
+		{breaker.ForcedOpen, "forced-open"},
+		{breaker.ForcedClosed, "forced-closed"},
 		{breaker.State(9), "State(9)"},
 	} {
 		if got := c.s.String(); got != c.want {

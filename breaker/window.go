@@ -6,40 +6,70 @@ import (
 )
 
 // countWindow is the outcome of the last calls: one bit a call, set for a
-// failure, in a ring the calls fill in turn. It takes no lock: a writer
-// claims its place with an atomic counter and flips its bit atomically.
+// failure, in a ring the calls fill in turn, and with the slow-call rule a
+// second ring, a bit set for a slow call. It takes no lock: a writer
+// claims its place with an atomic counter and flips its bits atomically.
 // Under concurrent use the counts it gives are those of the calls whose
 // writes have landed, which may trail the counter by the calls in flight.
 type countWindow struct {
-	next atomic.Uint64 // calls recorded, and so the next place
-	bad  atomic.Int64  // failure bits set
+	next   atomic.Uint64 // calls recorded, and so the next place
+	size   uint64
+	failed bitRing
+	slow   bitRing // empty without the slow-call rule
+}
+
+// bitRing is one bit a place of a countWindow, and the count of bits set.
+type bitRing struct {
+	set  atomic.Int64
 	bits []atomic.Uint64
-	size uint64
 }
 
-func newCountWindow(size int) *countWindow {
-	return &countWindow{bits: make([]atomic.Uint64, (size+63)/64), size: uint64(size)}
+func newCountWindow(size int, slow bool) *countWindow {
+	w := &countWindow{size: uint64(size)}
+	w.failed.bits = make([]atomic.Uint64, (size+63)/64)
+	if slow {
+		w.slow.bits = make([]atomic.Uint64, (size+63)/64)
+	}
+	return w
 }
 
-// add records a call that failed or not.
-func (w *countWindow) add(failed bool) {
+// add records a call that failed or not, and was slow or not.
+func (w *countWindow) add(failed, slow bool) {
 	i := (w.next.Add(1) - 1) % w.size
-	word, bit := &w.bits[i/64], uint64(1)<<(i%64)
+	w.failed.put(i, failed)
+	if w.slow.bits != nil {
+		w.slow.put(i, slow)
+	}
+}
+
+// put sets or clears the bit of place i.
+func (r *bitRing) put(i uint64, on bool) {
+	word, bit := &r.bits[i/64], uint64(1)<<(i%64)
 	switch {
-	case failed:
+	case on:
 		if word.Or(bit)&bit == 0 {
-			w.bad.Add(1)
+			r.set.Add(1)
 		}
-	case word.Load()&bit != 0: // a success over an old failure
+	case word.Load()&bit != 0: // clearing an old bit
 		if word.And(^bit)&bit != 0 {
-			w.bad.Add(-1)
+			r.set.Add(-1)
 		}
 	}
 }
 
-// counts returns the calls in the window and the failures among them.
-func (w *countWindow) counts() (calls, failures uint64) {
-	return min(w.next.Load(), w.size), uint64(max(w.bad.Load(), 0))
+// counts returns the calls in the window, and the failures and the slow
+// calls among them.
+func (w *countWindow) counts() tally {
+	return tally{
+		calls:    min(w.next.Load(), w.size),
+		failures: uint64(max(w.failed.set.Load(), 0)),
+		slow:     uint64(max(w.slow.set.Load(), 0)),
+	}
+}
+
+// tally is what a window counts.
+type tally struct {
+	calls, failures, slow uint64
 }
 
 // buckets is the number of buckets of a timeWindow.
@@ -60,6 +90,7 @@ type slot struct {
 	bucket atomic.Int64 // the bucket the counts are of, -1 for none
 	calls  atomic.Uint64
 	bad    atomic.Uint64
+	slow   atomic.Uint64
 }
 
 func newTimeWindow(start time.Time, period time.Duration) *timeWindow {
@@ -75,8 +106,8 @@ func (w *timeWindow) bucket(now time.Time) int64 {
 	return max(int64(now.Sub(w.start)/w.width), 0)
 }
 
-// add records a call that ended at now, failed or not.
-func (w *timeWindow) add(now time.Time, failed bool) {
+// add records a call that ended at now, failed or not, slow or not.
+func (w *timeWindow) add(now time.Time, failed, slow bool) {
 	n := w.bucket(now)
 	s := &w.slots[n%buckets]
 	for {
@@ -90,6 +121,7 @@ func (w *timeWindow) add(now time.Time, failed bool) {
 		if s.bucket.CompareAndSwap(b, n) {
 			s.calls.Store(0)
 			s.bad.Store(0)
+			s.slow.Store(0)
 			break
 		}
 	}
@@ -97,24 +129,35 @@ func (w *timeWindow) add(now time.Time, failed bool) {
 	if failed {
 		s.bad.Add(1)
 	}
+	if slow {
+		s.slow.Add(1)
+	}
 }
 
 // counts returns the calls recorded in the window that ends at now, and
-// the failures among them.
-func (w *timeWindow) counts(now time.Time) (calls, failures uint64) {
+// the failures and the slow calls among them.
+func (w *timeWindow) counts(now time.Time) tally {
+	var t tally
 	n := w.bucket(now)
 	for b := max(n-buckets+1, 0); b <= n; b++ {
 		s := &w.slots[b%buckets]
 		if s.bucket.Load() == b {
-			calls += s.calls.Load()
-			failures += s.bad.Load()
+			t.calls += s.calls.Load()
+			t.failures += s.bad.Load()
+			t.slow += s.slow.Load()
 		}
 	}
-	return calls, min(failures, calls)
+	t.failures, t.slow = min(t.failures, t.calls), min(t.slow, t.calls)
+	return t
 }
 
-// trips reports whether failures of calls reach the rate, with at least
-// minCalls calls.
-func trips(calls, failures, minCalls uint64, rate float64) bool {
-	return calls >= minCalls && calls > 0 && float64(failures)/float64(calls) >= rate
+// trips reports whether the calls t counts trip the breaker: at least
+// minCalls of them, and failures at the failure rate, or slow calls at
+// the slow-call rate.
+func (c *config) trips(t tally) bool {
+	if t.calls < c.minCalls || t.calls == 0 {
+		return false
+	}
+	n := float64(t.calls)
+	return float64(t.failures)/n >= c.rate || c.slow.after != 0 && float64(t.slow)/n >= c.slow.rate
 }

@@ -118,7 +118,10 @@ func Run(ctx context.Context, g Guard, c Call, fn func(context.Context) error) e
 	}
 	p, err := g.Allow(ctx, c)
 	if err != nil {
-		return refused(err)
+		if f, ok := err.(*failure); ok {
+			return f.err
+		}
+		return Refusal(err)
 	}
 	recorded := false
 	defer func() {
@@ -132,14 +135,14 @@ func Run(ctx context.Context, g Guard, c Call, fn func(context.Context) error) e
 	return err
 }
 
-// refused returns the error of a call that Allow refused with err: err
-// unmarked if Allow marked it with Failure, err itself if it matches
-// backoff.ErrRefused already, else err marked as a refusal.
-func refused(err error) error {
-	if f, ok := err.(*failure); ok {
-		return f.err
-	}
-	if errors.Is(err, backoff.ErrRefused) {
+// Refusal returns the error of a call that a guard refused with err: an
+// error that matches backoff.ErrRefused and wraps err, so that a retry
+// driver around the call stops at once with it as the Cause and
+// errors.Is still finds err. It returns err itself if err matches
+// backoff.ErrRefused already, and nil for nil. Run marks a guard's
+// refusals so; code of your own that asks a guard itself may do the same.
+func Refusal(err error) error {
+	if err == nil || errors.Is(err, backoff.ErrRefused) {
 		return err
 	}
 	return &refusal{err: err}

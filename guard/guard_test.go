@@ -434,3 +434,20 @@ func TestRunConcurrently(t *testing.T) {
 		t.Errorf("%d outcomes with %d distinct permits, want %d of each", len(g.outcomes), len(tokens), n)
 	}
 }
+
+// Refusal marks an error as a guard's refusal once: it then matches
+// backoff.ErrRefused, still matches the guard's own error, and is what
+// IsRefusal reports; an error that is a refusal already is left as it is.
+func TestRefusal(t *testing.T) {
+	own := errors.New("no capacity")
+	r := guard.Refusal(own)
+	if !errors.Is(r, backoff.ErrRefused) || !errors.Is(r, own) || !guard.IsRefusal(r) || r.Error() != own.Error() {
+		t.Errorf("Refusal(%v) = %v: want it to match ErrRefused and the guard's error", own, r)
+	}
+	if again := guard.Refusal(r); again != r {
+		t.Errorf("Refusal of a refusal = %v, want it unchanged", again)
+	}
+	if guard.Refusal(nil) != nil {
+		t.Error("Refusal(nil) is not nil")
+	}
+}

@@ -202,7 +202,7 @@ func (c *call[T]) launch(ctx context.Context) {
 	if n > 0 && c.h.budget != nil {
 		var err error
 		if p, err = c.h.budget.Allow(ctx, guard.Call{Attempt: n + 1}); err != nil {
-			c.refusal = refused(err)
+			c.refusal = guard.Refusal(err)
 			return
 		}
 	}

@@ -51,23 +51,3 @@ func fatal(err error) error {
 	}
 	return nil
 }
-
-// refused returns the error of an attempt that the budget guard refused
-// with err, as guard.Run returns a refusal: err itself if it matches
-// backoff.ErrRefused already, else err marked so.
-func refused(err error) error {
-	if errors.Is(err, backoff.ErrRefused) {
-		return err
-	}
-	return &refusal{err: err}
-}
-
-// refusal marks the error of a budget guard that refused an attempt.
-type refusal struct{ err error }
-
-func (r *refusal) Error() string { return r.err.Error() }
-
-func (r *refusal) Unwrap() error { return r.err }
-
-// Is reports that a refusal matches backoff.ErrRefused.
-func (r *refusal) Is(target error) bool { return target == backoff.ErrRefused }

@@ -40,3 +40,22 @@ func BenchmarkOutage(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkOverload measures one run of each overload strategy on the
+// defaults of the command: 10 clients against 200 workers over the
+// default stages.
+func BenchmarkOverload(b *testing.B) {
+	cfg := herd.Config{Scenario: herd.Overload, Clients: 10, Seed: 1}
+	for _, st := range herd.OverloadStrategies(cfg) {
+		b.Run(st.Name, func(b *testing.B) {
+			cfg := cfg
+			cfg.NewGuards = st.NewGuards
+			var calls int
+			for b.Loop() {
+				calls = herd.Simulate(cfg).Calls
+			}
+			b.ReportMetric(float64(calls), "calls/op")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(calls), "ns/call")
+		})
+	}
+}

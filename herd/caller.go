@@ -47,7 +47,7 @@ type caller struct {
 	// What the scenario keeps of the loop in progress.
 	client  int32
 	phase   Phase // Outage: the phase its user call started in
-	start   int32 // Outage: the window its user call started in
+	start   int32 // Outage: the window its user call started in; Overload: its call's slot
 	busy    bool  // it runs a retry loop
 	waiting bool  // it waits for an event
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -13,7 +14,7 @@ import (
 )
 
 // Scenario names what the simulated clients try to do. See [OCC],
-// [Restart] and [Outage].
+// [Restart], [Outage] and [Overload].
 type Scenario string
 
 const (
@@ -28,10 +29,18 @@ const (
 	// guards of its strategy, while the dependency is healthy, then fully
 	// down, then degraded, then healthy again (see Phases).
 	Outage Scenario = "outage"
+	// Shed is a server restart like Restart's, against a server that
+	// serves Capacity requests at once and sheds the others with a bare
+	// 503: the middleware of package httpshed without its Retry-After.
+	Shed Scenario = "shed"
+	// Pushback is Shed with the Retry-After: the server tells each
+	// request it sheds when to come back, and the clients obey as package
+	// httpretry does.
+	Pushback Scenario = "pushback"
 )
 
 // Scenarios lists the built-in scenarios.
-func Scenarios() []Scenario { return []Scenario{OCC, Restart, Outage} }
+func Scenarios() []Scenario { return []Scenario{OCC, Restart, Outage, Shed, Pushback, Overload} }
 
 // Defaults of the simulation, from the AWS study where it gives one.
 const (
@@ -125,13 +134,15 @@ func (p Phases) starts() (bounds [NumPhases + 1]time.Duration) {
 }
 
 // Config describes one simulation. Only Scenario, Clients and NewBackOff
-// must be set; every other zero field means the default named in its
-// comment. A Config is a plain value and may be reused.
+// must be set (Overload needs no NewBackOff); every other zero field means
+// the default named in its comment. A Config is a plain value and may be
+// reused.
 //
-// Rate, Tries, Phases and NewGuards describe the Outage scenario, and the
-// others ignore them; Capacity and MaxCalls do not apply to Outage.
+// Rate, Tries and Phases describe the Outage scenario, Server the
+// Overload scenario, and NewGuards both; the others ignore them. Capacity
+// and MaxCalls do not apply to Outage or Overload.
 type Config struct {
-	// Scenario is OCC, Restart or Outage.
+	// Scenario is OCC, Restart, Outage, Shed, Pushback or Overload.
 	Scenario Scenario
 	// Clients is the size of the fleet, from 1 to MaxClients.
 	Clients int
@@ -154,12 +165,13 @@ type Config struct {
 	// a clone of b if b is a backoff.Cloner (as the library's BackOffs
 	// are), and on b itself, Reset at its start, if not.
 	NewBackOff func() backoff.BackOff
-	// NewGuards, for the Outage scenario, returns the guards of one
-	// client, outermost first, as they would stand inside the retry stage
-	// of its Policy: policy.New(policy.Retry(...),
+	// NewGuards, for the Outage and Overload scenarios, returns the
+	// guards of one client, outermost first, as they would stand inside
+	// the retry stage of its Policy: policy.New(policy.Retry(...),
 	// policy.Guard(gs[0]), policy.Guard(gs[1]), ...). It is
 	// called once per client, in the order of the clients. nil, or an
-	// empty slice, means no guard: retries only.
+	// empty slice, means no guard: retries only (in Overload, which does
+	// not retry, every call sent).
 	//
 	// clk is the simulation's virtual clock, at the time of the event
 	// being processed whenever a guard is called; random returns this
@@ -184,7 +196,9 @@ type Config struct {
 	// counted in; zero means DefaultWindow (10 ms).
 	Window time.Duration
 	// Capacity is how many connections the Restart server accepts per
-	// window; zero means DefaultCapacity. OCC ignores it.
+	// window, and how many requests the Shed and Pushback server serves at
+	// once (each for ShedServiceTime); zero means DefaultCapacity. OCC
+	// ignores it.
 	Capacity int
 	// MaxCalls is how many calls one client makes before it gives up; zero
 	// means DefaultMaxCalls. It is what makes immediate retry end.
@@ -209,6 +223,12 @@ type Config struct {
 	// Arrivals says how the Outage scenario's user calls are spread in
 	// time; the zero value means Poisson.
 	Arrivals Arrivals
+
+	// Server is the server of the Overload scenario, and the load on it;
+	// the zero Server means the defaults. Overload uses Clients,
+	// NewGuards, Seed, Delay, Window and Horizon too, and no BackOff: its
+	// calls are not retried.
+	Server Server
 }
 
 // Arrivals is how the user calls of the Outage scenario are spread in
@@ -231,11 +251,11 @@ const (
 // error matching ErrInvalidConfig, or nil. Simulate calls it first.
 func (c Config) Validate() error {
 	switch {
-	case c.Scenario != OCC && c.Scenario != Restart && c.Scenario != Outage:
-		return invalid("Scenario %q is not known; use %q, %q or %q", string(c.Scenario), OCC, Restart, Outage)
+	case !slices.Contains(Scenarios(), c.Scenario):
+		return invalid("Scenario %q is not known; use one of %q", string(c.Scenario), Scenarios())
 	case c.Clients < 1 || c.Clients > MaxClients:
 		return invalid("Clients is %d; it must lie in [1, %d]", c.Clients, MaxClients)
-	case c.NewBackOff == nil:
+	case c.NewBackOff == nil && c.Scenario != Overload:
 		return invalid("NewBackOff is nil")
 	case c.Delay.Mean < 0:
 		return invalid("Delay.Mean is negative (%v)", c.Delay.Mean)
@@ -254,8 +274,11 @@ func (c Config) Validate() error {
 	if d.Horizon/d.Window >= MaxWindows {
 		return invalid("Horizon (%v) spans %d Windows of %v; at most %d", d.Horizon, d.Horizon/d.Window, d.Window, MaxWindows)
 	}
-	if c.Scenario == Outage {
+	switch c.Scenario {
+	case Outage:
 		return d.validateOutage()
+	case Overload:
+		return d.validateOverload()
 	}
 	return nil
 }

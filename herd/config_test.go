@@ -13,11 +13,11 @@ import (
 	"github.com/herdsafe/backoff/herd"
 )
 
-func TestScenariosListsOutage(t *testing.T) {
+func TestScenariosListsOutageAndOverload(t *testing.T) {
 	t.Parallel()
 	got := herd.Scenarios()
-	if len(got) != 3 || got[0] != herd.OCC || got[1] != herd.Restart || got[2] != herd.Outage {
-		t.Fatalf("Scenarios() = %v, want occ, restart, outage", got)
+	if len(got) != 6 || got[0] != herd.OCC || got[1] != herd.Restart || got[2] != herd.Outage || got[3] != herd.Shed || got[4] != herd.Pushback || got[5] != herd.Overload {
+		t.Fatalf("Scenarios() = %v, want occ, restart, outage, shed, pushback, overload", got)
 	}
 }
 

@@ -16,10 +16,11 @@
 // [SimulateContext] stops a simulation early when a context is done.
 //
 // The retry loops are the library's own, not a copy of their logic:
-// each client of OCC and Restart retries through a [backoff.Retrier]
-// (WithBackOff with its BackOff, WithMaxTries(MaxCalls)), each client of
-// Outage through a [policy.Policy] of a retry stage and the client's
-// guards, all on the simulation's virtual clock ([backoff.WithClock]). So
+// each client of OCC, Restart, Shed and Pushback retries through a
+// [backoff.Retrier] (WithBackOff with its BackOff, WithMaxTries(MaxCalls)),
+// each client of Outage through a [policy.Policy] of a retry stage and the
+// client's guards, each client of Overload through a Policy of its guards
+// alone, all on the simulation's virtual clock ([backoff.WithClock]). So
 // whether to retry, how long to wait, what a guard's refusal ends and
 // what each guard is told are decided by the driver's and the policy's
 // code, exactly as in a program. Each retry loop runs as a coroutine of
@@ -30,7 +31,7 @@
 // deterministic. The guards read the simulation's virtual time through
 // the clock.Clock they are given.
 //
-// Three scenarios are built in:
+// Six scenarios are built in:
 //
 //   - [OCC] is the experiment of the AWS Architecture Blog's "Exponential
 //     Backoff And Jitter" (2015): every client wants one successful update
@@ -57,7 +58,32 @@
 //     fleet sends relative to its base load, per window and per phase
 //     (the amplification), how long after the dependency recovered the
 //     fleet's load is back to normal and its user calls succeed again, and
-//     how many user calls failed in each phase; see [OutageResult]. A call is an attempt the fleet sends.
+//     how many user calls failed in each phase; see [OutageResult]. A call
+//     is an attempt the fleet sends.
+//   - [Shed] and [Pushback] are the server's side of a restart: every
+//     client sends one request at time 0, with retries, to a server that
+//     serves Config.Capacity requests at once, each for ShedServiceTime,
+//     and sheds the others: the Shedder of package httpshed over a
+//     bulkhead, driven in virtual time. In Shed its 503 is bare, and each
+//     client waits its BackOff's next backoff; in Pushback it carries the
+//     Retry-After the Shedder computes, and each client's driver waits it,
+//     spread by httpretry.RetryAfterWait as a Transport of package
+//     httpretry spreads it, as the named wait of a backoff.RetryAfter
+//     error, with its BackOff started over. A call is a
+//     request reaching the server.
+//   - [Overload] is a server with more work than it can do: a queue in
+//     front of a fixed number of workers (see [Server]), so that its
+//     latency grows with the calls in flight, facing a load above its
+//     capacity. The fleet starts calls at a rate the stages set (by
+//     default half the capacity, then twice it, then twice it with half of
+//     the workers lost, then with all of them back), each through its
+//     client's guards (a fixed bulkhead, an adaptive concurrency limiter),
+//     and each client gives a call up at a timeout, which the server, not
+//     knowing, still serves. What is measured is the goodput (the calls
+//     answered in time per second, relative to the capacity), the latency
+//     of the calls sent relative to the no-load latency, and how long
+//     after each step the fleet's limit took to settle; see
+//     [OverloadResult]. A call is a call the fleet sends.
 //
 // Every message takes an independent one-way network delay drawn from
 // |Normal(mean, stddev)|, 10 ms and 2 ms by default.
@@ -68,5 +94,6 @@
 // ExponentialBackOff, and immediate retry as the control.
 // [OutageStrategies] lists those it compares in Outage: retries alone,
 // behind each retry budget, a circuit breaker, adaptive throttling, and
-// all three.
+// all three. [OverloadStrategies] lists those it compares in Overload: no
+// guard, a fixed bulkhead, and the adaptive limiter on each of its rules.
 package herd

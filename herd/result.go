@@ -21,8 +21,8 @@ type Result struct {
 	// over the fleet.
 	Calls int
 	// Succeeded counts the clients that got what they wanted. It, GaveUp
-	// and Completion describe the clients of OCC and Restart, each of
-	// which wants one success; they are 0 in Outage, whose clients make
+	// and Completion describe the clients of OCC, Restart, Shed and
+	// Pushback, each of which wants one success; they are 0 in Outage, whose clients make
 	// user calls to the end (see the field Outage).
 	Succeeded int
 	// GaveUp counts the clients that stopped without it: they reached
@@ -58,13 +58,17 @@ type Result struct {
 	// Outage is what the Outage scenario measured; it is zero for the
 	// others.
 	Outage OutageResult
+	// Overload is what the Overload scenario measured; it is zero for
+	// the others.
+	Overload OverloadResult
 }
 
-// Unfinished reports how many clients of OCC or Restart were still
-// retrying when the simulation stopped at its horizon. It is 0 in Outage,
-// where a user call cut short by the horizon counts as failed.
+// Unfinished reports how many clients of OCC, Restart, Shed or Pushback
+// were still retrying when the simulation stopped at its horizon. It is 0 in Outage,
+// where a user call cut short by the horizon counts as failed, and in
+// Overload, whose clients make calls to the end.
 func (r Result) Unfinished() int {
-	if r.Scenario == Outage {
+	if r.Scenario == Outage || r.Scenario == Overload {
 		return 0
 	}
 	return r.Clients - r.Succeeded - r.GaveUp

@@ -70,9 +70,16 @@ func SimulateContext(ctx context.Context, cfg Config) Result {
 	s.clk = virtualClock{s}
 	s.loops, s.cancelLoops = context.WithCancel(ctx)
 	defer s.stopCallers()
+	if cfg.Scenario == Overload {
+		s.simulateOverload()
+		return s.res
+	}
 	init := s.initFleet
-	if cfg.Scenario == Outage {
+	switch cfg.Scenario {
+	case Outage:
 		init = s.initOutage
+	case Shed, Pushback:
+		init = s.initShed
 	}
 	if err := init(); err != nil {
 		s.res.Err = err
@@ -106,7 +113,9 @@ type sim struct {
 	window   int                // Restart: the window accepted counts
 	accepted int                // Restart: connections accepted in window
 
-	out *outage // Outage: the fleet's user calls and guards
+	out  *outage     // Outage: the fleet's user calls and guards
+	shed *shedServer // Shed and Pushback: the server
+	ov   *overload   // Overload: the fleet's calls, its guards and the server
 }
 
 // errRejected is the error of a call the server of OCC or Restart turned
@@ -159,24 +168,31 @@ func (s *sim) fleetRun(c *caller) error {
 	return s.retriers[c.client].DoErr(s.loops, c.attempt)
 }
 
-// fleetAttempt is one attempt of a client of OCC or Restart: in OCC a read
-// of the row's version, then a write carrying it; in Restart a
-// connection. It waits, in virtual time, for the answers.
+// fleetAttempt is one attempt of a client of OCC, Restart, Shed or
+// Pushback: in OCC a read of the row's version, then a write carrying it;
+// in Restart a connection; in Shed and Pushback a request. It waits, in
+// virtual time, for the answers.
 func (s *sim) fleetAttempt(c *caller) error {
-	if s.cfg.Scenario == OCC {
+	switch {
+	case s.cfg.Scenario == OCC:
 		s.send(event{call: c.id, kind: readArrive})
 		if !c.wait() {
 			return context.Cause(s.loops)
 		}
 		s.send(event{call: c.id, kind: callArrive, version: c.version})
-	} else {
+	case s.shed != nil:
+		s.send(event{call: c.id, kind: shedArrive})
+	default:
 		s.send(event{call: c.id, kind: callArrive})
 	}
 	if !c.wait() {
 		return context.Cause(s.loops)
 	}
-	if c.ok {
+	switch {
+	case c.ok:
 		return nil
+	case s.shed != nil:
+		return s.shed.refused(c)
 	}
 	return errRejected
 }
@@ -246,6 +262,8 @@ func (s *sim) run() {
 			s.step(s.callers[e.call])
 		case userBegin:
 			s.beginUserCall()
+		default:
+			s.shedEvent(e)
 		}
 	}
 	if s.out != nil {

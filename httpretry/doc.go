@@ -64,10 +64,40 @@
 // retry, and restarts the computed sequence: a later failure without
 // Retry-After waits as the first retry does, from the initial interval.
 // This is deliberate: the server has said when it expects to recover, and
-// the sequence starts over from there. A
-// Retry-After longer than [WithMaxRetryAfter] (30 s by default) is not
-// obeyed: that response is handed to the caller at once. Negative, past or
-// unparsable values are ignored, and the computed wait applies.
+// the sequence starts over from there. The wait is what the server asked
+// plus a random extra of up to a second (up to the value itself, if it is
+// shorter; see [RetryAfterWait]), never less than asked, so that the
+// clients a server told the same thing do not all come back in the same
+// instant. A Retry-After longer than [WithMaxRetryAfter] (30 s by
+// default), or one that, spread, is longer than what is left of the time
+// budget or of the request's deadline, is not slept on: that response is
+// handed to the caller at once. Negative, past or unparsable values are
+// ignored, and the computed wait applies.
+//
+// # Guards
+//
+// A Transport runs each request through a policy.Policy: by default its
+// own, of one retry stage built from its options. [WithPolicy] gives it one
+// of yours instead, holding exactly one retry stage made by [Retry] and,
+// around it or inside it, the guards that should see its requests:
+//
+//	p := policy.New(
+//		policy.Guard(bulkhead.New(100)),       // at most 100 requests in flight
+//		httpretry.Retry(),                     // the Transport's retry stage
+//		policy.Guard(breaker.New()),           // each attempt: 503s trip it, 404s do not
+//		policy.Guard(budget.NewTokenBucket()), // refuses retries, never first attempts
+//	)
+//	client := &http.Client{Transport: httpretry.NewTransport(http.DefaultTransport, httpretry.WithPolicy(p))}
+//
+// The Transport's judging is the Policy's innermost function, one attempt:
+// what the classifier retries is a failure to the guards (a 503, a reset
+// connection), what it hands back a success (a 404), and an attempt the
+// request's own context ended is abandoned, neither. A refusal ends the
+// request with a [*backoff.Error] whose Cause matches backoff.ErrRefused
+// and the guard's own error (breaker.ErrCircuitOpen...), and the telemetry
+// modules count it under that guard's name. The replay rules, the drain
+// and what the caller gets are the same as with the Transport's own
+// Policy; WithPolicy says what else holds.
 //
 // # Context
 //
@@ -79,7 +109,8 @@
 //
 // # Observability
 //
-// [WithInstrumenter] passes an Instrumenter to the core package's driver,
+// [WithInstrumenter] passes an Instrumenter to the core package's driver
+// (of the retry stage),
 // which reports each attempt's number and the wait before the next, and
 // [WithLogger] logs the retries and the failures through the slog
 // Instrumenter of package github.com/herdsafe/backoff/slog, under the
@@ -99,6 +130,8 @@
 // [WithClock] takes a clock.Mock: the waits, [WithMaxElapsedTime], the
 // drain's time bound and the reading of Retry-After dates then run on it,
 // and a test advances it to release each wait instead of spending it.
+// [WithRandom] fixes the spread of Retry-After: a source that returns 0
+// obeys it exactly.
 // Without WithClock the Transport uses the time package, so a test inside
 // a testing/synctest bubble runs its waits in virtual time, as long as its
 // base RoundTripper does no real network I/O (an httptest server's

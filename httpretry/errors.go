@@ -132,3 +132,7 @@ func invalidf(format string, args ...any) error {
 // errNilResponse is returned when the base RoundTripper breaks its contract
 // by returning neither a response nor an error.
 var errNilResponse = errors.New("httpretry: the base RoundTripper returned a nil response and a nil error")
+
+// errNoResponse is returned when a Policy given to WithPolicy ends a
+// request with neither an error nor a response: only a Fallback stage can.
+var errNoResponse = invalidf("httpretry.WithPolicy: the Policy returned no response and no error: a Fallback stage cannot make a response")

@@ -2,13 +2,18 @@ package httpretry_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"time"
 
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/httpretry"
+	"github.com/herdsafe/backoff/policy"
 )
 
 func ExampleNewTransport() {
@@ -92,4 +97,53 @@ func ExampleAttemptStatus() {
 	// Output:
 	// attempt 1: 503, retrying in 0s
 	// attempt 2: 404, done
+}
+
+func ExampleWithPolicy() {
+	// A server that is down.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "down", http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+
+	// One Policy for every request of the client: at most 10 in flight, and
+	// a breaker that sees each attempt and opens after 3 failures in a row.
+	cb := breaker.New(breaker.WithConsecutiveFailures(3), breaker.WithOpenDuration(time.Minute))
+	p := policy.New(
+		policy.Guard(bulkhead.New(10)),
+		httpretry.Retry(httpretry.WithBackOff(&backoff.ZeroBackOff{})),
+		policy.Guard(cb),
+	)
+	client := &http.Client{Transport: httpretry.NewTransport(http.DefaultTransport, httpretry.WithPolicy(p))}
+	defer client.CloseIdleConnections()
+
+	resp, err := client.Get(srv.URL)
+	if err == nil {
+		resp.Body.Close()
+		fmt.Println("first request:", resp.Status) // three attempts, the last response
+	}
+	_, err = client.Get(srv.URL)
+	var e *backoff.Error
+	if errors.As(err, &e) && errors.Is(e.Cause, breaker.ErrCircuitOpen) {
+		fmt.Println("second request: refused, after", e.Attempts, "attempts")
+	}
+	// Output:
+	// first request: 503 Service Unavailable
+	// second request: refused, after 0 attempts
+}
+
+func ExampleRetryAfterWait() {
+	// A server says "Retry-After: 2"; a Transport waits 2 s and up to a
+	// second more, drawn from its random source (here the draws 0, 0.5 and
+	// just below 1).
+	for _, u := range []float64{0, 0.5, 0.999} {
+		fmt.Println(httpretry.RetryAfterWait(2*time.Second, u))
+	}
+	// Told less than a second, it waits up to twice that.
+	fmt.Println(httpretry.RetryAfterWait(200*time.Millisecond, 0.5))
+	// Output:
+	// 2s
+	// 2.5s
+	// 2.999s
+	// 300ms
 }

@@ -87,6 +87,10 @@ func itoa(n int) string {
 // tested.
 var noWait = WithBackOff(&backoff.ZeroBackOff{})
 
+// exactRetryAfter makes every Retry-After obeyed exactly, without the
+// spread RetryAfterWait adds, for tests of what is waited.
+var exactRetryAfter = WithRandom(func() float64 { return 0 })
+
 // constantWait makes every computed wait d, with no time limit, so that a
 // test can hold a request in a long wait.
 func constantWait(d time.Duration) Option {

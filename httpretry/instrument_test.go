@@ -25,7 +25,7 @@ func TestInstrumentation(t *testing.T) {
 	})
 	rec := &recorder{}
 	var logs bytes.Buffer
-	rt := NewTransport(srv.base, constantWait(time.Second), WithInstrumenter(rec), WithName("payments"), WithClock(newSkipClock()),
+	rt := NewTransport(srv.base, constantWait(time.Second), WithInstrumenter(rec), WithName("payments"), WithClock(newSkipClock()), exactRetryAfter,
 		WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	resp, err := get(t, rt, srv.URL)
 	if err != nil {

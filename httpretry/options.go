@@ -2,6 +2,7 @@ package httpretry
 
 import (
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"strings"
 	"time"
@@ -25,32 +26,137 @@ const (
 	DefaultMaxRetryAfter = 30 * time.Second
 )
 
-// Option configures a Transport. Options are applied in order; a later
-// option replaces an earlier one of the same kind, except WithInstrumenter,
-// which adds to the others. An option given a value it cannot use makes
-// every RoundTrip fail with an error matching ErrInvalidConfiguration.
+// Option configures a Transport, or a retry stage made by Retry. Options
+// are applied in order; a later option replaces an earlier one of the same
+// kind, except WithInstrumenter, which adds to the others. An option given
+// a value it cannot use makes every RoundTrip fail with an error matching
+// ErrInvalidConfiguration.
+//
+// Options are of two kinds. WithBackOff, WithMaxTries, WithMaxElapsedTime,
+// WithInstrumenter, WithLogger and WithName configure a retry stage: the
+// Transport's own, given to NewTransport, or one made by Retry for a
+// Policy given to WithPolicy. The others configure the Transport and go to
+// NewTransport only; WithClock goes to either, and configures what it is
+// given to.
 type Option func(*config)
 
 // config is what the options set.
 type config struct {
-	backOff       backoff.BackOff
-	maxTries      uint
-	maxElapsed    time.Duration
+	// The Transport's.
 	retryable     func(*http.Request, *http.Response, error) bool
 	methods       []string
 	idemHeaders   []string
 	maxRetryAfter time.Duration
 	clock         clock.Clock
+	random        func() float64
+	policy        *policy.Policy
+	transportOpt  string // the first option given that configures the Transport only
+
+	// The retry stage's: the core's options, in the order given, and what
+	// the Transport itself reads of them.
+	retry         []backoff.RetryOption
+	maxTries      uint
 	instrumenters []backoff.Instrumenter
 	logger        *slog.Logger
 	name          string
-	err           error // the first invalid setting
+	stageOpt      string // the first option given that configures a retry stage only
+
+	err error // the first invalid setting
+}
+
+// newConfig returns the defaults of a Transport and of its retry stage.
+func newConfig() config {
+	return config{
+		maxTries:      DefaultMaxTries,
+		retryable:     DefaultRetryable,
+		methods:       defaultMethods,
+		idemHeaders:   defaultIdempotencyHeaders,
+		maxRetryAfter: DefaultMaxRetryAfter,
+		clock:         realClock,
+		random:        rand.Float64,
+		name:          "httpretry",
+	}
+}
+
+// apply applies opts to c.
+func (c *config) apply(opts []Option) {
+	for _, opt := range opts {
+		if opt == nil {
+			c.fail("an httpretry.Option is nil")
+			continue
+		}
+		opt(c)
+	}
 }
 
 func (c *config) fail(format string, args ...any) {
 	if c.err == nil {
 		c.err = invalidf(format, args...)
 	}
+}
+
+// transport records that the option named name configures the Transport.
+func (c *config) transport(name string) {
+	if c.transportOpt == "" {
+		c.transportOpt = "httpretry." + name
+	}
+}
+
+// stage records that the option named name configures a retry stage, and
+// adds ro, if not nil, to the stage's options, once the core has checked
+// it (see checked).
+func (c *config) stage(name string, ro backoff.RetryOption) {
+	if c.stageOpt == "" {
+		c.stageOpt = "httpretry." + name
+	}
+	if ro != nil && c.checked(name, ro) {
+		c.retry = append(c.retry, ro)
+	}
+}
+
+// checked reports whether the core accepts ro, the core's option that the
+// option named name gives; if not, the core's error, under the option's
+// name, is the first invalid setting unless one came before it.
+func (c *config) checked(name string, ro backoff.RetryOption) bool {
+	err := backoff.NewRetrier(ro).Validate()
+	if err == nil {
+		return true
+	}
+	msg := strings.TrimPrefix(err.Error(), backoff.ErrInvalidConfiguration.Error()+": ")
+	if strings.HasPrefix(msg, name+" ") {
+		c.fail("httpretry.%s", msg)
+	} else {
+		c.fail("httpretry.%s: %s", name, msg)
+	}
+	return false
+}
+
+// stageOptions returns the options of the driver of the retry stage c
+// describes: a Transport's defaults, then the options given, then the
+// hooks every such stage has. The Notify hook drains an intermediate
+// response before the wait (see discardRetried); the marker, when
+// asked for, is the first Instrumenter, so that every other one, and the
+// logger, receives a context derived from the attempt's (see marker).
+func (c *config) stageOptions(withMarker bool) []backoff.RetryOption {
+	ro := make([]backoff.RetryOption, 0, 6+len(c.retry)+len(c.instrumenters))
+	ro = append(ro,
+		backoff.WithBackOff(defaultBackOff),
+		backoff.WithMaxTries(DefaultMaxTries),
+		backoff.WithMaxElapsedTime(DefaultMaxElapsedTime),
+		backoff.WithClock(realClock),
+	)
+	ro = append(ro, c.retry...)
+	ro = append(ro, backoff.WithNotify(discardRetried))
+	if withMarker {
+		ro = append(ro, backoff.WithInstrumenter(marker{}))
+	}
+	if c.logger != nil {
+		ro = append(ro, backoff.WithInstrumenter(logInstrumenter(c.logger, c.name)))
+	}
+	for _, in := range c.instrumenters {
+		ro = append(ro, backoff.WithInstrumenter(in))
+	}
+	return ro
 }
 
 // DefaultBackOff returns a new instance of the default BackOff, the one a
@@ -60,7 +166,7 @@ func (c *config) fail(format string, args ...any) {
 // at 5 s.
 func DefaultBackOff() backoff.BackOff { return policy.DefaultBackOff() }
 
-// defaultBackOff serves every Transport built without WithBackOff: each
+// defaultBackOff serves every retry stage built without WithBackOff: each
 // request runs on a clone of it.
 var defaultBackOff = DefaultBackOff()
 
@@ -74,58 +180,43 @@ var realClock = clock.New()
 // at backoff.BackOff and backoff.Cloner), so one request's retries never
 // consume another's. b must therefore implement backoff.Cloner, as every
 // BackOff of the core package does; one that does not is invalid, and so
-// is a nil b, typed or not, and one whose Validate fails. The default is
-// DefaultBackOff.
+// is a nil b, typed or not, and one whose Validate fails, as for
+// backoff.WithBackOff. The default is DefaultBackOff. It configures a
+// retry stage.
 func WithBackOff(b backoff.BackOff) Option {
 	return func(c *config) {
-		if b == nil {
-			c.fail("httpretry.WithBackOff was given a nil BackOff")
-			return
-		}
-		if v, ok := b.(interface{ Validate() error }); ok {
-			if err := v.Validate(); err != nil { // a typed nil of the core's included
-				c.fail("httpretry.WithBackOff: %s", strings.TrimPrefix(err.Error(), "backoff: invalid configuration: "))
-				return
-			}
-		}
-		switch {
-		case typednil.Is(b):
-			c.fail("httpretry.WithBackOff was given a nil %T", b)
-			return
-		}
-		if _, ok := b.(backoff.Cloner); !ok {
+		c.stage("WithBackOff", backoff.WithBackOff(b))
+		if _, ok := b.(backoff.Cloner); !ok && b != nil && !typednil.Is(b) {
 			c.fail("httpretry.WithBackOff was given a %T, which has no Clone method (see backoff.Cloner): a Transport's requests each need a copy of their own", b)
-			return
 		}
-		c.backOff = b
 	}
 }
 
 // WithMaxTries limits the attempts a request gets, the first one included:
 // WithMaxTries(1) disables retries, and 0 means no limit but
 // WithMaxElapsedTime and the context, as in the core package. The default
-// is DefaultMaxTries.
+// is DefaultMaxTries. It configures a retry stage.
 func WithMaxTries(n uint) Option {
-	return func(c *config) { c.maxTries = n }
+	return func(c *config) {
+		c.stage("WithMaxTries", backoff.WithMaxTries(n))
+		c.maxTries = n
+	}
 }
 
 // WithMaxElapsedTime limits the time a request may spend, its attempts
-// and waits included, counted from the call to RoundTrip: a retry whose
-// wait would end after the limit is not started, and the caller gets what
-// the Transport has (see Transport). The limit is checked again after an
+// and waits included, counted from the call to RoundTrip (from the start
+// of the retry stage, in a Policy given to WithPolicy): a retry whose wait
+// would end after the limit is not started, and the caller gets what the
+// Transport has (see Transport). The limit is checked again after an
 // intermediate response is drained, so a slow drain cannot start a wait
 // past it. It does not interrupt an attempt in progress; use the request's
 // context for that. Because it counts from the call, a first attempt that
-// itself runs past the limit is not retried. It means what
-// backoff.WithMaxElapsedTime means. The default is DefaultMaxElapsedTime
-// (30 s); 0 sets no such limit. A negative d is invalid.
+// itself runs past the limit is not retried. It is
+// backoff.WithMaxElapsedTime, with a default of DefaultMaxElapsedTime
+// (30 s); 0 sets no such limit, and a negative d is invalid. It configures
+// a retry stage.
 func WithMaxElapsedTime(d time.Duration) Option {
-	return func(c *config) {
-		if d < 0 {
-			c.fail("httpretry.WithMaxElapsedTime(%v): the duration is negative", d)
-		}
-		c.maxElapsed = d
-	}
+	return func(c *config) { c.stage("WithMaxElapsedTime", backoff.WithMaxElapsedTime(d)) }
 }
 
 // WithRetryable replaces DefaultRetryable, the classifier that says
@@ -136,8 +227,14 @@ func WithMaxElapsedTime(d time.Duration) Option {
 // replay rules (method, idempotency key, body) and the request's context
 // are applied whatever it returns. A nil classifier is invalid. If it
 // panics, the response it was judging is closed before the panic goes on.
+//
+// What it finds retryable is also what the guards of a Policy (see
+// WithPolicy) count as a failed attempt: a response it does not retry,
+// such as a 404 or, by default, a 500, is a success to a breaker. It
+// configures the Transport.
 func WithRetryable(retryable func(req *http.Request, resp *http.Response, err error) bool) Option {
 	return func(c *config) {
+		c.transport("WithRetryable")
 		if retryable == nil {
 			c.fail("httpretry.WithRetryable was given a nil classifier")
 		}
@@ -153,10 +250,11 @@ func WithRetryable(retryable func(req *http.Request, resp *http.Response, err er
 // invalid.
 //
 // Only list methods whose requests are safe to repeat on your servers: a
-// retried request may be carried out twice.
+// retried request may be carried out twice. It configures the Transport.
 func WithRetryableMethods(methods ...string) Option {
 	methods = append([]string(nil), methods...)
 	return func(c *config) {
+		c.transport("WithRetryableMethods")
 		for _, m := range methods {
 			if !validToken(m) {
 				c.fail("httpretry.WithRetryableMethods(%q): not a valid method", m)
@@ -179,9 +277,10 @@ func WithRetryableMethods(methods ...string) Option {
 // the rule; a name that is not a valid header name is invalid.
 //
 // The header is a promise the client makes: a retry is safe only if the
-// server honours it.
+// server honours it. It configures the Transport.
 func WithIdempotencyKeyHeader(name string) Option {
 	return func(c *config) {
+		c.transport("WithIdempotencyKeyHeader")
 		if name == "" {
 			c.idemHeaders = nil
 			return
@@ -198,20 +297,39 @@ func WithIdempotencyKeyHeader(name string) Option {
 // retried: it is handed to the caller at once, so a server cannot hold the
 // caller's goroutine for as long as it likes. The default is
 // DefaultMaxRetryAfter; 0 obeys only "Retry-After: 0". A negative d is
-// invalid.
+// invalid. It configures the Transport.
 //
 // A Retry-After that is obeyed replaces the computed wait before that
-// retry, and restarts the computed sequence: the BackOff is reset, so a
-// later failure without Retry-After waits as the first retry would (from
-// 100 ms with DefaultBackOff), not as the next step after the waits
-// before it. This is deliberate: the server has said when it expects to
-// recover, and the sequence starts over from that point.
+// retry, spread by a random extra (see RetryAfterWait), and restarts the
+// computed sequence: the BackOff is reset, so a later failure without
+// Retry-After waits as the first retry would (from 100 ms with
+// DefaultBackOff), not as the next step after the waits before it. This is
+// deliberate: the server has said when it expects to recover, and the
+// sequence starts over from that point.
 func WithMaxRetryAfter(d time.Duration) Option {
 	return func(c *config) {
+		c.transport("WithMaxRetryAfter")
 		if d < 0 {
 			c.fail("httpretry.WithMaxRetryAfter(%v): the duration is negative", d)
 		}
 		c.maxRetryAfter = d
+	}
+}
+
+// WithRandom replaces the random source of the extra wait added to a
+// Retry-After (see RetryAfterWait): fn returns a draw in [0, 1) each time
+// it is called, from any goroutine at once. The default is
+// math/rand/v2's Float64. A test passes a function that returns a fixed
+// value: 0 makes every Retry-After obeyed exactly. A draw outside [0, 1)
+// (or NaN) is taken as the nearest bound of it, so the extra never exceeds
+// its bound. A nil fn is invalid. It configures the Transport.
+func WithRandom(fn func() float64) Option {
+	return func(c *config) {
+		c.transport("WithRandom")
+		if fn == nil {
+			c.fail("httpretry.WithRandom was given a nil function")
+		}
+		c.random = fn
 	}
 }
 
@@ -224,14 +342,14 @@ func WithMaxRetryAfter(d time.Duration) Option {
 // an attempt whose response is handed to the caller because the classifier
 // does not retry it. The context BeforeAttempt returns is the attempt's request
 // context, so it must stay usable after the attempt: the caller reads the
-// response body with it. A nil i is invalid.
+// response body with it. A nil i, typed or not, is invalid. It configures
+// a retry stage.
 func WithInstrumenter(i backoff.Instrumenter) Option {
 	return func(c *config) {
-		if i == nil || typednil.Is(i) {
-			c.fail("httpretry.WithInstrumenter was given a nil Instrumenter")
-			return
+		c.stage("WithInstrumenter", nil)
+		if c.checked("WithInstrumenter", backoff.WithInstrumenter(i)) {
+			c.instrumenters = append(c.instrumenters, i) // after the marker and the logger
 		}
-		c.instrumenters = append(c.instrumenters, i)
 	}
 }
 
@@ -243,17 +361,25 @@ func WithInstrumenter(i backoff.Instrumenter) Option {
 // retry.attempt, retry.delay, error.message...). A record about an attempt
 // that got a response has the attribute LogKeyStatus (http.status), its
 // status code. URL passwords and queries are redacted from the records. A
-// nil l logs nothing; a later WithLogger replaces an earlier one.
+// nil l logs nothing; a later WithLogger replaces an earlier one. It
+// configures a retry stage.
 func WithLogger(l *slog.Logger) Option {
-	return func(c *config) { c.logger = l }
+	return func(c *config) {
+		c.stage("WithLogger", nil)
+		c.logger = l
+	}
 }
 
 // WithName names the operation in the records of WithLogger (their
 // attribute retry.name). The default is "httpretry"; "" leaves the records
 // unnamed. An Instrumenter given to WithInstrumenter carries its own name,
-// such as the one the telemetry modules' Named methods give it.
+// such as the one the telemetry modules' Named methods give it. It
+// configures a retry stage.
 func WithName(name string) Option {
-	return func(c *config) { c.name = name }
+	return func(c *config) {
+		c.stage("WithName", nil)
+		c.name = name
+	}
 }
 
 // WithClock makes the waits, WithMaxElapsedTime, the time bound of a
@@ -267,13 +393,17 @@ func WithName(name string) Option {
 // WithClock, a test inside a testing/synctest bubble runs on virtual time,
 // as long as nothing it waits for does real network I/O.) A nil c, typed
 // or not, is invalid.
+//
+// Given to NewTransport, it sets the clock of the Transport and of its own
+// retry stage; given to Retry, the clock of that stage (the waits, its
+// WithMaxElapsedTime, the deadline), and the Transport's (the drain,
+// Retry-After dates) is the one NewTransport is given.
 func WithClock(c clock.Clock) Option {
 	return func(cfg *config) {
-		if c == nil || typednil.Is(c) {
-			cfg.fail("httpretry.WithClock was given a nil clock")
-			return
+		if cfg.checked("WithClock", backoff.WithClock(c)) {
+			cfg.retry = append(cfg.retry, backoff.WithClock(c))
+			cfg.clock = c
 		}
-		cfg.clock = c
 	}
 }
 

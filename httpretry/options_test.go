@@ -21,13 +21,13 @@ func TestInvalidConfiguration(t *testing.T) {
 		opts []Option
 		want string
 	}{
-		{"negative_elapsed", []Option{WithMaxElapsedTime(-time.Second)}, "httpretry.WithMaxElapsedTime(-1s)"},
+		{"negative_elapsed", []Option{WithMaxElapsedTime(-time.Second)}, "httpretry.WithMaxElapsedTime was given a negative duration (-1s)"},
 		{"negative_retry_after", []Option{WithMaxRetryAfter(-1)}, "httpretry.WithMaxRetryAfter(-1ns)"},
 		{"nil_classifier", []Option{WithRetryable(nil)}, "httpretry.WithRetryable was given a nil classifier"},
 		{"nil_backoff", []Option{WithBackOff(nil)}, "httpretry.WithBackOff was given a nil BackOff"},
 		{"typed_nil_backoff", []Option{WithBackOff((*backoff.ExponentialBackOff)(nil))}, "nil *ExponentialBackOff"},
 		{"typed_nil_constant", []Option{WithBackOff((*backoff.ConstantBackOff)(nil))}, "nil *ConstantBackOff"},
-		{"typed_nil_own_backoff", []Option{WithBackOff((*cloningBackOff)(nil))}, "httpretry.WithBackOff was given a nil *httpretry.cloningBackOff"},
+		{"typed_nil_own_backoff", []Option{WithBackOff((*cloningBackOff)(nil))}, "httpretry.WithBackOff: the BackOff is a nil *httpretry.cloningBackOff"},
 		{"backoff_without_clone", []Option{WithBackOff(plainBackOff{})}, "has no Clone method"},
 		{"invalid_backoff", []Option{WithBackOff(backoff.NewConstantBackOff(-1))}, "Interval is negative"},
 		{"lowercase_method", []Option{WithRetryableMethods("GET", "post")}, `httpretry.WithRetryableMethods("post"): methods are case-sensitive; did you mean "POST"?`},

@@ -24,6 +24,43 @@ func (t *Transport) retryAfter(resp *http.Response) (time.Duration, bool) {
 	return parseRetryAfter(v, now)
 }
 
+// MaxRetryAfterJitter bounds the random extra a Transport adds to the wait
+// a Retry-After asks for (see RetryAfterWait).
+const MaxRetryAfterJitter = time.Second
+
+// RetryAfterWait returns how long a Transport waits before retrying a
+// response whose Retry-After asked for d, given u, a draw in [0, 1) of its
+// random source (see WithRandom): d plus u × min(d, MaxRetryAfterJitter),
+// saturating at the largest Duration. A u outside [0, 1), or NaN, is taken
+// as the nearest bound of that range.
+//
+// The wait is never less than the server asked, and never more than a
+// second longer, or twice as long. Every client told "Retry-After: 2" in
+// the same instant would otherwise retry in the same instant again: the
+// extra spreads them over the second after the one the server named. A
+// second is the header's resolution (delay-seconds and HTTP-dates both
+// count whole seconds), so a server that meant later than that would have
+// said a larger value: a wait within it keeps what the server asked, and a
+// server that spreads its own values in whole seconds (as package httpshed
+// does) has its clients spread evenly between them. A Retry-After of 0 is
+// obeyed at once.
+func RetryAfterWait(d time.Duration, u float64) time.Duration {
+	if d <= 0 {
+		return max(d, 0)
+	}
+	switch {
+	case !(u >= 0): // NaN included
+		u = 0
+	case u > 1:
+		u = 1
+	}
+	extra := time.Duration(u * float64(min(d, MaxRetryAfterJitter)))
+	if d > math.MaxInt64-extra {
+		return math.MaxInt64
+	}
+	return d + extra
+}
+
 // parseRetryAfter parses a Retry-After value (RFC 9110, section 10.2.3):
 // either delay-seconds, a run of decimal digits, or an HTTP-date in any of
 // the three formats http.ParseTime accepts, read relative to now. Optional

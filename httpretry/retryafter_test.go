@@ -1,6 +1,7 @@
 package httpretry
 
 import (
+	"errors"
 	"math"
 	"net/http"
 	"slices"
@@ -124,7 +125,7 @@ func retryAfterServer(t *testing.T, status int, retryAfter string, date time.Tim
 func TestRetryAfterIsWaited(t *testing.T) {
 	srv := retryAfterServer(t, http.StatusServiceUnavailable, "7", time.Time{})
 	clk := newSignalClock()
-	rt := NewTransport(srv.base, WithClock(clk), constantWait(time.Hour))
+	rt := NewTransport(srv.base, WithClock(clk), constantWait(time.Hour), exactRetryAfter)
 	req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
 	done := goRoundTrip(rt, req)
 	var wait time.Duration
@@ -186,7 +187,7 @@ func TestRetryAfterForms(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			srv := retryAfterServer(t, c.status, c.value, date)
 			rec := &recorder{}
-			rt := NewTransport(srv.base, constantWait(computed), WithMaxRetryAfter(5*time.Minute), WithInstrumenter(rec),
+			rt := NewTransport(srv.base, constantWait(computed), WithMaxRetryAfter(5*time.Minute), WithInstrumenter(rec), exactRetryAfter,
 				WithClock(newSkipClock()))
 			resp, err := get(t, rt, srv.URL)
 			if err != nil {
@@ -223,7 +224,7 @@ func TestRetryAfterDateAgainstClock(t *testing.T) {
 		}
 	})
 	rec := &recorder{}
-	rt := NewTransport(srv.base, WithClock(clk), WithInstrumenter(rec))
+	rt := NewTransport(srv.base, WithClock(clk), WithInstrumenter(rec), exactRetryAfter)
 	resp, err := get(t, rt, srv.URL)
 	if err != nil {
 		t.Fatal(err)
@@ -234,14 +235,15 @@ func TestRetryAfterDateAgainstClock(t *testing.T) {
 	}
 }
 
-// The default maximum is 30 s: 30 is obeyed, 31 is not.
+// The default maximum is 30 s: 30 is obeyed, 31 is not. (30 fits the
+// default time budget, of 30 s, only as long as it is not spread.)
 func TestDefaultMaxRetryAfter(t *testing.T) {
 	for _, c := range []struct {
 		value string
 		hits  int64
 	}{{"30", 2}, {"31", 1}} {
 		srv := retryAfterServer(t, 503, c.value, time.Time{})
-		resp, err := get(t, NewTransport(srv.base, WithClock(newSkipClock())), srv.URL)
+		resp, err := get(t, NewTransport(srv.base, WithClock(newSkipClock()), exactRetryAfter), srv.URL)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -271,7 +273,7 @@ func TestRetryAfterRestartsTheSequence(t *testing.T) {
 		return &http.Response{StatusCode: s.code, Header: h, Body: http.NoBody, Request: r}, nil
 	})
 	rec := &recorder{}
-	rt := NewTransport(base, WithMaxTries(5), WithInstrumenter(rec), WithClock(newSkipClock()),
+	rt := NewTransport(base, WithMaxTries(5), WithInstrumenter(rec), WithClock(newSkipClock()), exactRetryAfter,
 		WithBackOff(backoff.NewExponentialBackOff(backoff.WithInitialInterval(time.Second),
 			backoff.WithMultiplier(2), backoff.WithRandomizationFactor(0))))
 	resp, err := get(t, rt, "http://127.0.0.1/")
@@ -302,7 +304,7 @@ func TestWaitsAreVirtualInASynctestBubble(t *testing.T) {
 			}
 			return &http.Response{StatusCode: 200, Header: h, Body: http.NoBody, Request: r}, nil
 		})
-		rt := NewTransport(base, WithBackOff(backoff.NewConstantBackOff(10*time.Second)))
+		rt := NewTransport(base, WithBackOff(backoff.NewConstantBackOff(10*time.Second)), exactRetryAfter)
 		start := time.Now()
 		resp, err := get(t, rt, "http://127.0.0.1/")
 		if err != nil || resp.StatusCode != 200 || n != 3 {
@@ -312,4 +314,120 @@ func TestWaitsAreVirtualInASynctestBubble(t *testing.T) {
 			t.Errorf("the request took %v in the bubble, want the 7 s and 10 s waits", d)
 		}
 	})
+}
+
+// RetryAfterWait adds u × min(d, 1 s) to d: never less than asked, never
+// more than a second or d more, saturating, with u clamped to [0, 1].
+func TestRetryAfterWait(t *testing.T) {
+	cases := []struct {
+		name string
+		d    time.Duration
+		u    float64
+		want time.Duration
+	}{
+		{"zero", 0, 0.5, 0},
+		{"negative", -time.Second, 0.5, 0},
+		{"no_extra", 2 * time.Second, 0, 2 * time.Second},
+		{"half", 2 * time.Second, 0.5, 2500 * time.Millisecond},
+		{"long", time.Minute, 0.25, time.Minute + 250*time.Millisecond},
+		{"short", 200 * time.Millisecond, 0.5, 300 * time.Millisecond},
+		{"top", 2 * time.Second, math.Nextafter(1, 0), 3*time.Second - 1},
+		{"above_one", 2 * time.Second, 7, 3 * time.Second},
+		{"below_zero", 2 * time.Second, -1, 2 * time.Second},
+		{"nan", 2 * time.Second, math.NaN(), 2 * time.Second},
+		{"saturates", math.MaxInt64 - time.Millisecond, 0.5, math.MaxInt64},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := RetryAfterWait(c.d, c.u); got != c.want {
+				t.Errorf("RetryAfterWait(%v, %v) = %v, want %v", c.d, c.u, got, c.want)
+			}
+		})
+	}
+}
+
+// FuzzRetryAfterWait checks the bound on any input: the wait is d or more,
+// at most min(d, 1 s) more, and never negative.
+func FuzzRetryAfterWait(f *testing.F) {
+	f.Add(int64(time.Second), 0.5)
+	f.Add(int64(math.MaxInt64), 0.999)
+	f.Add(int64(-1), 2.0)
+	f.Fuzz(func(t *testing.T, d int64, u float64) {
+		got := RetryAfterWait(time.Duration(d), u)
+		asked := max(time.Duration(d), 0)
+		if got < asked || got-asked > min(asked, MaxRetryAfterJitter) {
+			t.Fatalf("RetryAfterWait(%v, %v) = %v", time.Duration(d), u, got)
+		}
+	})
+}
+
+// A Transport spreads what Retry-After asks for with its random source:
+// every client told "Retry-After: 2" waits 2 s and up to a second more, a
+// different wait each.
+func TestRetryAfterIsSpread(t *testing.T) {
+	srv := newServer(t, func(w http.ResponseWriter, _ *http.Request, n int) {
+		w.Header().Set("Retry-After", "2")
+		w.WriteHeader(http.StatusServiceUnavailable)
+	})
+	rec := &recorder{}
+	rt := NewTransport(srv.base, WithClock(newSkipClock()), WithMaxTries(2), WithInstrumenter(rec),
+		WithRandom(func() float64 { return 0.25 }))
+	resp, err := get(t, rt, srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if d := rec.delays(); len(d) != 1 || d[0] != 2250*time.Millisecond {
+		t.Errorf("waits %v, want 2.25s", d)
+	}
+	var se *StatusError
+	if s := rec.all(); !errors.As(s[0].Err, &se) || se.RetryAfter != 2*time.Second {
+		t.Errorf("the StatusError records %v; want what the server asked, 2s", se)
+	}
+
+	// With the default source, a fleet's waits differ, within the bound.
+	seen := map[time.Duration]bool{}
+	for range 20 {
+		clk := newSkipClock()
+		resp, err := get(t, NewTransport(srv.base, WithClock(clk), WithMaxTries(2)), srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		w := clk.slept()
+		if len(w) != 1 || w[0] < 2*time.Second || w[0] > 3*time.Second {
+			t.Fatalf("waits %v; want one in [2s, 3s]", w)
+		}
+		seen[w[0]] = true
+	}
+	if len(seen) < 15 {
+		t.Errorf("20 clients waited only %d different times: the spread is not random", len(seen))
+	}
+}
+
+// A Retry-After that fits what is left of the time budget only unspread
+// does not fit once spread: the response is handed back at once, as for
+// one longer than the budget. With the largest maximum, the largest
+// Retry-After saturates rather than overflows.
+func TestSpreadRetryAfterAgainstTheBudget(t *testing.T) {
+	for _, c := range []struct {
+		name, value string
+		max         time.Duration
+	}{
+		{"just_fits", "30", DefaultMaxRetryAfter},
+		{"largest", "99999999999999999999", math.MaxInt64},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := retryAfterServer(t, 503, c.value, time.Time{})
+			rt := NewTransport(srv.base, WithClock(newSkipClock()), WithMaxRetryAfter(c.max),
+				WithRandom(func() float64 { return 0.99 }))
+			resp, err := get(t, rt, srv.URL)
+			if err != nil || resp.StatusCode != 503 || srv.hits.Load() != 1 {
+				t.Fatalf("got %v, %v after %d requests; want the 503 at once", resp, err, srv.hits.Load())
+			}
+			if body := readBody(t, resp); body != "1" {
+				t.Errorf("body %q, want the response itself, unread", body)
+			}
+		})
+	}
 }

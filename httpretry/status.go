@@ -4,8 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"sync/atomic"
-
-	"github.com/herdsafe/backoff"
 )
 
 // LogKeyStatus is the attribute WithLogger adds to a record about an
@@ -48,6 +46,7 @@ type statusKey struct{}
 type attemptContext struct {
 	context.Context
 	status atomic.Uint64 // 0: none; else haveStatus | the code
+	call   *call         // the RoundTrip the attempt is of, if any
 }
 
 // haveStatus marks a recorded status, so that any code, even 0, can be told
@@ -68,17 +67,6 @@ func recordStatus(ctx context.Context, code int) {
 		a.status.Store(haveStatus | uint64(uint32(int32(code))))
 	}
 }
-
-// statusInstrumenter gives each attempt its attemptContext. A Transport
-// registers it before the caller's Instrumenters, so that they, and the
-// logger, all receive a context derived from it.
-type statusInstrumenter struct{}
-
-func (statusInstrumenter) BeforeAttempt(ctx context.Context, _ backoff.State) context.Context {
-	return &attemptContext{Context: ctx}
-}
-
-func (statusInstrumenter) AfterAttempt(context.Context, backoff.State) {}
 
 // statusHandler adds the attempt's status, from the record's context, to
 // the records of a logger given to WithLogger.

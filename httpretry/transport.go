@@ -11,6 +11,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/internal/typednil"
+	"github.com/herdsafe/backoff/policy"
 )
 
 // Transport is an http.RoundTripper that retries requests through another
@@ -18,20 +19,27 @@ import (
 // replay. Build one with NewTransport; the package documentation describes
 // what it retries and what the caller gets.
 //
+// A Transport runs each request through a Policy: its own, of one retry
+// stage built from its options, or the one given to WithPolicy, whose
+// guards then see its requests.
+//
 // A Transport is immutable once built and safe for concurrent use, as long
-// as its base RoundTripper, classifier and instrumenters are. The zero
-// Transport is not usable: its RoundTrip reports ErrInvalidConfiguration.
+// as its base RoundTripper, classifier, instrumenters and guards are. The
+// zero Transport is not usable: its RoundTrip reports
+// ErrInvalidConfiguration.
 type Transport struct {
 	base          http.RoundTripper
 	retryable     func(*http.Request, *http.Response, error) bool
-	maxTries      uint
 	methods       []string
 	idemHeaders   []string
 	maxRetryAfter time.Duration
 	clock         clock.Clock
-	observed      bool             // an Instrumenter or a logger reads AttemptStatus
-	retrier       *backoff.Retrier // the driver, with the options every request shares
-	err           error            // the first invalid setting
+	random        func() float64
+	policy        *policy.Policy // what each request runs through
+	own           bool           // the Policy is the Transport's own: one retry stage, of its options
+	marked        bool           // the retry stage has the marker: it is the user's, or it is observed
+	maxTries      uint           // the own retry stage's attempt budget
+	err           error          // the first invalid setting
 }
 
 var defaultMethods = []string{http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace}
@@ -46,17 +54,7 @@ var defaultIdempotencyHeaders = []string{"Idempotency-Key", "X-Idempotency-Key"}
 // an option given a value it cannot use makes every RoundTrip fail, before
 // sending anything, with an error matching ErrInvalidConfiguration.
 func NewTransport(base http.RoundTripper, opts ...Option) *Transport {
-	c := config{
-		backOff:       defaultBackOff,
-		maxTries:      DefaultMaxTries,
-		maxElapsed:    DefaultMaxElapsedTime,
-		retryable:     DefaultRetryable,
-		methods:       defaultMethods,
-		idemHeaders:   defaultIdempotencyHeaders,
-		maxRetryAfter: DefaultMaxRetryAfter,
-		clock:         realClock,
-		name:          "httpretry",
-	}
+	c := newConfig()
 	switch {
 	case base == nil:
 		base = http.DefaultTransport
@@ -64,47 +62,37 @@ func NewTransport(base http.RoundTripper, opts ...Option) *Transport {
 		c.fail("httpretry.NewTransport was given a nil %T", base)
 		base = nil // so that CloseIdleConnections does not call it either
 	}
-	for _, opt := range opts {
-		if opt == nil {
-			c.fail("an httpretry.Option is nil")
-			continue
-		}
-		opt(&c)
-	}
+	c.apply(opts)
 	t := &Transport{
 		base:          base,
 		retryable:     c.retryable,
-		maxTries:      c.maxTries,
 		methods:       c.methods,
 		idemHeaders:   c.idemHeaders,
 		maxRetryAfter: c.maxRetryAfter,
 		clock:         c.clock,
+		random:        c.random,
+		policy:        c.policy,
+		maxTries:      c.maxTries,
 		err:           c.err,
 	}
-	if t.err != nil {
+	switch {
+	case t.err != nil:
+		return t
+	case t.policy != nil && c.stageOpt != "":
+		t.err = invalidf("%s configures the Transport's own retry stage, which WithPolicy replaces: give it to httpretry.Retry, in the Policy", c.stageOpt)
+		return t
+	case t.policy != nil:
+		t.marked = true
 		return t
 	}
-	ro := []backoff.RetryOption{
-		backoff.WithBackOff(c.backOff),
-		backoff.WithMaxTries(c.maxTries),
-		backoff.WithMaxElapsedTime(c.maxElapsed),
-		backoff.WithClock(c.clock),
-		backoff.WithNotify(discardRetried),
+	// The Transport's own Policy: one retry stage, which needs the marker
+	// only when an Instrumenter or the logger reads AttemptStatus.
+	t.own = true
+	t.marked = c.logger != nil || len(c.instrumenters) > 0
+	ro := c.stageOptions(t.marked)
+	if t.err = backoff.NewRetrier(ro...).Validate(); t.err == nil {
+		t.policy = policy.New(policy.Retry(ro...))
 	}
-	if c.logger != nil || len(c.instrumenters) > 0 {
-		// First, so that the context every other Instrumenter and the
-		// logger receive carries the attempt's status.
-		t.observed = true
-		ro = append(ro, backoff.WithInstrumenter(statusInstrumenter{}))
-	}
-	if c.logger != nil {
-		ro = append(ro, backoff.WithInstrumenter(logInstrumenter(c.logger, c.name)))
-	}
-	for _, in := range c.instrumenters {
-		ro = append(ro, backoff.WithInstrumenter(in))
-	}
-	t.retrier = backoff.NewRetrier(ro...)
-	t.err = t.retrier.Validate()
 	return t
 }
 
@@ -128,24 +116,26 @@ func NewTransport(base http.RoundTripper, opts ...Option) *Transport {
 // error when the request was cancelled or its deadline leaves no time for
 // another attempt, backoff.ErrMaxElapsedTime when WithMaxElapsedTime
 // does, ErrBodyNotReplayable (and GetBody's error, if it failed) when the
-// body stopped a retry after a transport error, and ErrInvalidConfiguration
-// when a setting cannot be used: reported before anything is sent, except
-// a BackOff that returns a negative wait. When such an error replaces a
-// response RoundTrip had to close, or had drained already for the retry
-// that was then not made (the context was cancelled during the wait, or
-// the drain took the time left), its LastErr is that response's
-// *StatusError.
+// body stopped a retry after a transport error, backoff.ErrRefused and the
+// guard's own error when a guard of the Policy given to WithPolicy refused
+// an attempt, and ErrInvalidConfiguration when a setting cannot be used:
+// reported before anything is sent, except a BackOff that returns a
+// negative wait and the misuses of WithPolicy it names. When such an error
+// replaces a response RoundTrip had to close, or had drained already for
+// the retry that was then not made (the context was cancelled during the
+// wait, the drain took the time left, or a guard refused the retry), its
+// LastErr is that response's *StatusError.
 //
 // Cancelling the request's context ends a wait at once; RoundTrip then
 // closes any response it holds and returns an error matching the context's
 // error. If a callback panics (the classifier, an Instrumenter, the
-// logger's handler) or the base RoundTripper does, RoundTrip closes every
-// response and body it holds before the panic goes on.
+// logger's handler, a guard) or the base RoundTripper does, RoundTrip
+// closes every response and body it holds before the panic goes on.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req == nil {
 		return nil, &backoff.Error{Cause: invalidf("httpretry.Transport.RoundTrip was given a nil request")}
 	}
-	if t.err != nil || t.retrier == nil {
+	if t.err != nil || t.policy == nil {
 		closeBody(req)
 		err := t.err
 		if err == nil {
@@ -153,20 +143,32 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, &backoff.Error{Cause: err}
 	}
-	c := &call{t: t, req: req, ctx: req.Context()}
+	c := &call{Context: req.Context(), t: t, req: req}
 	c.eligible = t.eligible(req)
 	c.replayable = req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
 	defer c.cleanUp()
 
-	err := t.retrier.DoErr(c.ctx, c.attempt)
+	// The call is the context of the user's Policy, so that its retry
+	// stage's marker finds it; the Transport's own needs nothing of it.
+	ctx := context.Context(c)
+	if t.own {
+		ctx = c.Context
+	}
+	err := t.policy.DoErr(ctx, c.attempt)
 	resp := c.resp
 	c.resp = nil
+	if c.misused != "" {
+		err = c.misuseError(err)
+	}
 	if err == nil {
+		if resp == nil { // a Fallback of the user's Policy
+			return nil, &backoff.Error{Cause: errNoResponse}
+		}
 		return resp, nil
 	}
 	if resp != nil {
 		var e *backoff.Error
-		if c.ctx.Err() == nil && !(errors.As(err, &e) && errors.Is(e.Cause, ErrInvalidConfiguration)) {
+		if c.Context.Err() == nil && !(errors.As(err, &e) && errors.Is(e.Cause, ErrInvalidConfiguration)) {
 			return resp, nil // the last response, unread: the caller gets what the server said
 		}
 		closeResponse(resp)
@@ -201,18 +203,25 @@ func (t *Transport) eligible(req *http.Request) bool {
 	return false
 }
 
-// call is the state of one RoundTrip.
+// call is the state of one RoundTrip. It is also the context a Policy
+// given to WithPolicy runs with: the request's context, through which the
+// marker of the Policy's retry stage finds the call.
 type call struct {
-	t          *Transport
-	req        *http.Request
-	ctx        context.Context
-	eligible   bool           // the method or an idempotency key allows a retry
-	replayable bool           // the body can be recreated
-	sent       bool           // req, and so its body, went to the base
-	attempts   int            // attempts started
-	next       io.ReadCloser  // the next attempt's body, from GetBody
-	resp       *http.Response // the last attempt's response, while the call holds it
-	retried    *StatusError   // the last attempt's, if it asked for a retry
+	context.Context                // the request's
+	t               *Transport     //
+	req             *http.Request  //
+	eligible        bool           // the method or an idempotency key allows a retry
+	replayable      bool           // the body can be recreated
+	sent            bool           // req, and so its body, went to the base
+	attempts        int            // attempts started
+	number          int            // the retry stage's number for the current attempt
+	tries           uint           // the retry stage's attempt budget (0: none)
+	marked          bool           // the marker began an attempt that has not run yet
+	stages          int            // runs of the retry stage the marker saw
+	misused         string         // how the Policy misuses the Transport, if it does
+	next            io.ReadCloser  // the next attempt's body, from GetBody
+	resp            *http.Response // the last attempt's response, while the call holds it
+	retried         *StatusError   // the last attempt's, if it asked for a retry
 }
 
 // cleanUp closes what the call still holds when RoundTrip returns, or when
@@ -238,32 +247,69 @@ func (c *call) cleanUp() {
 	}
 }
 
-// attempt is the operation the driver retries: one round trip. The call
-// holds the response it gets until RoundTrip hands it to the caller, the
-// Notify hook discards it before a retry, or cleanUp closes it; judge says
-// whether it is retried.
+// attempt is the innermost function of the Policy: one round trip. The
+// call holds the response it gets until RoundTrip hands it to the caller,
+// the Notify hook discards it before a retry, or cleanUp closes it; judge
+// says whether it is retried.
 func (c *call) attempt(actx context.Context) error {
 	c.attempts++
-	r, err := c.request(actx)
+	if c.t.own {
+		c.number, c.tries = c.attempts, c.t.maxTries
+	} else if err := c.check(); err != nil {
+		return err
+	}
+	if c.resp != nil { // only a Policy that misuses the Transport gets here with one
+		closeResponse(c.resp)
+		c.resp = nil
+	}
+	rctx, d := actx, (*detached)(nil)
+	if !c.t.own && actx.Done() != c.Context.Done() { // a stage can cancel the attempt's context
+		rctx, d = detach(actx)
+	}
+	r, err := c.request(rctx)
 	if err != nil {
+		if d != nil {
+			d.release()
+		}
 		return backoff.Permanent(err)
 	}
 	c.sent = true
-	resp, err := c.t.base.RoundTrip(r)
+	resp, err := c.roundTrip(r, d)
 	if err != nil {
-		if resp != nil && resp.Body != nil { // the base broke its contract
-			resp.Body.Close()
-		}
 		return c.failed(err)
 	}
 	if resp == nil {
 		return backoff.Permanent(errNilResponse)
 	}
 	c.resp = resp
-	if c.t.observed {
+	if c.t.marked {
 		recordStatus(actx, resp.StatusCode)
 	}
 	return c.judge(resp)
+}
+
+// roundTrip sends r through the base. With d, the context r was sent with
+// follows the request's own once the base returns, and is released when
+// the response's body is closed, or at once if there is none.
+func (c *call) roundTrip(r *http.Request, d *detached) (resp *http.Response, err error) {
+	if d != nil {
+		defer func() {
+			d.returned(c.Context)
+			if resp == nil || resp.Body == nil || err != nil {
+				d.release()
+				return
+			}
+			resp.Body = d.wrap(resp.Body)
+		}()
+	}
+	resp, err = c.t.base.RoundTrip(r)
+	if err != nil {
+		if resp != nil && resp.Body != nil { // the base broke its contract
+			resp.Body.Close()
+		}
+		return nil, err
+	}
+	return resp, nil
 }
 
 // judge judges the response the call holds: nil hands it to the caller; a
@@ -276,7 +322,7 @@ func (c *call) judge(resp *http.Response) error {
 	}
 	serr := &StatusError{Method: method(c.req), URL: redactURL(c.req.URL), StatusCode: resp.StatusCode}
 	switch {
-	case c.ctx.Err() != nil, c.last():
+	case c.Context.Err() != nil, c.last():
 		return serr // the driver reports the context, or the budget
 	case !c.eligible:
 		serr.reason = errMethodNotReplayable
@@ -302,12 +348,13 @@ func (c *call) judge(resp *http.Response) error {
 	serr.call, c.retried = c, serr
 	if retryAfter {
 		serr.RetryAfter = wait
-		return backoff.RetryAfter(wait, serr)
+		return backoff.RetryAfter(RetryAfterWait(wait, c.t.random()), serr)
 	}
 	return serr
 }
 
-// discardRetried is the Notify hook of every Transport: the driver calls
+// discardRetried is the Notify hook of every Transport's retry stage (see
+// config.stageOptions): the driver calls
 // it after an attempt it will retry, before the wait, and checks its time
 // limits again after it. If the attempt got a response, the hook finds the
 // call that holds it through the attempt's *StatusError (the error itself,
@@ -383,7 +430,7 @@ func (c *call) failed(err error) error {
 	refused := refusedStream(err)
 	err = redactError(err, c.req.URL)
 	switch {
-	case c.ctx.Err() != nil:
+	case c.Context.Err() != nil:
 		return err // the driver reports the context
 	case !transient:
 		return backoff.Permanent(err)
@@ -401,8 +448,9 @@ func (c *call) failed(err error) error {
 }
 
 // last reports whether the attempt that just ended was the last one the
-// budget allows, so that no other reason for not retrying applies.
-func (c *call) last() bool { return c.t.maxTries > 0 && uint(c.attempts) >= c.t.maxTries }
+// retry stage's budget allows, so that no other reason for not retrying
+// applies.
+func (c *call) last() bool { return c.tries > 0 && uint(c.number) >= c.tries }
 
 func method(req *http.Request) string {
 	if req.Method == "" {

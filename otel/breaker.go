@@ -8,13 +8,17 @@ import (
 	"go.opentelemetry.io/otel/metric"
 )
 
-var breakerStates = [...]breaker.State{breaker.Closed, breaker.Open, breaker.HalfOpen}
+var breakerStates = [...]breaker.State{breaker.Closed, breaker.Open, breaker.HalfOpen, breaker.ForcedOpen, breaker.ForcedClosed}
 
 // ObserveBreaker reports b's state and counts under the guard.name name,
 // read from b.State and b.Counts when the metrics are collected:
-// backoff.breaker.state (1 for the current state, 0 for the others),
-// backoff.breaker.transitions, backoff.breaker.refusals and
-// backoff.breaker.calls by how b recorded them. Reading the state may move
+// backoff.breaker.state (1 for the current state, 0 for the others; the
+// states ForceOpen and ForceClosed set are "forced-open" and
+// "forced-closed"), backoff.breaker.transitions,
+// backoff.breaker.forced_transitions (the changes made by ForceOpen,
+// ForceClosed and Reset), backoff.breaker.refusals,
+// backoff.breaker.calls by how b recorded them, and
+// backoff.breaker.slow_calls (those slower than WithSlowCalls' duration). Reading the state may move
 // an open breaker whose open duration has passed to half-open, and so run
 // its WithStateChange hook on the collecting goroutine.
 //
@@ -26,8 +30,10 @@ func (in *Instrumenter) ObserveBreaker(name string, b *breaker.Breaker) (metric.
 		is := instruments{m: in.meter}
 		state := is.gauge(breakerStateName, "1", "1 for the breaker's current state, 0 for the others.")
 		transitions := is.counter(breakerTransitionsName, "{transition}", "Changes of the breaker's state.")
+		forced := is.counter(breakerForcedName, "{transition}", "Changes of the breaker's state made by hand: ForceOpen, ForceClosed, Reset.")
 		refusals := is.counter(breakerRefusalsName, "{call}", "Calls the breaker refused.")
 		calls := is.counter(breakerCallsName, "{call}", "Calls the breaker admitted and recorded, by how it counted them.")
+		slow := is.counter(breakerSlowName, "{call}", "Calls the breaker recorded as slower than its slow-call duration.")
 		var states [len(breakerStates)]metric.ObserveOption
 		for i, st := range breakerStates {
 			states[i] = set(guard, BreakerStateKey.String(st.String()))
@@ -48,7 +54,9 @@ func (in *Instrumenter) ObserveBreaker(name string, b *breaker.Breaker) (metric.
 			}
 			c := b.Counts()
 			o.ObserveInt64(transitions, count(c.Transitions), own)
+			o.ObserveInt64(forced, count(c.Forced), own)
 			o.ObserveInt64(refusals, count(c.Rejections), own)
+			o.ObserveInt64(slow, count(c.Slow), own)
 			o.ObserveInt64(calls, count(c.Successes), successes)
 			o.ObserveInt64(calls, count(c.Failures), failures)
 			o.ObserveInt64(calls, count(c.Neutral), neutral)

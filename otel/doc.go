@@ -112,13 +112,20 @@
 //
 //	backoff.breaker.state                   gauge          1             breaker.state
 //	backoff.breaker.transitions             counter        {transition}
+//	backoff.breaker.forced_transitions      counter        {transition}
 //	backoff.breaker.refusals                counter        {call}
 //	backoff.breaker.calls                   counter        {call}        breaker.outcome
+//	backoff.breaker.slow_calls              counter        {call}
 //	backoff.bulkhead.in_flight              updowncounter  {call}
 //	backoff.bulkhead.queued                 updowncounter  {call}        (Bulkhead only)
 //	backoff.bulkhead.limit                  updowncounter  {call}
 //	backoff.bulkhead.refusals               counter        {call}        bulkhead.priority (PriorityBulkhead only)
 //	backoff.bulkhead.cancellations          counter        {call}
+//	backoff.limiter.limit                   updowncounter  {call}
+//	backoff.limiter.in_flight               updowncounter  {call}
+//	backoff.limiter.queued                  updowncounter  {call}
+//	backoff.limiter.refusals                counter        {call}        limiter.priority
+//	backoff.limiter.cancellations           counter        {call}
 //	backoff.budget.retries                  counter        {retry}
 //	backoff.budget.refusals                 counter        {retry}
 //	backoff.throttle.refusals               counter        {call}
@@ -148,8 +155,9 @@
 //   - The sentinels backoff.ErrRefused, backoff.ErrRetriesCanceled,
 //     backoff.ErrPermanent, context.Canceled, context.DeadlineExceeded,
 //     io.EOF, io.ErrUnexpectedEOF, breaker.ErrCircuitOpen,
-//     bulkhead.ErrBulkheadFull, budget.ErrBudgetExhausted and
-//     throttle.ErrThrottled are named after their variable, such as
+//     bulkhead.ErrBulkheadFull, budget.ErrBudgetExhausted,
+//     throttle.ErrThrottled and limiter.ErrLimitExceeded are named after
+//     their variable, such as
 //     "context.DeadlineExceeded". The attempt Do refuses because its
 //     context is done is "backoff.ErrRefused".
 //   - Otherwise the name is the Go type's, as the conventions' Go
@@ -158,8 +166,8 @@
 //
 // retry.cause is one of "invalid_configuration", "permanent",
 // "exhausted", "max_elapsed_time", "retries_canceled", "circuit_open",
-// "bulkhead_full", "budget_exhausted", "throttled", "canceled" and
-// "deadline_exceeded", matched with errors.Is in that order. A guard's
+// "bulkhead_full", "budget_exhausted", "throttled", "limit_exceeded",
+// "canceled" and "deadline_exceeded", matched with errors.Is in that order. A guard's
 // refusal (which matches backoff.ErrRefused and wraps the guard's error)
 // is named by the guard's error, as "circuit_open" for a breaker's, and
 // "refused" for a guard of your own; any other cause (a context's custom

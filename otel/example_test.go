@@ -197,6 +197,8 @@ func ExampleInstrumenter_ObserveBreaker() {
 	// Output:
 	// backoff.breaker.calls{breaker.outcome=failure,guard.name=payments} 1
 	// backoff.breaker.state{breaker.state=closed,guard.name=payments} 0
+	// backoff.breaker.state{breaker.state=forced-closed,guard.name=payments} 0
+	// backoff.breaker.state{breaker.state=forced-open,guard.name=payments} 0
 	// backoff.breaker.state{breaker.state=half-open,guard.name=payments} 0
 	// backoff.breaker.state{breaker.state=open,guard.name=payments} 1
 	// backoff.breaker.transitions{guard.name=payments} 1

@@ -42,8 +42,8 @@ const (
 	ErrorTypeKey = attribute.Key("error.type")
 	// GuardKey is the name under which a guard is observed.
 	GuardKey = attribute.Key("guard.name")
-	// BreakerStateKey is a breaker's state: "closed", "open" or
-	// "half-open".
+	// BreakerStateKey is a breaker's state: "closed", "open",
+	// "half-open", "forced-open" or "forced-closed".
 	BreakerStateKey = attribute.Key("breaker.state")
 	// BreakerOutcomeKey is how a breaker recorded a call: "success",
 	// "failure", "neutral" or "ignored" (see breaker.Counts).
@@ -51,6 +51,9 @@ const (
 	// PriorityKey is the priority of the calls a priority bulkhead
 	// refused: "low", "standard" or "critical".
 	PriorityKey = attribute.Key("bulkhead.priority")
+	// LimiterPriorityKey is the priority of the calls an adaptive
+	// concurrency limiter refused: "low", "standard" or "critical".
+	LimiterPriorityKey = attribute.Key("limiter.priority")
 )
 
 // The span event recorded on the caller's span when the driver gives up
@@ -66,14 +69,22 @@ const (
 
 	breakerStateName       = "backoff.breaker.state"
 	breakerTransitionsName = "backoff.breaker.transitions"
+	breakerForcedName      = "backoff.breaker.forced_transitions"
 	breakerRefusalsName    = "backoff.breaker.refusals"
 	breakerCallsName       = "backoff.breaker.calls"
+	breakerSlowName        = "backoff.breaker.slow_calls"
 
 	bulkheadInFlightName      = "backoff.bulkhead.in_flight"
 	bulkheadQueuedName        = "backoff.bulkhead.queued"
 	bulkheadLimitName         = "backoff.bulkhead.limit"
 	bulkheadRefusalsName      = "backoff.bulkhead.refusals"
 	bulkheadCancellationsName = "backoff.bulkhead.cancellations"
+
+	limiterLimitName         = "backoff.limiter.limit"
+	limiterInFlightName      = "backoff.limiter.in_flight"
+	limiterQueuedName        = "backoff.limiter.queued"
+	limiterRefusalsName      = "backoff.limiter.refusals"
+	limiterCancellationsName = "backoff.limiter.cancellations"
 
 	budgetRetriesName  = "backoff.budget.retries"
 	budgetRefusalsName = "backoff.budget.refusals"

@@ -9,6 +9,7 @@ import (
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
+	"github.com/herdsafe/backoff/limiter"
 	"github.com/herdsafe/backoff/throttle"
 	"go.opentelemetry.io/otel/metric"
 )
@@ -25,6 +26,7 @@ func TestObserveRejectsInvalidArguments(t *testing.T) {
 		{"nil_priority_bulkhead", func() (metric.Registration, error) { return h.in.ObservePriorityBulkhead("b", nil) }, "nil guard"},
 		{"nil_budget", func() (metric.Registration, error) { return h.in.ObserveBudget("b", nil) }, "nil guard"},
 		{"nil_throttle", func() (metric.Registration, error) { return h.in.ObserveThrottle("b", nil) }, "nil guard"},
+		{"nil_limiter", func() (metric.Registration, error) { return h.in.ObserveLimiter("b", nil) }, "nil guard"},
 		{"empty_name", func() (metric.Registration, error) { return h.in.ObserveBreaker("", breaker.New()) }, "empty name"},
 	}
 	for _, c := range cases {
@@ -54,6 +56,7 @@ func TestObserveNamesAreUnique(t *testing.T) {
 		},
 		func() (metric.Registration, error) { return h.in.ObserveBudget("payments", budget.NewTokenBucket()) },
 		func() (metric.Registration, error) { return h.in.ObserveThrottle("payments", throttle.New()) },
+		func() (metric.Registration, error) { return h.in.ObserveLimiter("payments", limiter.New()) },
 	}
 	for i, observe := range others {
 		if _, err := observe(); err != nil {

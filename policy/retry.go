@@ -58,6 +58,9 @@ func DefaultBackOff() *backoff.ExponentialBackOff {
 // stage inside it, each attempt is the function itself; otherwise the
 // attempt's number is kept for the guards inside.
 func (c *call) retry(ctx context.Context, s *Stage, rest []Stage) error {
+	if s.kinds != nil {
+		return c.retryByKind(ctx, s, rest)
+	}
 	if len(rest) == 0 {
 		return s.retrier.DoErr(ctx, c.fn)
 	}

@@ -7,13 +7,14 @@ import (
 	"github.com/herdsafe/backoff"
 )
 
-// Stage is one layer of a Policy: a retry stage (Retry), a timeout
-// (Timeout), panic recovery (Recover), a fallback (Fallback, FallbackErr)
-// or a guard (Guard). A Stage is a value: the same one may appear in
+// Stage is one layer of a Policy: a retry stage (Retry, RetryByKind), a
+// timeout (Timeout), panic recovery (Recover), a fallback (Fallback,
+// FallbackErr) or a guard (Guard). A Stage is a value: the same one may appear in
 // several policies. Its zero value is not a stage; New reports it.
 type Stage struct {
 	kind    stageKind
 	retrier *backoff.Retrier // a retry stage's
+	kinds   *kindLimits      // a retry stage's limits by kind of error: RetryByKind's
 	after   time.Duration    // a timeout's duration
 	v       any              // the guard, or the fallback function
 	err     error            // why the stage cannot be used

@@ -9,6 +9,7 @@ import (
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
+	"github.com/herdsafe/backoff/limiter"
 	"github.com/herdsafe/backoff/throttle"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
@@ -25,6 +26,7 @@ func TestObserveRejectsInvalidArguments(t *testing.T) {
 		{"nil_priority_bulkhead", func() (func() bool, error) { return in.ObservePriorityBulkhead("b", nil) }, "nil guard"},
 		{"nil_budget", func() (func() bool, error) { return in.ObserveBudget("b", nil) }, "nil guard"},
 		{"nil_throttle", func() (func() bool, error) { return in.ObserveThrottle("b", nil) }, "nil guard"},
+		{"nil_limiter", func() (func() bool, error) { return in.ObserveLimiter("b", nil) }, "nil guard"},
 		{"empty_name", func() (func() bool, error) { return in.ObserveBreaker("", breaker.New()) }, "empty name"},
 	}
 	for _, c := range cases {
@@ -55,6 +57,7 @@ func TestObserveNamesAreUnique(t *testing.T) {
 		func() (func() bool, error) { return in.ObserveBulkhead("payments", bulkhead.New(1)) },
 		func() (func() bool, error) { return in.ObserveBudget("payments", budget.NewTokenBucket()) },
 		func() (func() bool, error) { return in.ObserveThrottle("payments", throttle.New()) },
+		func() (func() bool, error) { return in.ObserveLimiter("payments", limiter.New()) },
 	} {
 		if _, err := observe(); err != nil {
 			t.Errorf("guard %d of another kind named payments: %v", i, err)
@@ -63,8 +66,8 @@ func TestObserveNamesAreUnique(t *testing.T) {
 	if !unregister() {
 		t.Fatal("unregister reported that nothing was registered")
 	}
-	if n, _ := testutil.GatherAndCount(reg, "backoff_breaker_state"); n != 3 {
-		t.Errorf("after unregister, %d series of backoff_breaker_state, want the 3 of ledger", n)
+	if n, _ := testutil.GatherAndCount(reg, "backoff_breaker_state"); n != 5 {
+		t.Errorf("after unregister, %d series of backoff_breaker_state, want the 5 of ledger", n)
 	}
 	if _, err := in.ObserveBreaker("payments", breaker.New()); err != nil {
 		t.Errorf("after unregister the name is still taken: %v", err)

@@ -54,13 +54,20 @@
 //
 //	backoff_breaker_state                   gauge    state: 1 for the current one, 0 for the others
 //	backoff_breaker_transitions_total       counter
+//	backoff_breaker_forced_transitions_total counter
 //	backoff_breaker_refusals_total          counter
 //	backoff_breaker_calls_total             counter  outcome: success, failure, neutral, ignored
+//	backoff_breaker_slow_calls_total        counter
 //	backoff_bulkhead_in_flight              gauge
 //	backoff_bulkhead_queued                 gauge    (Bulkhead only)
 //	backoff_bulkhead_limit                  gauge
 //	backoff_bulkhead_refusals_total         counter  priority ("" for a Bulkhead)
 //	backoff_bulkhead_cancellations_total    counter
+//	backoff_limiter_limit                   gauge
+//	backoff_limiter_in_flight               gauge
+//	backoff_limiter_queued                  gauge
+//	backoff_limiter_refusals_total          counter  priority
+//	backoff_limiter_cancellations_total     counter
 //	backoff_budget_retries_total            counter
 //	backoff_budget_refusals_total           counter
 //	backoff_throttle_refusals_total         counter
@@ -94,8 +101,8 @@
 //     backoff.ErrRetriesCanceled, backoff.ErrPermanent, context.Canceled,
 //     context.DeadlineExceeded, io.EOF, io.ErrUnexpectedEOF,
 //     breaker.ErrCircuitOpen, bulkhead.ErrBulkheadFull,
-//     budget.ErrBudgetExhausted and throttle.ErrThrottled are named after
-//     their variable ("context.DeadlineExceeded"; the attempt Do refuses
+//     budget.ErrBudgetExhausted, throttle.ErrThrottled and
+//     limiter.ErrLimitExceeded are named after their variable ("context.DeadlineExceeded"; the attempt Do refuses
 //     because its context is done is "backoff.ErrRefused"); any other
 //     error is named after its Go type: "*net.OpError" for a pointer type,
 //     "syscall.Errno", with the full package path, for a named type. These
@@ -103,7 +110,7 @@
 //   - cause is why the driver gave up: "invalid_configuration",
 //     "permanent", "exhausted", "max_elapsed_time", "retries_canceled",
 //     "circuit_open", "bulkhead_full", "budget_exhausted", "throttled",
-//     "canceled" or "deadline_exceeded", matched with errors.Is in that
+//     "limit_exceeded", "canceled" or "deadline_exceeded", matched with errors.Is in that
 //     order. A guard's refusal (which matches backoff.ErrRefused and wraps
 //     the guard's error) is named by the guard's error, as "circuit_open"
 //     for a breaker's, and "refused" for a guard of your own; any other

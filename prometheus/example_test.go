@@ -82,8 +82,12 @@ func Example() {
 	// myapp_breaker_calls_total{name="users-db",outcome="ignored"} 0
 	// myapp_breaker_calls_total{name="users-db",outcome="neutral"} 0
 	// myapp_breaker_calls_total{name="users-db",outcome="success"} 1
+	// myapp_breaker_forced_transitions_total{name="users-db"} 0
 	// myapp_breaker_refusals_total{name="users-db"} 0
+	// myapp_breaker_slow_calls_total{name="users-db"} 0
 	// myapp_breaker_state{name="users-db",state="closed"} 1
+	// myapp_breaker_state{name="users-db",state="forced-closed"} 0
+	// myapp_breaker_state{name="users-db",state="forced-open"} 0
 	// myapp_breaker_state{name="users-db",state="half-open"} 0
 	// myapp_breaker_state{name="users-db",state="open"} 0
 	// myapp_breaker_transitions_total{name="users-db"} 0

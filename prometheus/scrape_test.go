@@ -110,14 +110,16 @@ func TestScrape(t *testing.T) {
 		labels []string
 		total  float64 // the sum of the samples (of the counts, for a histogram)
 	}{
-		"myapp_attempts_total":            {dto.MetricType_COUNTER, []string{"name", "outcome"}, 4},
-		"myapp_retries_total":             {dto.MetricType_COUNTER, []string{"error_type", "name", "retry_num"}, 3},
-		"myapp_give_ups_total":            {dto.MetricType_COUNTER, []string{"cause", "name"}, 1},
-		"myapp_wait_seconds":              {dto.MetricType_HISTOGRAM, []string{"name"}, 3},
-		"myapp_breaker_state":             {dto.MetricType_GAUGE, []string{"name", "state"}, 1},
-		"myapp_breaker_transitions_total": {dto.MetricType_COUNTER, []string{"name"}, 1},
-		"myapp_breaker_refusals_total":    {dto.MetricType_COUNTER, []string{"name"}, 1},
-		"myapp_breaker_calls_total":       {dto.MetricType_COUNTER, []string{"name", "outcome"}, 3},
+		"myapp_attempts_total":                   {dto.MetricType_COUNTER, []string{"name", "outcome"}, 4},
+		"myapp_retries_total":                    {dto.MetricType_COUNTER, []string{"error_type", "name", "retry_num"}, 3},
+		"myapp_give_ups_total":                   {dto.MetricType_COUNTER, []string{"cause", "name"}, 1},
+		"myapp_wait_seconds":                     {dto.MetricType_HISTOGRAM, []string{"name"}, 3},
+		"myapp_breaker_state":                    {dto.MetricType_GAUGE, []string{"name", "state"}, 1},
+		"myapp_breaker_transitions_total":        {dto.MetricType_COUNTER, []string{"name"}, 1},
+		"myapp_breaker_refusals_total":           {dto.MetricType_COUNTER, []string{"name"}, 1},
+		"myapp_breaker_calls_total":              {dto.MetricType_COUNTER, []string{"name", "outcome"}, 3},
+		"myapp_breaker_forced_transitions_total": {dto.MetricType_COUNTER, []string{"name"}, 0},
+		"myapp_breaker_slow_calls_total":         {dto.MetricType_COUNTER, []string{"name"}, 0},
 	}
 	if len(families) != len(want) {
 		t.Errorf("%d families, want %d", len(families), len(want))

@@ -64,8 +64,9 @@ const (
 // WithIsFailure, WithStateChange), WithProbeTimeout, and those of every
 // guard of this package (WithTimeout, WithRetryInterval, WithStaleness,
 // WithTTL, WithKeyPrefix, WithOnFallback, WithOnRecover, WithClock). The
-// failure-rate rules and the growing open duration of package breaker are
-// not supported. Every instance of one breaker must be given the same
+// failure-rate and slow-call rules, the growing open duration and the
+// manual controls of package breaker are not supported (ForceOpen,
+// ForceClosed and Reset return an invalid configuration). Every instance of one breaker must be given the same
 // configuration.
 //
 // client must honour the deadlines of contexts, as for NewTokenBucket.

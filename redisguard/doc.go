@@ -9,7 +9,10 @@
 // [NewBreaker] is breaker.New's circuit breaker with its consecutive
 // failures rule; they take the same options, named the same, with the
 // same defaults (the ratio budget, budget.NewRatio, and the breaker's
-// failure-rate rules and growing open duration are not offered shared).
+// failure-rate and slow-call rules and growing open duration are not
+// offered shared, and a shared breaker refuses the manual controls,
+// ForceOpen, ForceClosed and Reset, as an invalid configuration: see
+// [Breaker.ForceOpen]).
 // Both are [guard.Guard] values, so a Policy takes either as it takes
 // the local ones:
 //

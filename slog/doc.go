@@ -46,10 +46,10 @@
 // repository do, so that logs, traces and metrics can be matched:
 // "invalid_configuration", "permanent", "exhausted", "max_elapsed_time",
 // "retries_canceled", "circuit_open", "bulkhead_full", "budget_exhausted",
-// "throttled", "canceled" and "deadline_exceeded", matched with errors.Is
-// in that order; "refused" for the refusal of a guard of your own; the Go
-// type of any other cause (a context's custom cause), such as
-// "*errors.errorString".
+// "throttled", "limit_exceeded", "canceled" and "deadline_exceeded",
+// matched with errors.Is in that order; "refused" for the refusal of a
+// guard of your own; the Go type of any other cause (a context's custom
+// cause), such as "*errors.errorString".
 //
 // # Context
 //

@@ -29,8 +29,9 @@ const maxPoints = 1200
 // writeCharts writes, for each scenario, a load timeline per fleet size
 // and, given two fleet sizes or more, one chart of calls and completion
 // time against the fleet size, into dir; for outage, an amplification
-// timeline per fleet size, and nothing against it. It returns the paths
-// written.
+// timeline per fleet size, for overload its goodput, latency and limit
+// timelines per fleet size, and for either nothing against it. It returns
+// the paths written.
 func writeCharts(dir, format string, rows []row) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -41,8 +42,11 @@ func writeCharts(dir, format string, rows []row) ([]string, error) {
 		for _, n := range uniq(of, func(r row) int { return r.Clients }) {
 			panels := filter(of, func(r row) bool { return r.Clients == n })
 			f := timeline(sc, n, panels)
-			if sc == string(herd.Outage) {
+			switch sc {
+			case string(herd.Outage):
 				f = amplification(n, panels)
+			case string(herd.Overload):
+				f = overloadChart(n, panels)
 			}
 			p := filepath.Join(dir, fmt.Sprintf("%s-timeline-%d.%s", sc, n, format))
 			if err := save(p, format, f); err != nil {
@@ -50,7 +54,7 @@ func writeCharts(dir, format string, rows []row) ([]string, error) {
 			}
 			paths = append(paths, p)
 		}
-		if sc == string(herd.Outage) || len(uniq(of, func(r row) int { return r.Clients })) < 2 {
+		if sc == string(herd.Outage) || sc == string(herd.Overload) || len(uniq(of, func(r row) int { return r.Clients })) < 2 {
 			continue // one fleet size: nothing to plot against
 		}
 		p := filepath.Join(dir, fmt.Sprintf("%s-vs-clients.%s", sc, format))

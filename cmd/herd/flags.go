@@ -24,9 +24,15 @@ type options struct {
 	// scenario.
 	outageClients    []int
 	outageStrategies []herd.Strategy
-	rate             float64
-	tries            int
-	phases           herd.Phases
+	// overloadClients and overloadStrategies are those of the overload
+	// scenario, and overloadServer its server (the zero Server, the
+	// defaults; no flag sets it: tests do, to make it quick).
+	overloadClients    []int
+	overloadStrategies []herd.Strategy
+	overloadServer     herd.Server
+	rate               float64
+	tries              int
+	phases             herd.Phases
 	// retry is the BackOff of the outage's retry stage; arrivals and
 	// zeroOffsets are how its user calls arrive and where its guards'
 	// windows start.
@@ -68,7 +74,8 @@ const (
 )
 
 const (
-	defaultClients       = "100,1000" // 100 for outage, 300 with -live
+	defaultClients       = "100,1000" // 100 for outage, 10 for overload, 300 with -live
+	defaultScenarios     = "occ,restart,outage,shed,pushback"
 	defaultOutageClients = 100
 	defaultLiveClients   = 300
 	defaultLiveLimit     = 6 * time.Second
@@ -114,12 +121,13 @@ func flagSet() *flag.FlagSet {
 // into o.
 func defineFlags(fs *flag.FlagSet, o *options) rawFlags {
 	var (
-		clients = fs.String("clients", "", fmt.Sprintf("comma-separated fleet sizes to simulate (default %q, and %d for outage; -live takes one size, %d unless given)",
-			defaultClients, defaultOutageClients, defaultLiveClients))
-		scenario   = fs.String("scenario", "all", `scenarios: "occ", "restart", "outage" or "all", comma-separated`)
+		clients = fs.String("clients", "", fmt.Sprintf("comma-separated fleet sizes to simulate (default %q, %d for outage and %d for overload; -live takes one size, %d unless given)",
+			defaultClients, defaultOutageClients, defaultOverloadClients, defaultLiveClients))
+		scenario   = fs.String("scenario", defaultScenarios, "scenarios: "+strings.Join(scenarioNames(), ", ")+" or all, comma-separated")
 		strategies = fs.String("strategies", "all", "strategies to compare, comma-separated: all, or BackOffs ("+strings.Join(strategyNames(), ", ")+
-			", for occ, restart, -live; with settings, as full(base=10ms)) and guard stacks for outage ("+strings.Join(outageStrategyNames(), ", ")+
-			", or guards joined by + with settings, outermost first, as 'token-bucket+breaker(open=5s)'; see below); each scenario runs those it has")
+			", for occ, restart, shed, pushback, -live; with settings, as full(base=10ms)), guard stacks for outage ("+strings.Join(outageStrategyNames(), ", ")+
+			", or guards joined by + with settings, outermost first, as 'token-bucket+breaker(open=5s)'; see below) and "+strings.Join(overloadStrategyNames(), ", ")+
+			" (overload); each scenario runs those it has")
 		retry    = fs.String("retry", defaultRetry, "outage: the BackOff of every client's retry stage: "+strings.Join(herd.BackOffKinds(), ", ")+", with base and cap")
 		arrivals = fs.String("arrivals", string(herd.Poisson), `outage: how user calls arrive: "poisson" (each client a Poisson process at -rate) or "even" (evenly spaced, the clients in turn)`)
 		offsets  = fs.String("window-offsets", "random", `outage: where each client's guard windows (ratio, throttle) start: "random" (a seeded offset per client) or "zero" (every client's at time 0)`)
@@ -187,12 +195,13 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		if o.clients, err = parseClients(*clients); err != nil {
 			return nil, err
 		}
-		o.outageClients = o.clients
+		o.outageClients, o.overloadClients = o.clients, o.clients
 	case o.live:
 		o.clients = []int{defaultLiveClients}
 	default:
 		o.clients, _ = parseClients(defaultClients)
 		o.outageClients = []int{defaultOutageClients}
+		o.overloadClients = []int{defaultOverloadClients}
 	}
 	if !set["chart"] && o.format != "table" {
 		o.chart = "none" // a script's output alone, unless it asks
@@ -367,13 +376,21 @@ func parseScenarios(s string) ([]herd.Scenario, error) {
 	for f := range strings.SplitSeq(s, ",") {
 		sc := herd.Scenario(strings.TrimSpace(f))
 		if !slices.Contains(herd.Scenarios(), sc) {
-			return nil, usagef("-scenario: %q is not a scenario; use occ, restart, outage or all", f)
+			return nil, usagef("-scenario: %q is not a scenario; use %s or all", f, strings.Join(scenarioNames(), ", "))
 		}
 		if !slices.Contains(out, sc) {
 			out = append(out, sc)
 		}
 	}
 	return out, nil
+}
+
+func scenarioNames() []string {
+	var out []string
+	for _, sc := range herd.Scenarios() {
+		out = append(out, string(sc))
+	}
+	return out
 }
 
 func strategyNames() []string { return herd.BackOffKinds() }
@@ -396,11 +413,18 @@ func strategyList(strategies []herd.Strategy) []string {
 // strategy of outage. An item neither reads as is an error, and so is a
 // list that leaves nothing to run.
 func (o *options) pickStrategies(s string) error {
-	o.strategies, o.outageStrategies = nil, nil
+	overloadAll := herd.OverloadStrategies(herd.Config{Clients: defaultOverloadClients})
+	o.strategies, o.outageStrategies, o.overloadStrategies = nil, nil, nil
 	if strings.TrimSpace(s) == "all" {
-		s = strings.Join(append(strategyNames(), outageStrategyNames()...), ",")
+		s = strings.Join(slices.Concat(strategyNames(), outageStrategyNames(), overloadStrategyNames()), ",")
 	}
 	for _, f := range herd.SplitStrategies(s) {
+		if k := slices.IndexFunc(overloadAll, func(st herd.Strategy) bool { return st.Name == f }); k >= 0 {
+			if !slices.ContainsFunc(o.overloadStrategies, func(x herd.Strategy) bool { return x.Name == f }) {
+				o.overloadStrategies = append(o.overloadStrategies, overloadAll[k])
+			}
+			continue
+		}
 		if isBackOff(f) {
 			b, err := herd.ParseBackOff(f, o.base, o.cap)
 			if err != nil {
@@ -439,8 +463,8 @@ func (o *options) pickStrategies(s string) error {
 		return len(strategies) == 0
 	})
 	if len(o.scenarios) == 0 {
-		return usagef("-strategies: no scenario asked for has any of them: occ and restart have %s, outage %s",
-			strings.Join(strategyNames(), ", "), strings.Join(outageStrategyNames(), ", "))
+		return usagef("-strategies: no scenario asked for has any of them: occ and restart have %s, outage %s, overload %s",
+			strings.Join(strategyNames(), ", "), strings.Join(outageStrategyNames(), ", "), strings.Join(overloadStrategyNames(), ", "))
 	}
 	return nil
 }
@@ -457,8 +481,11 @@ func isBackOff(f string) bool {
 
 // plan returns the fleet sizes and the strategies of scenario sc.
 func (o *options) plan(sc herd.Scenario) ([]int, []herd.Strategy) {
-	if sc == herd.Outage {
+	switch sc {
+	case herd.Outage:
 		return o.outageClients, o.outageStrategies
+	case herd.Overload:
+		return o.overloadClients, o.overloadStrategies
 	}
 	return o.clients, o.strategies
 }

@@ -4,7 +4,9 @@
 // client succeeded, and the peak load; and, for a dependency that goes
 // down under a steady load, how much the retries and the guards around
 // them multiply the load, how soon the fleet is back to normal, and how
-// many user calls failed.
+// many user calls failed; and, for a server with more work than it can
+// do, how much of its capacity the guards keep serving in time, and at
+// what latency.
 //
 // With no flags it runs the optimistic-concurrency experiment of the AWS
 // Architecture Blog's "Exponential Backoff And Jitter" and a server
@@ -18,11 +20,11 @@
 //
 // Each row is one scenario, fleet size and strategy (the -strategies
 // name: no-jitter, full, equal, decorrelated, default, immediate, each of
-// which takes a base and a cap, as full(base=10ms,cap=1s); for outage, see
-// below). -clients takes each fleet size once. Its fields have the same names in the table, the CSV
+// which takes a base and a cap, as full(base=10ms,cap=1s); for outage and
+// overload, see below). -clients takes each fleet size once. Its fields have the same names in the table, the CSV
 // header (-format csv) and the JSON keys (-format json):
 //
-//   - scenario: occ, restart or outage (live with -live).
+//   - scenario: occ, restart, outage or overload (live with -live).
 //   - strategy: the strategy's name.
 //   - clients: the fleet size.
 //   - runs: how many runs the row averages (-runs); in CSV and JSON, and
@@ -108,6 +110,39 @@
 // simulation at a time, of at most 2,000 clients and 3 million user calls
 // (2 million calls for occ and restart), for 30 s at most; a run asked
 // for while another is in progress cancels it.
+//
+// # Overload
+//
+// -scenario overload (not part of the default run: -scenario overload, or
+// all) is a server whose latency grows with the calls in flight, a queue
+// in front of herd.DefaultWorkers (200) workers that serve a call in
+// |Normal(20 ms, 2 ms)|, 10,000 calls a second, facing a load above its
+// capacity: -clients clients (10 unless given) start calls, evenly
+// spaced, at half the capacity for 10s, then twice it for 20s, twice it
+// with half of the workers lost for 20s, and with all of them back for
+// 20s (herd.DefaultStages); a client gives a call up after 1s, and the
+// server still serves it. The strategies are none, bulkhead (a fixed
+// bulkhead per client, of herd.Server.HealthyConcurrency: the calls in
+// flight with which the fleet keeps the healthy server full, by Little's
+// law), adaptive-gradient and adaptive-vegas (limiter.New on each of its
+// rules), each client its own. Its rows have a table of their own, in
+// which calls counts the calls sent; measured after the first stage:
+//
+//   - goodput: the calls answered in time per second, over the capacity.
+//   - p50_x, p99_x: the median and the 99th percentile of the latency of
+//     the calls sent (a call given up counts the timeout), over the no-load
+//     latency, 40 ms.
+//   - timed_out: the share of the calls sent that their client gave up;
+//     refused: the share of the calls started that a guard refused.
+//   - load_up_s, capacity_down_s, capacity_up_s: how long after the load
+//     stepped up, half of the workers were lost, and came back, the
+//     fleet's limit settled (see herd.StageResult.Settle); "-" in the table
+//     (empty in CSV, null in JSON) for a fleet whose limit does not move,
+//     ">T" for one that had not settled by the end of its stage; settled
+//     (CSV and JSON) is false then.
+//
+// Its chart, overload-timeline-N, draws the goodput, the p99 and the
+// fleet's limit against time, per strategy, over the shaded stages.
 //
 // # Live
 //

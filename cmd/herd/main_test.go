@@ -33,11 +33,11 @@ func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 // phases, few user calls.
 var shortOutage = []string{"-warmup", "2s", "-down", "2s", "-degraded", "1s", "-healthy", "1s", "-rate", "5"}
 
-// small is a quick sweep: two small fleets, every scenario (the outage
-// over short phases), all strategies. The folder of the charts is
-// args[3].
+// small is a quick sweep: two small fleets, the scenarios occ, restart
+// and outage (over short phases), all strategies. The folder of the
+// charts is args[3].
 func small(t *testing.T, extra ...string) []string {
-	args := append([]string{"-clients", "5,20", "-out", t.TempDir()}, shortOutage...)
+	args := append([]string{"-clients", "5,20", "-out", t.TempDir(), "-scenario", "occ,restart,outage"}, shortOutage...)
 	return append(args, extra...)
 }
 
@@ -353,7 +353,7 @@ func TestParseArgsDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(o.clients, []int{100, 1000}) || len(o.scenarios) != 3 || len(o.strategies) != 6 ||
+	if !reflect.DeepEqual(o.clients, []int{100, 1000}) || len(o.scenarios) != len(herd.Scenarios())-1 || slices.Contains(o.scenarios, herd.Overload) || len(o.strategies) != 6 ||
 		!reflect.DeepEqual(o.outageClients, []int{100}) || len(o.outageStrategies) != 7 || o.rate != herd.DefaultRate ||
 		o.tries != herd.DefaultTries || o.phases.Down != herd.DefaultDown || o.phases.DegradedFailures != herd.DefaultDegradedFailures ||
 		o.format != "table" || o.chart != "png" || o.out != "herd-out" || o.runs != 1 {

@@ -128,6 +128,9 @@ func cell(r row, name string, table bool) string {
 	case "peak_per_10ms":
 		return number(r.PeakLoad)
 	}
+	if r.isOverload() {
+		return r.overloadCell(name, table)
+	}
 	if r.isOutage() {
 		switch name {
 		case "user_calls":
@@ -197,7 +200,7 @@ func cells(r row, names []string, table bool) []string {
 func (r row) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
-	for i, name := range columnsOf(r.isOutage(), -1) {
+	for i, name := range r.kind().columns(false) {
 		v, err := json.Marshal(r.value(name))
 		if err != nil {
 			return nil, err
@@ -213,6 +216,9 @@ func (r row) MarshalJSON() ([]byte, error) {
 
 // value returns the field name of r, for JSON.
 func (r row) value(name string) any {
+	if v, ok := r.overloadValue(name); ok {
+		return v
+	}
 	switch name {
 	case "scenario":
 		return r.Scenario
@@ -278,27 +284,30 @@ func number(v float64) string {
 // each mark the tables use.
 func writeTable(w io.Writer, rows []row) error {
 	var b strings.Builder
-	var blocks []bool // users, in order of appearance
+	var blocks []rowKind // in order of appearance
 	for _, r := range rows {
-		if !slices.Contains(blocks, r.isOutage()) {
-			blocks = append(blocks, r.isOutage())
+		if !slices.Contains(blocks, r.kind()) {
+			blocks = append(blocks, r.kind())
 		}
 	}
 	if len(blocks) == 0 {
-		blocks = []bool{false}
+		blocks = []rowKind{fleetKind}
 	}
-	for i, users := range blocks {
+	for i, k := range blocks {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		of := filter(rows, func(r row) bool { return r.isOutage() == users })
-		writeBlock(&b, columnsOf(users, 1), of)
-		if users {
+		of := filter(rows, func(r row) bool { return r.kind() == k })
+		if k == outageKind {
+			writeBlock(&b, columnsOf(true, 1), of)
 			b.WriteString("\n")
-			writeBlock(&b, columnsOf(users, 2), of)
+			writeBlock(&b, columnsOf(true, 2), of)
+			continue
 		}
+		writeBlock(&b, k.columns(true), of)
 	}
 	b.WriteString(footer(rows))
+	b.WriteString(overloadFooter(rows))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -366,9 +375,12 @@ func footer(rows []row) string {
 // writeCSV writes the rows under one header: the columns of the kinds of
 // rows there are, a cell left empty where a column does not apply.
 func writeCSV(w io.Writer, rows []row) error {
-	fleet := len(rows) == 0 || slices.ContainsFunc(rows, func(r row) bool { return !r.isOutage() })
+	fleet := len(rows) == 0 || slices.ContainsFunc(rows, func(r row) bool { return r.kind() == fleetKind })
 	users := slices.ContainsFunc(rows, row.isOutage)
 	header := names(func(c column) bool { return fleet && c.fleet || users && c.users })
+	if slices.ContainsFunc(rows, row.isOverload) {
+		header = appendOverloadColumns(header)
+	}
 	cw := csv.NewWriter(w)
 	if err := cw.Write(header); err != nil {
 		return err

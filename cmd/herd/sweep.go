@@ -70,6 +70,8 @@ type row struct {
 	lastSuccess time.Duration
 	realTime    time.Duration
 	behind      int
+
+	overloadRow // the overload scenario's
 }
 
 // job is one simulation of a sweep.
@@ -82,7 +84,7 @@ type job struct {
 // config is the simulation the options ask for with scenario sc, n
 // clients, strategy st, in run number run.
 func (o *options) config(sc herd.Scenario, n int, st herd.Strategy, run int) herd.Config {
-	return herd.Config{
+	cfg := herd.Config{
 		Scenario:   sc,
 		Clients:    n,
 		NewBackOff: st.NewBackOff,
@@ -97,6 +99,10 @@ func (o *options) config(sc herd.Scenario, n int, st herd.Strategy, run int) her
 		Phases:     o.phases,
 		Arrivals:   o.arrivals,
 	}
+	if sc == herd.Overload {
+		return o.overloadConfig(cfg, st)
+	}
+	return cfg
 }
 
 // sweep runs every simulation the options ask for, on all cores (or
@@ -121,18 +127,18 @@ func sweep(ctx context.Context, o *options, tick func()) ([]row, error) {
 		}
 	}
 
-	// The longest simulations first, so that the last to finish do not
-	// leave the other cores idle: those of outage, then the largest
-	// fleets.
+	// The longest simulations first, those of outage and overload, so that
+	// the last to finish do not leave the other cores idle; the others in
+	// order.
+	long := func(j job) bool { return j.cfg.Scenario == herd.Outage || j.cfg.Scenario == herd.Overload }
 	slices.SortStableFunc(jobs, func(a, b job) int {
-		ao, bo := a.cfg.Scenario == herd.Outage, b.cfg.Scenario == herd.Outage
-		switch {
-		case ao != bo && ao:
+		switch la, lb := long(a), long(b); {
+		case la == lb:
+			return 0
+		case la:
 			return -1
-		case ao != bo:
-			return 1
 		}
-		return b.cfg.Clients - a.cfg.Clients
+		return 1
 	})
 	var (
 		mu      sync.Mutex
@@ -162,8 +168,11 @@ func sweep(ctx context.Context, o *options, tick func()) ([]row, error) {
 				r.PeakLoad += float64(res.PeakLoad)
 				r.Failed += float64(res.Clients - res.Succeeded)
 				r.Unfinished += float64(res.Unfinished())
-				if res.Scenario == herd.Outage {
+				switch res.Scenario {
+				case herd.Outage:
 					r.add(res)
+				case herd.Overload:
+					r.addOverload(res, j.keep)
 				}
 				if j.keep {
 					r.timeline, r.window = res.Load, res.Window
@@ -215,6 +224,9 @@ feed:
 			for p := range r.FailedPct {
 				r.FailedPct[p] /= k
 			}
+		}
+		if r.isOverload() {
+			r.finishOverload(k)
 		}
 		finished = append(finished, r)
 	}

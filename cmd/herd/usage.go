@@ -31,7 +31,7 @@ backoff strategy, and prints a row per scenario, fleet size and strategy.
 The columns have the same names in the table, the CSV header (-format csv)
 and the JSON keys (-format json):
 
-  scenario        occ, restart, outage (live with -live)
+  scenario        occ, restart, outage, shed, pushback, overload (live with -live)
   strategy        the -strategies name
   clients         the fleet size
   runs            runs the row averages (-runs); CSV and JSON only
@@ -45,6 +45,11 @@ and the JSON keys (-format json):
                   or are unfinished
   unfinished      the part of failed that was still retrying when the run
                   was cut off at -horizon (-live-limit with -live)
+
+The shed and pushback scenarios are a restart against a server that serves
+-capacity requests at once, each in 10 ms, and sheds the others with a 503:
+bare in shed, with the Retry-After of package httpshed in pushback, which
+the clients wait as package httpretry does.
 
 The outage scenario is a fleet under a steady load whose dependency goes
 down: each client starts -rate user calls a second (-arrivals: a Poisson
@@ -96,10 +101,38 @@ empty, and theirs these):
   success_recovered
                   false if it never happened (CSV and JSON only)
 
+The overload scenario (-scenario overload, or all; not run by default)
+is a server whose latency grows with the calls in flight, a queue in
+front of 200 workers (10,000 calls/s; 40 ms a call without a queue),
+facing -clients clients (10 unless given) that send half its capacity for
+10s, then twice it for 20s, twice it with half of the workers lost for
+20s, and with all of them back for 20s; a client gives a call up after
+1s, which the server still serves. The strategies: none, bulkhead (a
+fixed bulkhead per client, set for the healthy server by Little's law),
+adaptive-gradient and adaptive-vegas (the adaptive concurrency limiter
+of package limiter on each of its rules). It has a table of its own, in
+which calls counts the calls sent, and these columns, measured after the
+first 10s:
+
+  goodput         the calls answered in time per second, over the capacity
+  p50_x, p99_x    the median and the 99th percentile of the latency of the
+                  calls sent (a timed-out call counts 1s), over the no-load
+                  latency
+  timed_out       the share of the calls sent that their client gave up
+  refused         the share of the calls started that a guard refused
+  load_up_s, capacity_down_s, capacity_up_s
+                  how long after the load stepped up, half of the workers
+                  were lost, and came back, the fleet's limit settled
+                  (within 10% of where it ended up); "-" in the table for a
+                  limit that does not move, ">T" for one that had not
+                  settled by the end of its stage
+  settled         false if one had not (CSV and JSON only)
+
 Charts: -format table (the default) also writes PNG charts into -out
 (-chart svg for SVG, -chart none for none): a load timeline per scenario
 and fleet size (for outage, the amplification against time, over the
-shaded phases), and the cost against the fleet size. -format csv and
+shaded phases; for overload, the goodput, the p99 and the fleet's limit
+against time), and the cost against the fleet size. -format csv and
 -format json write charts only when -chart is given.
 
 -live asks the restart question for real: for each strategy in turn,
@@ -119,8 +152,9 @@ it, and see the chart and the table, with the command line that runs the
 same. It runs one simulation at a time, bounded in size and in time, and
 a new run cancels the one in progress.
 
--base, -cap, -capacity and -max-calls do not apply to outage; -clients
-defaults to 100 clients for it.
+-base, -cap, -capacity and -max-calls do not apply to outage and
+overload, nor -rate, -tries and the phases to overload; -clients defaults
+to 100 clients for outage and 10 for overload.
 
 Exit status: 0 done, 1 a failure, 2 a bad command line, 130 interrupted
 (the first Ctrl-C stops the simulations in progress and prints the rows

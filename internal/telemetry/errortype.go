@@ -13,6 +13,7 @@ import (
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/limiter"
 	"github.com/herdsafe/backoff/policy"
 	"github.com/herdsafe/backoff/throttle"
 )
@@ -73,6 +74,7 @@ var sentinels = []struct {
 	{bulkhead.ErrBulkheadFull, "bulkhead.ErrBulkheadFull"},
 	{budget.ErrBudgetExhausted, "budget.ErrBudgetExhausted"},
 	{throttle.ErrThrottled, "throttle.ErrThrottled"},
+	{limiter.ErrLimitExceeded, "limiter.ErrLimitExceeded"},
 }
 
 var (
@@ -206,6 +208,7 @@ const (
 	causeBulkheadFull    = "bulkhead_full"
 	causeBudgetExhausted = "budget_exhausted"
 	causeThrottled       = "throttled"
+	causeLimitExceeded   = "limit_exceeded"
 	causeRefused         = "refused"
 )
 
@@ -223,6 +226,7 @@ var causes = []struct {
 	{bulkhead.ErrBulkheadFull, causeBulkheadFull},
 	{budget.ErrBudgetExhausted, causeBudgetExhausted},
 	{throttle.ErrThrottled, causeThrottled},
+	{limiter.ErrLimitExceeded, causeLimitExceeded},
 	{context.Canceled, causeCanceled},
 	{context.DeadlineExceeded, causeDeadline},
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
+	"github.com/herdsafe/backoff/limiter"
 	"github.com/herdsafe/backoff/policy"
 	"github.com/herdsafe/backoff/throttle"
 )
@@ -77,6 +78,7 @@ func TestErrorType(t *testing.T) {
 		{"bulkhead_full_wrapped", fmt.Errorf("%w, and so is its queue", bulkhead.ErrBulkheadFull), "bulkhead.ErrBulkheadFull"},
 		{"budget", budget.ErrBudgetExhausted, "budget.ErrBudgetExhausted"},
 		{"throttled", throttle.ErrThrottled, "throttle.ErrThrottled"},
+		{"limit_exceeded_wrapped", fmt.Errorf("%w, and so is its queue", limiter.ErrLimitExceeded), "limiter.ErrLimitExceeded"},
 		{"error_type_method", selfNamed("db.timeout"), "db.timeout"},
 		{"error_type_method_wrapped", backoff.Permanent(fmt.Errorf("q: %w", selfNamed("db.timeout"))), "db.timeout"},
 		{"error_type_method_empty", selfNamed(""), "github.com/herdsafe/backoff/internal/telemetry.selfNamed"},

@@ -11,6 +11,7 @@ import (
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/limiter"
 	"github.com/herdsafe/backoff/throttle"
 )
 
@@ -83,11 +84,13 @@ func TestCauseName(t *testing.T) {
 		{bulkhead.ShedError{}, causeBulkheadFull},
 		{budget.ErrBudgetExhausted, causeBudgetExhausted},
 		{throttle.ErrThrottled, causeThrottled},
+		{limiter.ShedError{}, causeLimitExceeded},
 		// A guard's refusal wraps the guard's error, which names it.
 		{refusal(&breaker.OpenError{}), causeCircuitOpen},
 		{refusal(bulkhead.ShedError{}), causeBulkheadFull},
 		{refusal(budget.ErrBudgetExhausted), causeBudgetExhausted},
 		{refusal(throttle.ErrThrottled), causeThrottled},
+		{refusal(limiter.ErrLimitExceeded), causeLimitExceeded},
 		{refusal(context.DeadlineExceeded), causeDeadline},
 		// The refusal of a guard the rules do not know.
 		{refusal(&unavailable{}), causeRefused},

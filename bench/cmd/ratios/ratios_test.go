@@ -141,6 +141,10 @@ func TestTargetsOfTheReshape(t *testing.T) {
 		{"BulkheadSuccess/herdsafe: sec/op ≤ 0.5× failsafe", "0.05× of failsafe", true},
 		{"ThrottleSuccess/herdsafe: 0 allocs/op", "0", true},
 		{"ThrottleSuccess/herdsafe: sec/op ≤ 0.5× failsafe", "0.25× of failsafe", true},
+		{"RateLimiterSuccess/herdsafe: 0 allocs/op", "0", true},
+		{"RateLimiterSuccess/herdsafe: sec/op ≤ 0.5× failsafe", "0.10× of failsafe", true},
+		{"LimiterSuccess/herdsafe: 0 allocs/op", "0", true},
+		{"LimiterSuccess/herdsafe: sec/op ≤ 0.5× failsafe", "0.10× of failsafe", true},
 		{"RetryBudgetSuccess/herdsafe: 0 allocs/op", "0", true},
 		{"RetryBudgetSuccess/herdsafe: sec/op ≤ 0.5× failsafe", "0.56× of failsafe", false},
 	}

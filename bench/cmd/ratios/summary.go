@@ -54,6 +54,8 @@ func summaryScenarios(r *results) []scenario {
 	one("BreakerSuccess")
 	one("BulkheadSuccess")
 	one("ThrottleSuccess")
+	one("RateLimiterSuccess")
+	one("LimiterSuccess")
 	one("RetryBudgetSuccess")
 	return out
 }

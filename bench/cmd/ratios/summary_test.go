@@ -60,6 +60,10 @@ BenchmarkParallelSuccess/herdsafe-retrier 	1000	8 ns/op	0 B/op	0 allocs/op
 BenchmarkParallelSuccess/herdsafe-retrier-2	1000	6 ns/op	0 B/op	0 allocs/op
 BenchmarkThrottleSuccess/herdsafe-2	1000	100 ns/op	0 B/op	0 allocs/op
 BenchmarkThrottleSuccess/failsafe-2	1000	400 ns/op	200 B/op	6 allocs/op
+BenchmarkRateLimiterSuccess/herdsafe-2	1000	90 ns/op	0 B/op	0 allocs/op
+BenchmarkRateLimiterSuccess/failsafe-2	1000	900 ns/op	600 B/op	16 allocs/op
+BenchmarkLimiterSuccess/herdsafe-2	1000	120 ns/op	0 B/op	0 allocs/op
+BenchmarkLimiterSuccess/failsafe-2	1000	1200 ns/op	496 B/op	15 allocs/op
 BenchmarkRetryBudgetSuccess/herdsafe-2	1000	50 ns/op	0 B/op	0 allocs/op
 BenchmarkRetryBudgetSuccess/failsafe-2	1000	90 ns/op	120 B/op	4 allocs/op
 PASS
@@ -122,6 +126,8 @@ func TestSummaryComesFirstAndHoldsEveryScenario(t *testing.T) {
 | BreakerSuccess | herdsafe | sec/op | – | – | – | – | – | 0.03× | 0.60× | – | – | – | – |
 | BulkheadSuccess | herdsafe | sec/op | – | – | – | – | – | 0.05× | – | – | – | – | – |
 | ThrottleSuccess | herdsafe | sec/op | – | – | – | – | – | 0.25× | – | – | – | – | – |
+| RateLimiterSuccess | herdsafe | sec/op | – | – | – | – | – | 0.10× | – | – | – | – | – |
+| LimiterSuccess | herdsafe | sec/op | – | – | – | – | – | 0.10× | – | – | – | – | – |
 | RetryBudgetSuccess | herdsafe | sec/op | – | – | – | – | – | 0.56× | – | – | – | – | – |
 `)
 	if got := table(t, out, heading); got != want {

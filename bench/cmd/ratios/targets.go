@@ -136,7 +136,7 @@ func targets(r *results) []check {
 		out = append(out, allocs(r, g, "herdsafe", p, g+"/herdsafe", 0),
 			peerRatio(r, g, "herdsafe", p, "sec/op", 0.5, "≤ 0.5× the nearest peer (the faster of gobreaker and failsafe)"))
 	}
-	for _, g := range []string{"BulkheadSuccess", "ThrottleSuccess", "RetryBudgetSuccess"} {
+	for _, g := range []string{"BulkheadSuccess", "ThrottleSuccess", "RateLimiterSuccess", "LimiterSuccess", "RetryBudgetSuccess"} {
 		if have(g) {
 			p := mainProcs(r, g)
 			out = append(out, allocs(r, g, "herdsafe", p, g+"/herdsafe", 0),

@@ -1,0 +1,62 @@
+package bench
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/failsafe-go/failsafe-go"
+	"github.com/failsafe-go/failsafe-go/ratelimiter"
+	"github.com/herdsafe/backoff/ratelimit"
+	"go.uber.org/goleak"
+)
+
+// rateLimit is the rate of both libraries' rows: 2^30 calls a second, all
+// of them allowed at once, so that no call of a benchmark is refused.
+const rateLimit = 1 << 30
+
+// newRateLimiterLibs returns a fresh rate limiter of each library, built
+// once with the same rate and burst and called in the per-call form each
+// documents: Limiter.Run, and failsafe-go's executor around its bursty
+// ratelimiter (rateLimit permits a second) with Get.
+func newRateLimiterLibs() []lib {
+	ours := ratelimit.New(rateLimit, rateLimit)
+	fs := failsafe.With[int](ratelimiter.NewBursty[int](rateLimit, time.Second))
+	return []lib{
+		{name: "herdsafe", ours: true, call: func(ctx context.Context, op operation) (int, error) {
+			var v int
+			err := ours.Run(ctx, func(context.Context) (err error) {
+				v, err = op()
+				return err
+			})
+			return v, err
+		}},
+		{name: "failsafe", call: func(_ context.Context, op operation) (int, error) {
+			return fs.Get(op)
+		}},
+	}
+}
+
+// BenchmarkRateLimiterSuccess is the cost of a rate limiter around a call
+// that succeeds, under its rate: what every admitted call pays.
+func BenchmarkRateLimiterSuccess(b *testing.B) {
+	benchSuccess(b, newRateLimiterLibs())
+}
+
+// Each rate limiter row calls the operation once and returns its result,
+// and admits every call under its rate.
+func TestRateLimiterSuccessCallsOnce(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	ctx := context.Background()
+	for _, l := range newRateLimiterLibs() {
+		op, n := counting(succeed)
+		for i := range 100 {
+			if v, err := l.call(ctx, op); err != nil || v != 1 {
+				t.Fatalf("%s: call %d gave (%d, %v)", l.name, i+1, v, err)
+			}
+		}
+		if n.Load() != 100 {
+			t.Errorf("%s: 100 calls ran the operation %d times", l.name, n.Load())
+		}
+	}
+}

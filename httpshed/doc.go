@@ -1,0 +1,44 @@
+// Package httpshed is the server's side of backing off: HTTP middleware
+// that sheds the load a guard refuses, answering 503 Service Unavailable
+// with a Retry-After that says, from the guard's state, when to come back.
+//
+// A client that backs off well still needs a server that says when to. A
+// Shedder runs each request through a guard.Guard of the server's own (a
+// bulkhead that bounds the requests in flight, an adaptive throttle that
+// sheds as the handler fails, a circuit breaker in front of a dependency)
+// and answers the requests it refuses at once, before the handler runs:
+//
+//	shed := httpshed.New(bulkhead.New(100)) // at most 100 requests in the handler
+//	if err := shed.Validate(); err != nil {
+//		log.Fatal(err)
+//	}
+//	http.ListenAndServe(addr, shed.Handler(mux))
+//
+// # Retry-After
+//
+// The wait a refused request is told comes from the guard's state (see
+// Shedder.RetryAfter): a breaker's time until it admits a probe; for a
+// bulkhead, WithRetryAfter's base (1 s), longer in proportion to the
+// callers queued for its slots; for a throttle, the base divided by the
+// chance that a request gets through, 1 − its rejection probability, the
+// time a client trying once per base would expect to wait; otherwise the
+// base. The header counts whole seconds, so the wait is rounded up to
+// them, and spread: a random number of seconds, up to half of it (at least
+// one), is added, so that the clients refused in the same instant are told
+// different times. A client of package httpretry adds up to a second of
+// its own (httpretry.RetryAfterWait), which fills the seconds between
+// them. The wait is at most WithMaxRetryAfter (2 minutes).
+//
+// # What the guard sees
+//
+// The guard is asked with guard.Call{Attempt: 1}: a server cannot tell a
+// retry from a first request, so a retry budget has nothing to limit
+// there. The handler's response is the outcome the guard records: a 5xx
+// status is a failure, any other a success, a request whose client went
+// away before the handler returned is abandoned (guard.Outcome.Abandoned),
+// and a handler that panics is recorded with guard.ErrPanicked before the
+// panic goes on to net/http. A guard's refusal is answered with the
+// Shedder's status (503, or 429 with WithStatus) and Retry-After; an error
+// the guard marked as the call's own failure (guard.Failure, as a chaos
+// guard injects) with the same status and no Retry-After.
+package httpshed

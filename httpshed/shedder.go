@@ -1,0 +1,86 @@
+package httpshed
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"time"
+
+	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/typednil"
+)
+
+// Defaults of a Shedder.
+const (
+	// DefaultRetryAfter is the base of the wait a Shedder tells a refused
+	// request, before the guard's state lengthens it.
+	DefaultRetryAfter = time.Second
+	// DefaultMaxRetryAfter is the longest wait a Shedder tells.
+	DefaultMaxRetryAfter = 2 * time.Minute
+)
+
+// Shedder sheds a server's load through a guard, and tells each request
+// the guard refuses when to come back. Make one with New; its Handler is
+// the middleware. A Shedder is immutable and safe for concurrent use, as
+// its guard must be. Its zero value is not usable: Validate reports it, and
+// its Handler answers every request with 500 Internal Server Error.
+type Shedder struct {
+	g      guard.Guard
+	base   time.Duration
+	max    time.Duration
+	random func() float64
+	status int
+	err    error // why the Shedder cannot be used
+}
+
+// New returns a Shedder that asks g to admit each request, configured by
+// opts. New returns no error, so that it fits where a handler is built: a
+// nil g, typed or not, one whose Validate (guard.Validator) fails, or an
+// option given a value it cannot use makes a Shedder whose Validate reports
+// it, as an error matching backoff.ErrInvalidConfiguration that names the
+// setting, and whose Handler answers every request with 500 Internal Server
+// Error and that error. Call Validate at start-up.
+func New(g guard.Guard, opts ...Option) *Shedder {
+	s := &Shedder{g: g, base: DefaultRetryAfter, max: DefaultMaxRetryAfter, random: rand.Float64, status: http.StatusServiceUnavailable}
+	switch {
+	case g == nil || typednil.Is(g):
+		s.fail("httpshed.New was given a nil guard.Guard")
+	default:
+		if v, ok := g.(guard.Validator); ok {
+			if err := v.Validate(); err != nil {
+				s.fail("httpshed.New was given a %T that cannot be used: %v", g, err)
+			}
+		}
+	}
+	for _, o := range opts {
+		if o == nil {
+			s.fail("an httpshed.Option is nil")
+			continue
+		}
+		o(s)
+	}
+	if s.err == nil && s.max < s.base {
+		s.fail("httpshed.WithMaxRetryAfter(%v) is shorter than the base wait, httpshed.WithRetryAfter(%v)", s.max, s.base)
+	}
+	return s
+}
+
+// fail records the first invalid setting.
+func (s *Shedder) fail(format string, args ...any) {
+	if s.err == nil {
+		s.err = fmt.Errorf("%w: %s", backoff.ErrInvalidConfiguration, fmt.Sprintf(format, args...))
+	}
+}
+
+// Validate reports why s cannot be used, as an error matching
+// backoff.ErrInvalidConfiguration, or nil.
+func (s *Shedder) Validate() error {
+	switch {
+	case s == nil || s.g == nil && s.err == nil:
+		return fmt.Errorf("%w: a zero or nil httpshed.Shedder; make one with httpshed.New", backoff.ErrInvalidConfiguration)
+	case s.err != nil:
+		return s.err
+	}
+	return nil
+}

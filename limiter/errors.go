@@ -1,0 +1,77 @@
+package limiter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/bulkhead"
+)
+
+// ErrLimitExceeded is matched, with errors.Is, by every refusal of a
+// [Limiter]: the limit reached and no room in the queue, a queued caller's
+// maximum wait reached, or a call shed by its priority ([ShedError]). A
+// caller whose context ended first gets the context's error instead, which
+// does not match ErrLimitExceeded.
+var ErrLimitExceeded = errors.New("limiter: concurrency limit reached")
+
+// ShedError is the refusal of a call shed by its priority (see
+// WithPriorityThresholds): admitting it would have taken the calls in
+// flight past the share of the limit its priority may use. It matches
+// [ErrLimitExceeded] with errors.Is; read it with errors.As.
+type ShedError struct {
+	// Priority is the priority of the call refused.
+	Priority bulkhead.Priority
+	// Threshold is the fraction of the limit, in (0, 1], that a call of
+	// that priority may not take the calls in flight past.
+	Threshold float64
+}
+
+// Error says which priority was shed, and at what share of the limit.
+func (e ShedError) Error() string {
+	if e.Threshold >= 1 {
+		return fmt.Sprintf("limiter: concurrency limit reached: %s call refused", e.Priority)
+	}
+	return fmt.Sprintf("limiter: %s call shed above %g%% of the concurrency limit", e.Priority, e.Threshold*100)
+}
+
+// Is reports whether target is ErrLimitExceeded.
+func (e ShedError) Is(target error) bool { return target == ErrLimitExceeded }
+
+// errWithFullQueue is the refusal of a Limiter whose queue is full too.
+var errWithFullQueue = fmt.Errorf("%w, and so is its queue", ErrLimitExceeded)
+
+// waitTimedOut is the refusal of a caller that waited the maximum wait d.
+func waitTimedOut(d time.Duration) error {
+	return fmt.Errorf("%w: not admitted within the maximum wait of %v", ErrLimitExceeded, d)
+}
+
+// contextError is the error of a caller whose context ended before it was
+// admitted: it matches both ctx.Err() and context.Cause(ctx).
+type contextError struct{ cause, err error }
+
+func (e *contextError) Error() string { return "limiter: not admitted: " + e.cause.Error() }
+
+func (e *contextError) Unwrap() []error { return []error{e.cause, e.err} }
+
+// canceled returns the error of a caller whose context ctx is done.
+func canceled(ctx context.Context) error {
+	return &contextError{cause: context.Cause(ctx), err: ctx.Err()}
+}
+
+// invalidf returns an error that matches backoff.ErrInvalidConfiguration
+// and names the setting at fault.
+func invalidf(format string, args ...any) error {
+	return fmt.Errorf("%w: limiter: %s", backoff.ErrInvalidConfiguration, fmt.Sprintf(format, args...))
+}
+
+// errZeroValue is the error of a Limiter not made by New.
+var errZeroValue = invalidf("a zero or nil Limiter; make one with New")
+
+// errNilContext is the error of Allow given a nil context.
+var errNilContext = invalidf("Allow was given a nil context")
+
+// errUnbalanced is the panic of a Record with no call in flight.
+const errUnbalanced = "limiter: Record without a call in flight (Record called twice, or without Allow)"

@@ -1,0 +1,432 @@
+package limiter
+
+import (
+	"context"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/herdsafe/backoff/bulkhead"
+	"github.com/herdsafe/backoff/guard"
+)
+
+// Limiter admits a call while fewer calls than its current limit are in
+// flight, and moves the limit from what it measures: the latency of the
+// calls that end against the lowest latency it has seen (the no-load
+// latency), and their failures. A call over the limit is refused with
+// [ErrLimitExceeded], or, with [WithQueue], waits in a bounded queue.
+//
+// Make one with [New] and share it among the calls to one dependency: a
+// Limiter is safe for concurrent use. Put it in a policy with
+// policy.Guard, use it on its own with [Limiter.Run], or call
+// [Limiter.Allow] and [Limiter.Record] around work of your own. Its zero
+// value is not usable: it refuses every call with an error matching
+// [backoff.ErrInvalidConfiguration].
+//
+// An admitted call with the limit not reached and nobody queued costs, on
+// Allow, a compare-and-swap and a reading of the clock, and, on Record,
+// one more reading, a compare-and-swap and two atomic additions; no lock,
+// no allocation. Once per sample window, the call that ends it takes a
+// mutex, without waiting for it, to move the limit. Queueing takes a
+// mutex, and allocates the waiter and, with a maximum wait, its timer.
+// The Limiter starts no goroutine and calls no function of yours but the
+// classifier (WithIsFailure) and the clock.
+type Limiter struct {
+	// state holds the calls in flight in its low 32 bits and the callers
+	// queued in its high 32 bits, so that one compare-and-swap admits a
+	// call only if it is under the limit and nobody is queued.
+	state atomic.Uint64
+	// limits holds, by priority index, the most calls in flight a call of
+	// that priority leaves when admitted: the limit itself for critical
+	// calls, and for all calls when priorities are not read. All 0 when
+	// the Limiter is unusable, so that the fast path refuses.
+	limits      [numPriorities]atomic.Uint64
+	prioritized bool
+	// shares says, by priority index, that calls of that priority may
+	// take a share of the limit only: they are shed, never queued.
+	shares [numPriorities]bool
+
+	clock  clock.Clock
+	origin time.Time // Permit tokens count nanoseconds from it
+
+	// The sample window being filled: the latency summed and the number
+	// of the calls that succeeded, the failures, and the most calls in
+	// flight at an admission. winEnd is the earliest the window may end,
+	// in nanoseconds from origin.
+	sum, successes, failures atomic.Int64
+	peak                     atomic.Uint64
+	winEnd                   atomic.Int64
+
+	mu  sync.Mutex // held by the call that ends a window; never waited for
+	est estimate   // guarded by mu
+
+	// What the last window measured, for Stats.
+	latency, noLoad atomic.Int64
+
+	qmu     sync.Mutex // guards waiters, and the queued count of state against increase
+	waiters waitList
+
+	cfg      config
+	shed     [numPriorities]error
+	timedOut error // the refusal of a caller that waited maxWait
+	err      error // why the Limiter is unusable
+	ready    bool
+
+	refused  [numPriorities]atomic.Uint64
+	canceled atomic.Uint64
+}
+
+var (
+	_ guard.Guard     = (*Limiter)(nil)
+	_ guard.Validator = (*Limiter)(nil)
+)
+
+// numPriorities is the number of priorities, bulkhead.Low to
+// bulkhead.Critical.
+const numPriorities = 3
+
+// The priority indexes.
+const (
+	lowIndex      = 0
+	standardIndex = 1
+	criticalIndex = 2
+)
+
+// index returns p's place in per-priority arrays, clamping values outside
+// bulkhead.Low to bulkhead.Critical, as a PriorityBulkhead does.
+func index(p bulkhead.Priority) int {
+	return int(min(max(p, bulkhead.Low), bulkhead.Critical) - bulkhead.Low)
+}
+
+const (
+	oneWaiter  uint64 = 1 << 32
+	lessWaiter        = ^(oneWaiter - 1) // added to state, it takes one waiter away
+	slotMask          = oneWaiter - 1
+)
+
+// New returns a Limiter configured by opts: by default the gradient
+// algorithm, from a limit of 20 between 1 and 1000, over sample windows of
+// 100 ms and 10 calls at least, on the time package's clock, with no queue
+// and no priorities. A bad option, or options that contradict each other
+// (a floor above the ceiling, an initial limit outside them), make a
+// Limiter that reports the problem through [Limiter.Validate] and refuses
+// every call with it: New never panics, so that it fits inline in
+// policy.New, which reports it.
+func New(opts ...Option) *Limiter {
+	cfg := defaults()
+	for _, o := range opts {
+		if o == nil {
+			cfg.fail("New was given a nil Option")
+			continue
+		}
+		o(&cfg)
+	}
+	cfg.check()
+	l := &Limiter{cfg: cfg, clock: cfg.clock, err: cfg.err}
+	thresholds := [numPriorities]float64{cfg.low, cfg.standard, 1}
+	l.prioritized = cfg.low < 1 || cfg.standard < 1
+	for i, t := range thresholds {
+		l.shed[i] = ShedError{Priority: bulkhead.Low + bulkhead.Priority(i), Threshold: t}
+		l.shares[i] = t < 1
+	}
+	if cfg.maxWait > 0 {
+		l.timedOut = waitTimedOut(cfg.maxWait)
+	}
+	if l.err != nil {
+		return l
+	}
+	l.ready = true
+	l.origin = l.clock.Now()
+	l.est.init(&l.cfg)
+	l.winEnd.Store(int64(cfg.window))
+	l.publish(cfg.initial)
+	return l
+}
+
+// Validate reports a bad configuration given to [New], as an error that
+// matches [backoff.ErrInvalidConfiguration] and names the setting, or nil.
+// It makes the Limiter a [guard.Validator]: policy.Guard calls it, so that
+// a Policy with a bad Limiter fails every call before running anything.
+func (l *Limiter) Validate() error {
+	switch {
+	case l == nil:
+		return errZeroValue
+	case l.err != nil:
+		return l.err
+	case !l.ready:
+		return errZeroValue
+	}
+	return nil
+}
+
+// Allow asks to admit a call. A nil error admits it: make the call, then
+// call [Limiter.Record] exactly once with the Permit, whatever happens, to
+// free its place and report how it ended. The Call is not used.
+//
+// If the limit is reached, or other callers are queued, Allow refuses the
+// call with an error matching [ErrLimitExceeded], unless the Limiter has
+// a queue with room: then it waits, behind the callers queued before it,
+// until it is admitted (a call ends, or the limit grows), its maximum wait
+// passes (an error matching ErrLimitExceeded), or ctx is done. With
+// WithPriorityThresholds, a call over the share of the limit its priority
+// may use (read from ctx with bulkhead.PriorityFrom) is refused at once
+// with a [ShedError]. A caller whose ctx is done, before it asks or while
+// it waits, is refused with an error that matches ctx.Err() and
+// context.Cause(ctx), and not ErrLimitExceeded. A nil ctx is refused with
+// an error matching [backoff.ErrInvalidConfiguration].
+func (l *Limiter) Allow(ctx context.Context, _ guard.Call) (guard.Permit, error) {
+	i := standardIndex
+	if ctx != nil && ctx.Err() == nil {
+		if l.prioritized {
+			i = index(bulkhead.PriorityFrom(ctx))
+		}
+		if n, ok := l.tryAcquire(i); ok {
+			l.notePeak(n)
+			return guard.Permit{Token: l.stamp()}, nil
+		}
+	}
+	if err := l.acquire(ctx, i); err != nil {
+		return guard.Permit{}, err
+	}
+	return guard.Permit{Token: l.stamp()}, nil
+}
+
+// stamp returns the time now, in nanoseconds from the origin, as a
+// Permit's token: when the call was admitted.
+func (l *Limiter) stamp() uint64 {
+	return uint64(max(0, l.clock.Now().Sub(l.origin)))
+}
+
+// Record frees the place of a call that [Limiter.Allow] admitted, and
+// reports how it ended: a success (a nil error, or an error WithIsFailure
+// does not count) is a measure of the latency, from its admission to now;
+// a failure shrinks the limit at the end of the sample window (see
+// WithDecrease). An abandoned call (Outcome.Abandoned) and one that a
+// guard inside the Limiter refused (guard.IsRefusal) count neither way:
+// they say nothing about the dependency's latency. The call that ends a
+// sample window moves the limit, and hands the places a higher limit
+// makes to the callers queued.
+//
+// Record panics if no call is in flight, as it is then called once too
+// often; an extra Record that finds another call in flight frees that
+// call's place, as an extra sync.WaitGroup.Done would. The Permit must be
+// one this Limiter's Allow returned, or the latency it measures is wrong.
+func (l *Limiter) Record(p guard.Permit, o guard.Outcome) {
+	if !l.ready {
+		return
+	}
+	if o.Abandoned || (o.Err != nil && guard.IsRefusal(o.Err)) {
+		l.release()
+		return
+	}
+	now := int64(max(0, l.clock.Now().Sub(l.origin)))
+	l.release()
+	if o.Err != nil && (l.cfg.isFailure == nil || l.classify(now, o.Err)) {
+		l.failed(now)
+		return
+	}
+	l.sum.Add(max(1, now-int64(p.Token)))
+	n := l.successes.Add(1)
+	if n+l.failures.Load() >= int64(l.cfg.samples) && now >= l.winEnd.Load() {
+		l.endWindow(now)
+	}
+}
+
+// classify asks the classifier about err. If it panics, the call is
+// counted as a failure before the panic goes on.
+func (l *Limiter) classify(now int64, err error) bool {
+	done := false
+	defer func() {
+		if !done {
+			l.failed(now)
+		}
+	}()
+	failure := l.cfg.isFailure(err)
+	done = true
+	return failure
+}
+
+// failed counts a failure in the sample window.
+func (l *Limiter) failed(now int64) {
+	f := l.failures.Add(1)
+	if f+l.successes.Load() >= int64(l.cfg.samples) && now >= l.winEnd.Load() {
+		l.endWindow(now)
+	}
+}
+
+// Run runs fn under the Limiter: it is [guard.Run] with
+// guard.Call{Attempt: 1}. It asks [Limiter.Allow] to admit the call, with
+// ctx, and if Allow refuses, returns without calling fn an error that
+// matches [backoff.ErrRefused] and wraps Allow's error (one matching
+// [ErrLimitExceeded], or the context's); otherwise it calls fn with ctx,
+// records how it ended when fn returns, and returns fn's error. The call's
+// place is freed if fn panics too (the call then counts as a failure, the
+// Limiter counting [guard.ErrPanicked] as one), and the panic goes on. A
+// nil ctx or fn is reported as an error matching
+// [backoff.ErrInvalidConfiguration].
+func (l *Limiter) Run(ctx context.Context, fn func(context.Context) error) error {
+	return guard.Run(ctx, l, guard.Call{Attempt: 1}, fn)
+}
+
+// Stats is a reading of a [Limiter], for telemetry. InFlight and Queued
+// are read together, at one instant; the rest just after.
+type Stats struct {
+	// Limit is the current limit: the most calls in flight at once.
+	Limit int
+	// InFlight counts the calls admitted and not yet recorded; it may be
+	// above the limit just after the limit shrank.
+	InFlight int
+	// Queued counts the callers waiting to be admitted.
+	Queued int
+	// RefusedLow, RefusedStandard and RefusedCritical count the calls of
+	// each priority refused with ErrLimitExceeded since New: the limit
+	// reached and no room in the queue, the maximum wait reached, or shed
+	// by their priority. Without WithPriorityThresholds every call counts
+	// as standard.
+	RefusedLow, RefusedStandard, RefusedCritical uint64
+	// Canceled counts the callers turned away because their context was
+	// done, before they asked or while they waited.
+	Canceled uint64
+	// Latency is the mean latency of the calls that succeeded in the last
+	// sample window, and NoLoadLatency the lowest such mean remembered
+	// (see WithBaseline); both are 0 until a window has ended.
+	Latency, NoLoadLatency time.Duration
+}
+
+// Refused returns the refusals of every priority.
+func (s Stats) Refused() uint64 { return s.RefusedLow + s.RefusedStandard + s.RefusedCritical }
+
+// Stats returns a reading of the Limiter. It takes no lock and reads no
+// clock.
+func (l *Limiter) Stats() Stats {
+	if l == nil {
+		return Stats{}
+	}
+	s := l.state.Load()
+	return Stats{
+		Limit:           int(l.limits[criticalIndex].Load()),
+		InFlight:        int(s & slotMask),
+		Queued:          int(s >> 32),
+		RefusedLow:      l.refused[lowIndex].Load(),
+		RefusedStandard: l.refused[standardIndex].Load(),
+		RefusedCritical: l.refused[criticalIndex].Load(),
+		Canceled:        l.canceled.Load(),
+		Latency:         time.Duration(l.latency.Load()),
+		NoLoadLatency:   time.Duration(l.noLoad.Load()),
+	}
+}
+
+// tryAcquire takes a place for a call of priority index i if it is under
+// that priority's limit and nobody is queued, and returns the calls then
+// in flight.
+func (l *Limiter) tryAcquire(i int) (uint64, bool) {
+	limit := l.limits[i].Load()
+	for {
+		s := l.state.Load()
+		// s < limit says both: limit < 1<<32, so a queued caller makes s
+		// larger than any limit.
+		if s >= limit {
+			return 0, false
+		}
+		if l.state.CompareAndSwap(s, s+1) {
+			return s + 1, true
+		}
+	}
+}
+
+// notePeak keeps the most calls in flight at an admission in the window.
+func (l *Limiter) notePeak(n uint64) {
+	for {
+		p := l.peak.Load()
+		if n <= p || l.peak.CompareAndSwap(p, n) {
+			return
+		}
+	}
+}
+
+// release frees a place, or hands it to the oldest waiter if the calls in
+// flight are within the limit.
+func (l *Limiter) release() {
+	for {
+		s := l.state.Load()
+		inFlight := s & slotMask
+		switch {
+		case inFlight == 0:
+			panic(errUnbalanced)
+		case s >= oneWaiter && inFlight <= l.limits[criticalIndex].Load():
+			l.handOff()
+			return
+		}
+		if l.state.CompareAndSwap(s, s-1) {
+			return
+		}
+	}
+}
+
+// acquire is the slow path of Allow: it reports a Limiter or a context
+// that cannot be used, refuses, sheds, or queues the caller.
+func (l *Limiter) acquire(ctx context.Context, i int) error {
+	switch {
+	case ctx == nil:
+		return errNilContext
+	case !l.ready:
+		return l.Validate()
+	case ctx.Err() != nil:
+		l.canceled.Add(1)
+		return canceled(ctx)
+	case l.shares[i]:
+		if n, ok := l.tryAcquire(i); ok {
+			l.notePeak(n)
+			return nil
+		}
+		l.refused[i].Add(1)
+		return l.shed[i]
+	case l.cfg.queue == 0:
+		if n, ok := l.tryAcquire(i); ok {
+			l.notePeak(n)
+			return nil
+		}
+		l.refused[i].Add(1)
+		return ErrLimitExceeded
+	}
+	// The timer is made before the caller queues, outside the lock: a test
+	// that sees the caller queued may advance a mock clock past it.
+	var timer *clock.Timer
+	if l.cfg.maxWait > 0 {
+		timer = l.clock.Timer(l.cfg.maxWait)
+	}
+	w, err := l.enqueue(i)
+	if w == nil {
+		if timer != nil {
+			timer.Stop()
+		}
+		return err
+	}
+	return l.await(ctx, w, timer, i)
+}
+
+// publish makes limit the current limit, and each priority's share of it.
+func (l *Limiter) publish(limit int) {
+	l.limits[criticalIndex].Store(uint64(limit))
+	for i, t := range [...]float64{l.cfg.low, l.cfg.standard} {
+		l.limits[i].Store(uint64(share(t, limit)))
+	}
+}
+
+// share returns the most calls in flight, n, whose share n/limit of the
+// limit is not above t, and 1 at least, so that every priority may have a
+// call in flight. It compares the quotient, as computed in floating point,
+// with t, so that t = 0.57 of a limit of 100 gives 57.
+func share(t float64, limit int) int {
+	c := float64(limit)
+	n := int(math.Floor(t * c))
+	for n < limit && float64(n+1)/c <= t {
+		n++
+	}
+	for n > 1 && float64(n)/c > t {
+		n--
+	}
+	return max(n, 1)
+}

@@ -1,0 +1,14 @@
+package limiter_test
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// TestMain fails the package's tests if any goroutine outlives them: the
+// Limiter starts none, and a queued caller that gave up must not be left
+// blocked.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}

@@ -1,0 +1,186 @@
+package ratelimit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
+	"golang.org/x/time/rate"
+)
+
+// ErrRateLimited is the error of a call the Limiter refused because no
+// token was to be had in time: at once, without WithWait or WithMaxWait;
+// within the longest wait allowed, or before the context's deadline, with
+// them. Through Limiter.Run, guard.Run or a policy it comes back wrapped in
+// an error that matches backoff.ErrRefused (in a policy, the Cause of the
+// *backoff.Error): match it with errors.Is.
+var ErrRateLimited = errors.New("ratelimit: rate limit exceeded")
+
+// A Limiter admits calls at a rate, with a burst; see the package
+// documentation. It is a [guard.Guard] and a [guard.Validator].
+//
+// A Limiter is safe for concurrent use, and is meant to be shared by every
+// call it limits. Its zero value is not a limiter: it refuses every call
+// with an error matching [backoff.ErrInvalidConfiguration]; make one with
+// [New].
+type Limiter struct {
+	lim     *rate.Limiter // nil: not usable
+	clock   clock.Clock
+	maxWait time.Duration // 0: refuse at once
+	err     error         // the configuration's error
+
+	refused atomic.Uint64
+	waited  atomic.Uint64
+	waiting atomic.Int64
+}
+
+var (
+	_ guard.Guard     = (*Limiter)(nil)
+	_ guard.Validator = (*Limiter)(nil)
+)
+
+// New returns a Limiter that admits r calls a second on average, and up to
+// burst calls at once: its bucket starts full, with burst tokens, and
+// fills at r tokens a second. r is an x/time rate.Limit, a number of calls
+// a second (rate.Every(10*time.Millisecond) is 100); burst a number of
+// calls. Without options a call that finds no token is refused at once,
+// and time is the time package's.
+//
+// r must be positive and finite, burst at least 1. rate.Inf is refused:
+// an infinite rate limits nothing (leave the guard out instead), and
+// x/time would admit every call whatever the burst. New returns no error,
+// so that it fits inline in policy.New: a setting it cannot use makes a
+// Limiter that refuses every call with an error matching
+// backoff.ErrInvalidConfiguration that names the setting, which Validate
+// reports and policy.Guard reports for the Policy.
+func New(r rate.Limit, burst int, opts ...Option) *Limiter {
+	c := newConfig(r, burst, opts)
+	if c.err != nil {
+		return &Limiter{err: c.err}
+	}
+	return &Limiter{lim: rate.NewLimiter(r, burst), clock: c.clock, maxWait: c.maxWait}
+}
+
+// invalid returns an error that matches backoff.ErrInvalidConfiguration
+// and names the setting that is wrong.
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: ratelimit: %s", backoff.ErrInvalidConfiguration, fmt.Sprintf(format, args...))
+}
+
+var (
+	errZero       = invalid("a zero or nil Limiter; make one with New")
+	errNilContext = invalid("Allow was given a nil context")
+)
+
+// Validate reports why the Limiter cannot be used: the first setting New
+// could not use, or that it is a zero Limiter. The error matches
+// backoff.ErrInvalidConfiguration. policy.Guard calls it, so that a Policy
+// with a bad Limiter fails before it runs anything.
+func (l *Limiter) Validate() error {
+	switch {
+	case l == nil:
+		return errZero
+	case l.err != nil:
+		return l.err
+	case l.lim == nil:
+		return errZero
+	}
+	return nil
+}
+
+// Allow takes a token for the call, as a [guard.Guard]: it admits the
+// call if the bucket holds one now. If not, it refuses the call with
+// ErrRateLimited, or, with WithWait or WithMaxWait, reserves the next
+// token and waits for it on the Limiter's clock: the call is admitted when
+// its token comes; refused with ErrRateLimited, without waiting, if the
+// token comes later than the longest wait allowed or than ctx's deadline;
+// and refused with ctx's cause if ctx is done first, the token being given
+// back. c is not read.
+//
+// A ctx already done is refused with its cause, and takes no token. A nil
+// ctx is refused with an error matching [backoff.ErrInvalidConfiguration],
+// and so is every call to a Limiter that cannot be used (see Validate).
+// Record need not be called, but may be: a Limiter does not look at how
+// calls end.
+func (l *Limiter) Allow(ctx context.Context, _ guard.Call) (guard.Permit, error) {
+	switch {
+	case ctx == nil:
+		return guard.Permit{}, errNilContext
+	case l == nil || l.lim == nil:
+		return guard.Permit{}, l.Validate()
+	case ctx.Err() != nil:
+		return guard.Permit{}, context.Cause(ctx)
+	}
+	now := l.now()
+	if l.lim.AllowN(now, 1) {
+		return guard.Permit{}, nil
+	}
+	if l.maxWait == 0 {
+		l.refused.Add(1)
+		return guard.Permit{}, ErrRateLimited
+	}
+	return guard.Permit{}, l.wait(ctx, now)
+}
+
+// wait reserves the next token at now and waits for it, as Allow says.
+func (l *Limiter) wait(ctx context.Context, now time.Time) error {
+	r := l.lim.ReserveN(now, 1)
+	delay := r.DelayFrom(now)
+	if !r.OK() || delay > l.maxWait || l.overruns(ctx, delay) {
+		r.CancelAt(now)
+		l.refused.Add(1)
+		return ErrRateLimited
+	}
+	if delay == 0 { // a token came in between
+		return nil
+	}
+	t := l.clock.Timer(delay)
+	l.waiting.Add(1) // once the timer exists, so that Stats shows a wait a mock clock can end
+	defer l.waiting.Add(-1)
+	select {
+	case <-t.C:
+		l.waited.Add(1)
+		return nil
+	case <-ctx.Done():
+		t.Stop()
+		r.CancelAt(l.now())
+		return context.Cause(ctx)
+	}
+}
+
+// epoch is the origin of the times a Limiter gives its x/time limiter:
+// each is epoch plus the clock's Since(epoch), which on the time package's
+// clock reads only the monotonic clock, at about half the cost of Now. On
+// a mock clock they follow the mock's time.
+var epoch = time.Now()
+
+// now reads the Limiter's clock.
+func (l *Limiter) now() time.Time { return epoch.Add(l.clock.Since(epoch)) }
+
+// overruns reports whether a wait of delay from now would end after ctx's
+// deadline.
+func (l *Limiter) overruns(ctx context.Context, delay time.Duration) bool {
+	deadline, ok := ctx.Deadline()
+	return ok && delay > l.clock.Until(deadline)
+}
+
+// Record does nothing: a Limiter admits calls by the clock alone, whatever
+// the calls it admitted did. It makes the Limiter a [guard.Guard].
+func (l *Limiter) Record(guard.Permit, guard.Outcome) {}
+
+// Run runs fn under the Limiter: it is [guard.Run] with
+// guard.Call{Attempt: 1}. It asks Allow, which may wait as the options
+// say, and if the call is admitted, calls fn with ctx. A refusal returns,
+// without calling fn, an error that matches [backoff.ErrRefused] and
+// wraps Allow's error (ErrRateLimited, or ctx's cause), so that a retry
+// driver around Run stops at once. fn's error is returned unchanged, and a
+// panic of fn goes on to the caller. A nil ctx or fn is reported as an
+// error matching backoff.ErrInvalidConfiguration.
+func (l *Limiter) Run(ctx context.Context, fn func(context.Context) error) error {
+	return guard.Run(ctx, l, guard.Call{Attempt: 1}, fn)
+}
