@@ -168,7 +168,9 @@ func (e *explorer) kinds(w http.ResponseWriter, _ *http.Request) {
 		Limits:   map[string]int{"clients": maxServeClients, "userCalls": maxServeUserCalls, "calls": maxServeCalls},
 		BackOffs: herd.BackOffKinds(), Params: map[string][]string{}}
 	for _, sc := range herd.Scenarios() {
-		info.Scenarios = append(info.Scenarios, string(sc))
+		if sc != herd.Overload { // see checkServe
+			info.Scenarios = append(info.Scenarios, string(sc))
+		}
 	}
 	for _, k := range herd.GuardKinds() {
 		ki := kindInfo{Name: k.Name, Doc: k.Doc}
@@ -319,8 +321,12 @@ func queryArgs(q map[string][]string) (args []string, form map[string]string, er
 
 // checkServe reports what makes o too large or too broad for the page.
 func checkServe(o *options) error {
-	if len(o.scenarios) != 1 {
-		return usagef("the page runs one scenario at a time; pick occ, restart or outage")
+	switch {
+	case len(o.scenarios) != 1:
+		return usagef("the page runs one scenario at a time")
+	case o.scenarios[0] == herd.Overload:
+		// Its strategies are presets of its own, with no setting to try.
+		return usagef("the page does not run overload; the command line does (-scenario overload)")
 	}
 	clients, strategies := o.plan(o.scenarios[0])
 	switch {
