@@ -8,6 +8,7 @@ import (
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/limiter"
 	"github.com/herdsafe/backoff/throttle"
 )
 
@@ -65,6 +66,10 @@ var guardKinds = []GuardKind{
 	}},
 	{"bulkhead", "at most max attempts in flight per client, the others refused: bulkhead.New", func() GuardSpec {
 		return &Bulkhead{Max: 10}
+	}},
+	{"limiter", "an adaptive concurrency limit, by the gradient rule or, with alpha, Vegas's: limiter.New", func() GuardSpec {
+		return &Limiter{Initial: limiter.DefaultInitialLimit, Floor: limiter.DefaultFloor, Ceiling: limiter.DefaultCeiling,
+			Tolerance: limiter.DefaultTolerance, Beta: limiter.DefaultBeta, Decrease: limiter.DefaultDecrease}
 	}},
 }
 
@@ -189,4 +194,37 @@ func (s *Bulkhead) Params() []Param {
 
 func (s *Bulkhead) NewGuard(env GuardEnv) guard.Guard {
 	return bulkhead.New(s.Max, bulkhead.WithClock(env.Clock))
+}
+
+// Limiter is a limiter.New: a limit of attempts in flight per client that
+// adapts to the latency it measures, by the gradient rule, or by Vegas's
+// when Alpha is above 0.
+type Limiter struct {
+	Initial, Floor, Ceiling int     // limiter.WithInitialLimit, WithFloor, WithCeiling
+	Tolerance               float64 // limiter.WithGradient
+	Alpha, Beta             float64 // limiter.WithVegas, when Alpha > 0
+	Decrease                float64 // limiter.WithDecrease
+}
+
+func (*Limiter) Kind() string { return "limiter" }
+
+func (s *Limiter) Params() []Param {
+	return []Param{
+		{"initial", "the limit before anything is measured", &s.Initial},
+		{"floor", "the lowest limit", &s.Floor},
+		{"ceiling", "the highest limit", &s.Ceiling},
+		{"tolerance", "gradient: the latency over the no-load latency taken for no queue", &s.Tolerance},
+		{"alpha", "Vegas, if above 0: below this many calls queued the limit grows", &s.Alpha},
+		{"beta", "Vegas: above this many calls queued the limit shrinks", &s.Beta},
+		{"decrease", "the factor of the limit after a window with a failure", &s.Decrease},
+	}
+}
+
+func (s *Limiter) NewGuard(env GuardEnv) guard.Guard {
+	rule := limiter.WithGradient(s.Tolerance)
+	if s.Alpha > 0 {
+		rule = limiter.WithVegas(s.Alpha, s.Beta)
+	}
+	return limiter.New(limiter.WithInitialLimit(s.Initial), limiter.WithFloor(s.Floor), limiter.WithCeiling(s.Ceiling),
+		limiter.WithDecrease(s.Decrease), rule, limiter.WithClock(env.Clock))
 }

@@ -40,6 +40,7 @@ func TestParseStack(t *testing.T) {
 			&herd.Breaker{Failures: 5, Open: time.Minute, Probes: 1, Successes: 1},
 			&herd.Throttle{K: 2, Window: 2 * time.Minute}}},
 		{"bulkhead(max=3)", "bulkhead(max=3)", []herd.GuardSpec{&herd.Bulkhead{Max: 3}}},
+		{"limiter(alpha=3,initial=10)", "limiter(initial=10,alpha=3)", []herd.GuardSpec{&herd.Limiter{Initial: 10, Floor: 1, Ceiling: 1000, Tolerance: 1, Alpha: 3, Beta: 6, Decrease: 0.9}}},
 	}
 	for _, tc := range cases {
 		st, err := herd.ParseStack(tc.expr)
@@ -94,6 +95,8 @@ func TestParseStackErrors(t *testing.T) {
 		{"ratio(window=1ms)", "WithWindow"},
 		{"throttle(k=0.5)", "WithK"},
 		{"bulkhead(max=0)", "capacity"},
+		{"limiter(alpha=9)", "WithVegas"},
+		{"limiter(floor=0)", "WithFloor"},
 	}
 	for _, tc := range settings {
 		st, err := herd.ParseStack(tc.expr)
