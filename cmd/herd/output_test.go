@@ -164,10 +164,10 @@ func TestCellsFollowTheColumns(t *testing.T) {
 	}
 }
 
-// outageArgs run the outage scenario on ten clients at 100 user calls a
-// second (a base load of 10 per window) over short phases, with three
+
+
 // strategies.
-var outageArgs = []string{"-scenario", "outage", "-clients", "10", "-rate", "100", "-strategies", "retry,token-bucket,breaker",
+var outageArgs = []string{"-scenario", "outage", "-clients", "10", "-rate", "50", "-strategies", "retry,token-bucket,breaker",
 	"-warmup", "2s", "-down", "3s", "-degraded", "1s", "-healthy", "2s", "-chart", "none", "-arrivals", "even"}
 
 // The outage table has its own columns, and shows the SRE book's figures:
@@ -218,7 +218,7 @@ func TestOutageOutput(t *testing.T) {
 		{"token-bucket", "outage_x", 1, 1.1},
 		{"breaker", "outage_x", 0, 0.05}, // its first failures, 5 or so per client
 		{"retry", "recovery_s", 0, 0.5},
-		{"retry", "user_calls", 8000, 8000},
+		{"retry", "user_calls", 4000, 4000},
 		{"retry", "warmup_failed_pct", 0, 1},
 		{"retry", "down_failed_pct", 90, 100},
 		{"retry", "healthy_failed_pct", 0, 0},
