@@ -164,8 +164,8 @@ func TestCellsFollowTheColumns(t *testing.T) {
 	}
 }
 
-
-
+// outageArgs run the outage scenario on ten clients at 50 user calls a
+// second (a base load of 5 per window) over short phases, with three
 // strategies.
 var outageArgs = []string{"-scenario", "outage", "-clients", "10", "-rate", "50", "-strategies", "retry,token-bucket,breaker",
 	"-warmup", "2s", "-down", "3s", "-degraded", "1s", "-healthy", "2s", "-chart", "none", "-arrivals", "even"}
