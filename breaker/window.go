@@ -87,7 +87,7 @@ const (
 // empty.
 func newTimeWindow(clk clock.Clock, period time.Duration) *window.Window {
 	w := new(window.Window)
-	w.Init(clk, period)
+	w.Init(clk, period, 0)
 	return w
 }
 

@@ -53,6 +53,7 @@ type config struct {
 	isFailure  func(error) bool
 
 	window     time.Duration
+	offset     time.Duration
 	minPerSec  float64
 	retryRatio float64
 
@@ -134,6 +135,24 @@ func WithWindow(d time.Duration) Option {
 	}
 }
 
+// WithWindowOffset lays a ratio budget's window out as though the budget
+// had been made d earlier, with nothing counted: its counts leave the
+// window d mod (window/10) sooner than those of a budget made at the same
+// instant without it. Budgets made together, by every process of a deploy
+// or every client of a simulation, otherwise drop their counts at the
+// same instants, and so allow their bursts of retries together; a random
+// d per process, drawn from [0, window), spreads them as processes started
+// at different times are spread. The default is 0; d must lie in
+// [0, window).
+func WithWindowOffset(d time.Duration) Option {
+	return func(c *config) {
+		if !c.ratioOnly("WithWindowOffset") {
+			return
+		}
+		setting.NotNegative(settings, &c.err, &c.offset, d, "WithWindowOffset")
+	}
+}
+
 // WithMinRetriesPerSecond sets the retries a ratio budget allows whatever
 // the traffic, Finagle's minRetriesPerSec (default
 // DefaultMinRetriesPerSecond): the window holds a reserve of n times its
@@ -188,5 +207,8 @@ func newConfig(ratio bool, opts []Option) *config {
 		constructor = "NewRatio"
 	}
 	setting.Apply(settings, &c.err, constructor, c, opts)
+	if c.ratio && c.err == nil && c.offset >= c.window {
+		c.fail("WithWindowOffset was given %v; it must be shorter than the window (%v)", c.offset, c.window)
+	}
 	return c
 }

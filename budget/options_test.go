@@ -46,6 +46,10 @@ func TestInvalidConfiguration(t *testing.T) {
 		{"min_option_on_tokens", NewTokenBucket(WithMinRetriesPerSecond(1)), "WithMinRetriesPerSecond"},
 		{"tokens_option_on_ratio", NewRatio(WithMaxTokens(5)), "WithMaxTokens applies to a token bucket"},
 		{"token_ratio_on_ratio", NewRatio(WithTokenRatio(5)), "WithTokenRatio"},
+		{"offset_negative", NewRatio(WithWindowOffset(-time.Nanosecond)), "WithWindowOffset"},
+		{"offset_a_window", NewRatio(WithWindowOffset(DefaultWindow)), "WithWindowOffset"},
+		{"offset_past_a_set_window", NewRatio(WithWindowOffset(time.Second), WithWindow(time.Second)), "shorter than the window"},
+		{"offset_on_tokens", NewTokenBucket(WithWindowOffset(time.Second)), "WithWindowOffset applies to a ratio budget"},
 		{"failure_on_ratio", NewRatio(WithIsFailure(func(error) bool { return true })), "WithIsFailure"},
 		{"zero_value", &Budget{}, "zero"},
 		{"nil", nil, "nil Budget"},
@@ -83,6 +87,7 @@ func TestValidConfigurations(t *testing.T) {
 		{"ratio_defaults", NewRatio()},
 		{"ratio_min_window", NewRatio(WithWindow(MinWindow))},
 		{"ratio_zeros", NewRatio(WithMinRetriesPerSecond(0), WithRetryRatio(0))},
+		{"ratio_offset_largest", NewRatio(WithWindowOffset(DefaultWindow - 1))},
 		{"ratio_largest", NewRatio(WithWindow(time.Hour), WithMinRetriesPerSecond(1e9), WithRetryRatio(1000))},
 	}
 	for _, tc := range cases {

@@ -34,7 +34,7 @@ func newRatioBudget(c *config) *ratioBudget {
 		reserve: uint64(math.Floor(c.minPerSec*c.window.Seconds() + 1e-9)),
 		ratio:   uint64(math.Round(c.retryRatio * perMillion)),
 	}
-	r.w.Init(c.clock, c.window)
+	r.w.Init(c.clock, c.window, c.offset)
 	return r
 }
 

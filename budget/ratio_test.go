@@ -207,3 +207,32 @@ func TestRatioConcurrentMixed(t *testing.T) {
 		t.Fatalf("Stats = %+v: over the allowance, or a call lost", s)
 	}
 }
+
+// A window offset makes the counts leave the window offset mod a slot
+// sooner: a request made at the start allows its retry until 9.5 s with
+// an offset of 1.5 s (slots of 1 s), until 10 s without.
+func TestRatioWindowOffset(t *testing.T) {
+	for _, tc := range []struct {
+		offset, last time.Duration
+	}{
+		{0, 10 * time.Second},
+		{1500 * time.Millisecond, 9500 * time.Millisecond},
+	} {
+		b, clk := newRatio(t, WithMinRetriesPerSecond(0), WithRetryRatio(1), WithWindowOffset(tc.offset))
+		start := clk.Now()
+		if !admits(t, b, first) {
+			t.Fatal("first attempt refused")
+		}
+		clk.Set(start.Add(tc.last - time.Nanosecond))
+		if !admits(t, b, retry) {
+			t.Errorf("offset %v: the retry refused %v in, while the request is in the window", tc.offset, tc.last-time.Nanosecond)
+		}
+		b2, clk2 := newRatio(t, WithMinRetriesPerSecond(0), WithRetryRatio(1), WithWindowOffset(tc.offset))
+		start = clk2.Now()
+		admits(t, b2, first)
+		clk2.Set(start.Add(tc.last))
+		if admits(t, b2, retry) {
+			t.Errorf("offset %v: a retry admitted %v in, after the request left the window", tc.offset, tc.last)
+		}
+	}
+}

@@ -147,7 +147,10 @@ type Config struct {
 	// Clients is the size of the fleet, from 1 to MaxClients.
 	Clients int
 	// NewBackOff returns a fresh BackOff for one client; it is called once
-	// per client, and must not return the same stateful BackOff twice.
+	// per client, and must not return the same stateful BackOff twice. In
+	// OCC and Restart it drives the client's retry loop, a
+	// backoff.Retrier with backoff.WithBackOff(b) and
+	// backoff.WithMaxTries(MaxCalls) on the simulation's clock.
 	//
 	// Simulate owns the randomness of the library's own BackOffs: when
 	// NewBackOff returns a *backoff.ExponentialBackOff, Simulate sets its
@@ -156,10 +159,11 @@ type Config struct {
 	// repeatable. A BackOff of another type must be deterministic itself
 	// for the Result to be.
 	//
-	// In the Outage scenario NewBackOff is the BackOff of the retry loop
-	// of one user call: a client calls it whenever it starts a user call
-	// and all the BackOffs it has are in use, and Resets a free one at
-	// the start of every user call (see Outage).
+	// In the Outage scenario NewBackOff is the BackOff of the client's
+	// retry stage, policy.Retry(backoff.WithBackOff(b), ...), which its
+	// user calls share as a Policy's calls do: each that retries works on
+	// a clone of b if b is a backoff.Cloner (as the library's BackOffs
+	// are), and on b itself, Reset at its start, if not.
 	NewBackOff func() backoff.BackOff
 	// NewGuards, for the Outage and Overload scenarios, returns the
 	// guards of one client, outermost first, as they would stand inside
@@ -173,9 +177,9 @@ type Config struct {
 	// being processed whenever a guard is called; random returns this
 	// client's seeded draws in [0, 1). A guard must read the time from clk
 	// (WithClock) and draw from random (throttle.WithRandom) for the
-	// Result to be repeatable. clk tells the time (Now, Since, Until) and
-	// nothing more: its timers, tickers and sleeps panic, because nothing
-	// would ever fire them. A guard must not block in Allow either: the
+	// Result to be repeatable. clk tells the time (Now, Since, Until), and
+	// its Timer times the retry stage's waits; its other timers, tickers
+	// and sleeps panic, because nothing would ever fire them. A guard must not block in Allow either: the
 	// simulation runs on one goroutine, and would wait forever (until the
 	// context of SimulateContext is done, which Allow is given). Returning
 	// the same guard to every client models one guard shared by the whole
@@ -207,7 +211,7 @@ type Config struct {
 	Horizon time.Duration
 
 	// Rate is how many user calls each client of the Outage scenario
-	// starts per second, evenly spaced over the fleet; zero means
+	// starts per second, on average (see Arrivals); zero means
 	// DefaultRate.
 	Rate float64
 	// Tries is how many attempts a user call of the Outage scenario makes
@@ -216,6 +220,9 @@ type Config struct {
 	// Phases are the states of the Outage scenario's dependency; the zero
 	// Phases means the defaults.
 	Phases Phases
+	// Arrivals says how the Outage scenario's user calls are spread in
+	// time; the zero value means Poisson.
+	Arrivals Arrivals
 
 	// Server is the server of the Overload scenario, and the load on it;
 	// the zero Server means the defaults. Overload uses Clients,
@@ -223,6 +230,22 @@ type Config struct {
 	// calls are not retried.
 	Server Server
 }
+
+// Arrivals is how the user calls of the Outage scenario are spread in
+// time.
+type Arrivals string
+
+const (
+	// Poisson arrivals, the default, are how independent users arrive:
+	// each client starts its user calls as a Poisson process at Rate, so
+	// the gaps between the fleet's user calls are exponential, and each
+	// falls on a client drawn at random.
+	Poisson Arrivals = "poisson"
+	// Even arrivals space the fleet's user calls evenly, on the clients in
+	// turn: every client starts one every 1/Rate seconds exactly, in step
+	// with the others.
+	Even Arrivals = "even"
+)
 
 // Validate reports the first field of c that cannot be simulated, as an
 // error matching ErrInvalidConfig, or nil. Simulate calls it first.
@@ -269,6 +292,8 @@ func (c Config) validateOutage() error {
 		return invalid("Rate is %v; it must be a positive number of user calls per second", c.Rate)
 	case c.Tries < 0:
 		return invalid("Tries is negative (%d)", c.Tries)
+	case c.Arrivals != Poisson && c.Arrivals != Even:
+		return invalid("Arrivals is %q; use %q or %q", string(c.Arrivals), Poisson, Even)
 	case p.Warmup < 0 || p.Degraded < 0:
 		return invalid("Phases.Warmup (%v) and Phases.Degraded (%v) must not be negative", p.Warmup, p.Degraded)
 	case p.Down <= 0:
@@ -314,6 +339,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Tries == 0 {
 		c.Tries = DefaultTries
+	}
+	if c.Arrivals == "" {
+		c.Arrivals = Poisson
 	}
 	if c.Phases == (Phases{}) {
 		c.Phases = Phases{Warmup: DefaultWarmup, Down: DefaultDown, Degraded: DefaultDegraded,

@@ -25,7 +25,7 @@ func TestScenariosListsOutageAndOverload(t *testing.T) {
 // zero is used as given.
 func TestOutageDefaults(t *testing.T) {
 	t.Parallel()
-	cfg := herd.Config{Scenario: herd.Outage, Clients: 2, NewBackOff: outageStrategy(t, "retry").NewBackOff}
+	cfg := herd.Config{Scenario: herd.Outage, Clients: 2, NewBackOff: outageStrategy(t, "retry").NewBackOff, Arrivals: herd.Even}
 	if err := cfg.Validate(); err != nil {
 		t.Fatalf("Validate of the defaults: %v", err)
 	}
@@ -77,6 +77,7 @@ func TestOutageInvalidConfig(t *testing.T) {
 		{"too_many_user_calls", func(c *herd.Config) { c.Rate = 1e9 }, "user calls"},
 		{"too_few_user_calls", func(c *herd.Config) { c.Rate = 1e-300 }, "Clients × Rate"},
 		{"nil_backoff", func(c *herd.Config) { c.NewBackOff = nil }, "NewBackOff"},
+		{"unknown_arrivals", func(c *herd.Config) { c.Arrivals = "bursty" }, "Arrivals"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -15,17 +15,21 @@
 // [Config], seed included, always gives the same [Result].
 // [SimulateContext] stops a simulation early when a context is done.
 //
-// The BackOffs are driven through the BackOff interface only: the
-// simulation calls Reset once per client (in Outage, once per user call)
-// and then NextBackOff after every failed call, exactly as the library's
-// retry driver does, so what is measured is the BackOff a program would
-// really use. The guards of Outage and Overload are the real ones,
-// driven as a Policy's guard stages drive them: Allow before each
-// attempt, outermost first, with the attempt's number; Record when its
-// answer comes back, innermost first; a refusal ends the user call, and
-// the guards outside the one that refused are told of it as a refusal.
-// They read the simulation's virtual time through the clock.Clock they
-// are given.
+// The retry loops are the library's own, not a copy of their logic:
+// each client of OCC, Restart, Shed and Pushback retries through a
+// [backoff.Retrier] (WithBackOff with its BackOff, WithMaxTries(MaxCalls)),
+// each client of Outage through a [policy.Policy] of a retry stage and the
+// client's guards, each client of Overload through a Policy of its guards
+// alone, all on the simulation's virtual clock ([backoff.WithClock]). So
+// whether to retry, how long to wait, what a guard's refusal ends and
+// what each guard is told are decided by the driver's and the policy's
+// code, exactly as in a program. Each retry loop runs as a coroutine of
+// the simulation (iter.Pull): it runs only while the simulation hands it
+// control, and hands it back whenever it would wait, for the answer to
+// an attempt or for its backoff timer, which fires at the virtual instant
+// it is due. Exactly one of them runs at any moment, so a run stays
+// deterministic. The guards read the simulation's virtual time through
+// the clock.Clock they are given.
 //
 // Six scenarios are built in:
 //
@@ -43,26 +47,29 @@
 //   - [Outage] is the SRE book's retry analysis ("Site Reliability
 //     Engineering", O'Reilly 2016, chapter 21 "Handling Overload", section
 //     "Deciding to Retry"): a fleet under a steady load whose dependency
-//     goes down. Each client starts Config.Rate user calls a second, the
-//     fleet's evenly spaced, and each user call runs a retry loop of up to
-//     Config.Tries attempts (3) with the waits of its BackOff, through the
-//     client's guards (Config.NewGuards: retry budgets, a breaker, a
-//     throttle, each client its own). The dependency is healthy, then down
+//     goes down. Each client starts Config.Rate user calls a second, as a
+//     Poisson process unless Config.Arrivals says Even, and each user call
+//     runs a retry loop of up to Config.Tries attempts (3) with the waits
+//     of its BackOff, through the client's guards (Config.NewGuards: retry
+//     budgets, a breaker, a throttle, each client its own; a [Stack] reads
+//     them from an expression such as "token-bucket+breaker(open=5s)"). The dependency is healthy, then down
 //     (every call fails), then degraded (a fraction of the calls fail),
 //     then healthy again (see [Phases]). What is measured is the load the
 //     fleet sends relative to its base load, per window and per phase
 //     (the amplification), how long after the dependency recovered the
-//     fleet is back to normal, and how many user calls failed; see
-//     [OutageResult]. A call is an attempt the fleet sends.
+//     fleet's load is back to normal and its user calls succeed again, and
+//     how many user calls failed in each phase; see [OutageResult]. A call
+//     is an attempt the fleet sends.
 //   - [Shed] and [Pushback] are the server's side of a restart: every
 //     client sends one request at time 0, with retries, to a server that
 //     serves Config.Capacity requests at once, each for ShedServiceTime,
 //     and sheds the others: the Shedder of package httpshed over a
 //     bulkhead, driven in virtual time. In Shed its 503 is bare, and each
 //     client waits its BackOff's next backoff; in Pushback it carries the
-//     Retry-After the Shedder computes, and each client waits it as a
-//     Transport of package httpretry does, spread by
-//     httpretry.RetryAfterWait, with its BackOff started over. A call is a
+//     Retry-After the Shedder computes, and each client's driver waits it,
+//     spread by httpretry.RetryAfterWait as a Transport of package
+//     httpretry spreads it, as the named wait of a backoff.RetryAfter
+//     error, with its BackOff started over. A call is a
 //     request reaching the server.
 //   - [Overload] is a server with more work than it can do: a queue in
 //     front of a fixed number of workers (see [Server]), so that its

@@ -33,14 +33,17 @@ func (p Phase) String() string {
 	return "phase(" + strconv.Itoa(int(p)) + ")"
 }
 
-// RecoveryBand is the factor within which the load of every window must
-// stay, either way, for the fleet to count as back to normal: from
-// Base/RecoveryBand to RecoveryBand×Base; and RecoveryHold is how long it
-// must stay there, at least, before the end of the run. See
-// OutageResult.Recovery.
+// RecoveryBand is the factor within which the load of every span of
+// RecoveryHold must stay, either way, for the fleet to count as back to
+// normal: from Base/RecoveryBand to RecoveryBand×Base per window, summed
+// over the span. SuccessTarget is the share of the user calls started in
+// every span of RecoveryHold that must succeed for the fleet's calls to
+// count as succeeding again. See OutageResult.Recovery and
+// OutageResult.SuccessRecovery.
 const (
-	RecoveryBand = 1.1
-	RecoveryHold = time.Second
+	RecoveryBand  = 1.1
+	RecoveryHold  = time.Second
+	SuccessTarget = 0.99
 )
 
 // OutageResult is what the Outage scenario measured, beyond the calls and
@@ -61,21 +64,37 @@ type OutageResult struct {
 	Phases [NumPhases]PhaseCounts
 	// Recovery is how long after the healthy phase began the fleet was
 	// back to normal: the time from the start of the healthy phase to the
-	// start of the first window from which on every window, to the end of
-	// the phases, had a load within a factor RecoveryBand of Base (from
-	// Base/1.1 to 1.1×Base), provided that this lasted RecoveryHold (1 s)
-	// at least. Only the windows wholly inside the healthy phase are
-	// judged, by the time the calls were sent. Retries keep the load above
-	// the band; a guard that still refuses calls, such as a breaker still
-	// open, keeps it below: either way the fleet is not back to normal.
-	// It is 0 when the healthy phase was normal from its first window.
-	// With a Base below about 10 the band is narrower than one call
-	// either side, and the fleet may never count as back to normal.
+	// start of the first span of RecoveryHold (1 s) from which on every
+	// such span, moved one window at a time to the end of the phases, had
+	// a load within a factor RecoveryBand of the base load of a span
+	// (from Base/1.1 to 1.1×Base per window). Only the windows wholly
+	// inside the healthy phase are judged, by the time the calls were
+	// sent. Retries keep the load above the band; a guard that still
+	// refuses calls, such as a breaker still open, keeps it below: either
+	// way the fleet is not back to normal. It is 0 when the healthy phase
+	// was normal from its first span. A span of a second, rather than a
+	// window, is what makes the measure fit random arrivals: with Poisson
+	// arrivals the load of one window varies by the square root of Base
+	// (±4.5 calls of 20), that of a second's spans by 2%. A fleet whose
+	// base load is below about 1,000 calls a second varies by more than
+	// 3% a second, and may not count as back to normal however healthy.
 	Recovery time.Duration
-	// Recovered is false when the fleet was not back to normal for the
-	// last RecoveryHold of the healthy phase; Recovery is then the healthy
-	// phase's length, a lower bound.
+	// Recovered is false when the last span of the healthy phase was not
+	// back to normal; Recovery is then the healthy phase's length, a
+	// lower bound.
 	Recovered bool
+	// SuccessRecovery is how long after the healthy phase began the fleet's
+	// user calls succeeded again: the time from the start of the healthy
+	// phase to the start of the first span of RecoveryHold from which on
+	// the user calls started in every such span, moved one window at a
+	// time to the end of the phases, succeeded at SuccessTarget (99%) or
+	// more. It is what a user of the fleet sees: retries that keep the
+	// load high do not delay it, a guard that keeps refusing calls does.
+	SuccessRecovery time.Duration
+	// SuccessRecovered is false when the user calls of the last span of
+	// the healthy phase did not succeed at SuccessTarget; SuccessRecovery
+	// is then the healthy phase's length, a lower bound.
+	SuccessRecovered bool
 }
 
 // PhaseCounts are the counts of one phase of the Outage scenario.
@@ -95,6 +114,15 @@ type PhaseCounts struct {
 	// amplification over a window, which the mean, Amplification, may
 	// hide: a budget that is spent in bursts has peaks well above it.
 	Peak int
+}
+
+// FailedShare returns the share of the phase's user calls that failed,
+// UserFailed / UserCalls, or 0 when the phase has no user call.
+func (c PhaseCounts) FailedShare() float64 {
+	if c.UserCalls == 0 {
+		return 0
+	}
+	return float64(c.UserFailed) / float64(c.UserCalls)
 }
 
 // Amplification returns the load the fleet sent in the phase relative

@@ -14,6 +14,12 @@ func TestPhaseCounts(t *testing.T) {
 	if got := (herd.PhaseCounts{UserCalls: 4, Calls: 10}).Amplification(); got != 2.5 {
 		t.Errorf("10 calls for 4 user calls: amplification %v, want 2.5", got)
 	}
+	if got := (herd.PhaseCounts{}).FailedShare(); got != 0 {
+		t.Errorf("the failed share of an empty phase = %v, want 0", got)
+	}
+	if got := (herd.PhaseCounts{UserCalls: 8, UserFailed: 2}).FailedShare(); got != 0.25 {
+		t.Errorf("2 of 8 user calls failed: share %v, want 0.25", got)
+	}
 	o := herd.OutageResult{Phases: [herd.NumPhases]herd.PhaseCounts{
 		{UserCalls: 1, UserFailed: 2, Refused: 3, Calls: 4, Peak: 5},
 		{UserCalls: 10, UserFailed: 20, Refused: 30, Calls: 40, Peak: 50},

@@ -1,13 +1,8 @@
 package herd
 
 import (
-	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
-	"github.com/herdsafe/backoff/breaker"
-	"github.com/herdsafe/backoff/budget"
-	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/policy"
-	"github.com/herdsafe/backoff/throttle"
 )
 
 // SRERetryRatio is the retry budget of the SRE book ("Site Reliability
@@ -20,11 +15,12 @@ const SRERetryRatio = 0.1
 
 // OutageStrategies returns the strategies the command cmd/herd compares
 // in the Outage scenario, built from this library's own guards, each on
-// its defaults unless said otherwise. Every one retries as a Policy's
-// retry stage does by default: up to Config.Tries attempts (3 by
-// default), waiting policy.DefaultBackOff's waits (full jitter, from
-// 100 ms, doubling, capped at 5 s); they differ in the guards every client
-// has inside its retry loop, outermost first. In this order:
+// its defaults unless said otherwise, as ParseStack reads their names.
+// Every one retries as a Policy's retry stage does by default: up to
+// Config.Tries attempts (3 by default), waiting policy.DefaultBackOff's
+// waits (full jitter, from 100 ms, doubling, capped at 5 s); they differ
+// in the guards every client has inside its retry loop, outermost first.
+// In this order:
 //
 //   - "retry": no guard, retries only.
 //   - "token-bucket": budget.NewTokenBucket(), gRPC's retry throttling
@@ -43,51 +39,24 @@ const SRERetryRatio = 0.1
 //     the throttle, nearest the dependency, counts only the calls the
 //     breaker lets through.
 //
-// The guards read the simulation's virtual clock.
+// The guards read the simulation's virtual clock, and each client's
+// windows (the ratio budget's, the throttle's) start at a random offset
+// of their own (see Stack).
 func OutageStrategies() []Strategy {
-	return []Strategy{
-		{Name: "retry", NewBackOff: retryStage},
-		{Name: "token-bucket", NewBackOff: retryStage, NewGuards: guards(tokenBucket)},
-		{Name: "ratio", NewBackOff: retryStage, NewGuards: guards(ratio)},
-		{Name: "ratio-10", NewBackOff: retryStage, NewGuards: guards(ratio10)},
-		{Name: "breaker", NewBackOff: retryStage, NewGuards: guards(circuit)},
-		{Name: "throttle", NewBackOff: retryStage, NewGuards: guards(throttled)},
-		{Name: "combined", NewBackOff: retryStage, NewGuards: guards(tokenBucket, circuit, throttled)},
-	}
-}
-
-// retryStage returns the waits of a Policy's retry stage by default.
-func retryStage() backoff.BackOff { return policy.DefaultBackOff() }
-
-// guardMaker makes one guard of a client.
-type guardMaker func(clk clock.Clock, random func() float64) guard.Guard
-
-// guards returns a Config.NewGuards that makes one guard of each maker,
-// in order.
-func guards(makers ...guardMaker) func(clock.Clock, func() float64) []guard.Guard {
-	return func(clk clock.Clock, random func() float64) []guard.Guard {
-		gs := make([]guard.Guard, len(makers))
-		for i, m := range makers {
-			gs[i] = m(clk, random)
+	var out []Strategy
+	for _, name := range []string{"retry", "token-bucket", "ratio", "ratio-10", "breaker", "throttle", "combined"} {
+		st, err := ParseStack(name)
+		if err != nil {
+			panic(err) // the names are this package's own
 		}
-		return gs
+		s := st.Strategy(RetryStage)
+		s.Name = name
+		out = append(out, s)
 	}
+	return out
 }
 
-func tokenBucket(clock.Clock, func() float64) guard.Guard { return budget.NewTokenBucket() }
-
-func ratio(clk clock.Clock, _ func() float64) guard.Guard {
-	return budget.NewRatio(budget.WithClock(clk))
-}
-
-func ratio10(clk clock.Clock, _ func() float64) guard.Guard {
-	return budget.NewRatio(budget.WithClock(clk), budget.WithRetryRatio(SRERetryRatio), budget.WithMinRetriesPerSecond(0))
-}
-
-func circuit(clk clock.Clock, _ func() float64) guard.Guard {
-	return breaker.New(breaker.WithClock(clk))
-}
-
-func throttled(clk clock.Clock, random func() float64) guard.Guard {
-	return throttle.New(throttle.WithClock(clk), throttle.WithRandom(random))
-}
+// RetryStage returns the waits of a Policy's retry stage by default,
+// policy.DefaultBackOff: the BackOff of the strategies of
+// OutageStrategies.
+func RetryStage() backoff.BackOff { return policy.DefaultBackOff() }

@@ -27,7 +27,7 @@ var shortPhases = herd.Phases{Warmup: 11 * time.Second, Down: 10 * time.Second, 
 // one user call of the fleet per millisecond, a base load of 10 calls per
 // 10 ms window.
 func smallOutage(st herd.Strategy, seed uint64) herd.Config {
-	return herd.Config{Scenario: herd.Outage, Clients: 10, Rate: 100, Seed: seed, Phases: shortPhases,
+	return herd.Config{Scenario: herd.Outage, Clients: 10, Rate: 100, Seed: seed, Phases: shortPhases, Arrivals: herd.Even,
 		NewBackOff: st.NewBackOff, NewGuards: st.NewGuards}
 }
 
@@ -35,7 +35,7 @@ func smallOutage(st herd.Strategy, seed uint64) herd.Config {
 // second over six seconds, for the properties that do not need a budget's
 // window to fill.
 func tinyOutage(st herd.Strategy, seed uint64) herd.Config {
-	return herd.Config{Scenario: herd.Outage, Clients: 5, Rate: 50, Seed: seed,
+	return herd.Config{Scenario: herd.Outage, Clients: 5, Rate: 50, Seed: seed, Arrivals: herd.Even,
 		Phases:     herd.Phases{Warmup: 2 * time.Second, Down: 2 * time.Second, Degraded: time.Second, Healthy: time.Second, DegradedFailures: 0.3},
 		NewBackOff: st.NewBackOff, NewGuards: st.NewGuards}
 }
@@ -165,10 +165,14 @@ func TestOutageMatchesTheSREAnalysis(t *testing.T) {
 	}{
 		{"retry", 2.5, 3},
 		{"token-bucket", 1, 1.1},
-		{"ratio-10", 1, 1.1},
+		// 10% of the requests of every window; the outage lasts one
+		// window, whose start falls inside one of its tenths (the clients'
+		// windows start at random offsets): a tenth more at most.
+		{"ratio-10", 1, 1.1 * 1.1},
 		// Finagle's defaults: 20% of the requests, plus a reserve of 10
-		// retries a second, which at 100 user calls a second is 10% more.
-		{"ratio", 1.25, 1.31},
+		// retries a second, which at 100 user calls a second is 10% more,
+		// and as much again of a tenth.
+		{"ratio", 1.25, 1 + 0.3*1.1 + 0.01},
 		// The default breaker opens after 5 failures for 60 s, longer than
 		// the outage: the fleet sends nothing but its first failures.
 		{"breaker", 0, 0.01},
@@ -226,11 +230,35 @@ func TestOutageRecovery(t *testing.T) {
 	if o := r.Outage; !o.Recovered || o.Recovery > 500*time.Millisecond {
 		t.Errorf("retry: recovery %v (recovered: %v), want within 500ms", o.Recovery, o.Recovered)
 	}
+	if o := r.Outage; !o.SuccessRecovered || o.SuccessRecovery != 0 || o.Phases[herd.PhaseHealthy].FailedShare() > 0.01 {
+		t.Errorf("retry: success recovery %v (recovered: %v), %.1f%% of the healthy phase's user calls failed; want every second at 99%% from the start",
+			o.SuccessRecovery, o.SuccessRecovered, 100*o.Phases[herd.PhaseHealthy].FailedShare())
+	}
 	r = mustSimulate(t, smallOutage(outageStrategy(t, "breaker"), 4))
 	h := r.Outage.Phases[herd.PhaseHealthy]
 	if o := r.Outage; o.Recovered || o.Recovery != shortPhases.Healthy || h.Refused != h.UserCalls || h.Calls != 0 {
 		t.Errorf("breaker: recovery %v (recovered: %v), %d of %d healthy user calls refused, %d calls",
 			o.Recovery, o.Recovered, h.Refused, h.UserCalls, h.Calls)
+	}
+	if o := r.Outage; o.SuccessRecovered || o.SuccessRecovery != shortPhases.Healthy || h.FailedShare() != 1 {
+		t.Errorf("breaker: success recovery %v (recovered: %v), %.1f%% of the healthy phase's user calls failed; want all",
+			o.SuccessRecovery, o.SuccessRecovered, 100*h.FailedShare())
+	}
+}
+
+// A breaker that opens for 1 s lets the fleet's load back to normal as
+// soon as its probes succeed, but its user calls succeed again only once
+// the breakers that tripped in the degraded phase, one failure in five
+// in a row, are closed: the success recovery comes after the load's.
+func TestOutageSuccessRecoveryOfAShortBreaker(t *testing.T) {
+	t.Parallel()
+	st := mustStack(t, "breaker(open=1s,failures=3)").Strategy(herd.RetryStage)
+	cfg := smallOutage(st, 7)
+	cfg.Phases.Healthy = 4 * time.Second
+	o := mustSimulate(t, cfg).Outage
+	if !o.Recovered || !o.SuccessRecovered || o.SuccessRecovery < o.Recovery || o.SuccessRecovery > 2*time.Second {
+		t.Errorf("load back to normal %v in (%v), user calls succeeding %v in (%v); want both within 2s, the calls no sooner",
+			o.Recovery, o.Recovered, o.SuccessRecovery, o.SuccessRecovered)
 	}
 }
 
@@ -267,10 +295,10 @@ func TestOutageHorizonCutsUserCalls(t *testing.T) {
 	}
 }
 
-// A client keeps a BackOff per user call in flight, not per user call:
-// NewBackOff is called a few times, and every user call Resets the BackOff
-// it takes.
-func TestOutagePoolsBackOffs(t *testing.T) {
+// A client has one BackOff, its retry stage's, as in a Policy: NewBackOff
+// is called once per client, and a BackOff that is not a Cloner is used
+// by every user call of the client, Reset at the start of each.
+func TestOutageGivesEachClientOneBackOff(t *testing.T) {
 	t.Parallel()
 	var made []*countingBackOff
 	cfg := tinyOutage(herd.Strategy{NewBackOff: func() backoff.BackOff {
@@ -286,7 +314,7 @@ func TestOutagePoolsBackOffs(t *testing.T) {
 			t.Fatal("NextBackOff before Reset")
 		}
 	}
-	if total := r.Outage.Total().UserCalls; resets != total || len(made) > 50*cfg.Clients {
+	if total := r.Outage.Total().UserCalls; resets != total || len(made) != cfg.Clients {
 		t.Fatalf("%d BackOffs made, %d Resets, for %d user calls", len(made), resets, total)
 	}
 }
@@ -344,7 +372,7 @@ func TestOutageDrivesGuardsAsAPolicyDoes(t *testing.T) {
 			// dependency is down, every attempt failing; the second once it
 			// is healthy again.
 			var sim []string
-			cfg := herd.Config{Scenario: herd.Outage, Clients: 1, Rate: 1, Seed: 1,
+			cfg := herd.Config{Scenario: herd.Outage, Clients: 1, Rate: 1, Seed: 1, Arrivals: herd.Even,
 				Phases:     herd.Phases{Down: time.Second, Healthy: time.Second},
 				NewBackOff: outageStrategy(t, "retry").NewBackOff,
 				NewGuards:  func(clock.Clock, func() float64) []guard.Guard { return newGuards(&sim) }}
@@ -406,3 +434,74 @@ func (f guardFunc) Allow(context.Context, guard.Call) (guard.Permit, error) {
 	return guard.Permit{}, nil
 }
 func (guardFunc) Record(guard.Permit, guard.Outcome) {}
+
+// By default the user calls arrive as a Poisson process: the count of a
+// window varies as much as its mean (a dispersion index near 1), the
+// clients' counts differ, and each phase starts about its share. Even
+// arrivals give every window and every client the same count.
+func TestOutagePoissonArrivals(t *testing.T) {
+	t.Parallel()
+	cfg := smallOutage(outageStrategy(t, "retry"), 4)
+	cfg.Arrivals = ""
+	cfg.Phases = herd.Phases{Warmup: 4 * time.Second, Down: time.Second, Degraded: time.Second, Healthy: time.Second, DegradedFailures: 0.3}
+	r := mustSimulate(t, cfg)
+	durations := []time.Duration{cfg.Phases.Warmup, cfg.Phases.Down, cfg.Phases.Degraded, cfg.Phases.Healthy}
+	for p, c := range r.Outage.Phases {
+		want := durations[p].Seconds() * float64(cfg.Clients) * cfg.Rate
+		if math.Abs(float64(c.UserCalls)-want) > 4*math.Sqrt(want) {
+			t.Errorf("%v: %d user calls, want %.0f ± 4σ", herd.Phase(p), c.UserCalls, want)
+		}
+	}
+	dispersion := func(r herd.Result) float64 {
+		// The warm-up's windows: first attempts alone.
+		w := r.Load[10 : cfg.Phases.Warmup/herd.DefaultWindow-10]
+		var sum, sq float64
+		for _, n := range w {
+			sum += float64(n)
+		}
+		mean := sum / float64(len(w))
+		for _, n := range w {
+			sq += (float64(n) - mean) * (float64(n) - mean)
+		}
+		return sq / float64(len(w)) / mean
+	}
+	if d := dispersion(r); d < 0.75 || d > 1.25 {
+		t.Errorf("Poisson arrivals: dispersion index %.2f of the warm-up's windows, want about 1", d)
+	}
+	if slices.Min(r.ClientCalls) == slices.Max(r.ClientCalls) {
+		t.Errorf("Poisson arrivals: every client made %d calls", r.ClientCalls[0])
+	}
+	cfg.Arrivals = herd.Even
+	even := mustSimulate(t, cfg)
+	if d := dispersion(even); d > 0.01 {
+		t.Errorf("even arrivals: dispersion index %.2f, want 0", d)
+	}
+}
+
+// panicGuard panics in Allow from its nth call on.
+type panicGuard struct{ n int }
+
+func (g *panicGuard) Allow(context.Context, guard.Call) (guard.Permit, error) {
+	if g.n--; g.n <= 0 {
+		panic("guard broke")
+	}
+	return guard.Permit{}, nil
+}
+func (g *panicGuard) Record(guard.Permit, guard.Outcome) {}
+
+// A guard that panics panics Simulate, on the goroutine that called it,
+// and the retry loops still in progress end with it: TestMain finds no
+// goroutine left.
+func TestOutageGuardPanicPanicsSimulate(t *testing.T) {
+	t.Parallel()
+	cfg := tinyOutage(herd.Strategy{NewBackOff: herd.RetryStage, NewGuards: func(clock.Clock, func() float64) []guard.Guard {
+		return []guard.Guard{&panicGuard{n: 40}}
+	}}, 1)
+	defer func() {
+		if r := recover(); r != "guard broke" {
+			t.Fatalf("recovered %v, want the guard's panic", r)
+		}
+	}()
+	herd.Simulate(cfg)
+	t.Fatal("Simulate returned")
+}

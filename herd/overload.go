@@ -10,28 +10,29 @@ import (
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/limiter"
+	"github.com/herdsafe/backoff/policy"
 )
 
-// The Overload scenario's events; call is the call's slot, version its
-// generation, so that an event of a call that has ended is told from one
-// of the call that took its slot since.
+// The Overload scenario's events; call is the caller of the call, version
+// its generation, so that an event of a call that has ended is told from
+// one of the call that took its caller since.
 const (
-	overloadArrive  kind = userReply + 1 + iota // a call reaches the server
-	overloadServed                              // a worker has served a call
-	overloadAnswer                              // a call's answer reaches its client
-	overloadTimeout                             // a client gives a call up
+	overloadArrive  kind = 96 + iota // a call reaches the server
+	overloadServed                   // a worker has served a call
+	overloadAnswer                   // a call's answer reaches its client
+	overloadTimeout                  // a client gives a call up
 )
 
 // overload is the state of an Overload simulation.
 type overload struct {
-	srv     Server
-	clk     virtualClock
-	view    *stageView
-	guards  [][]guard.Guard // per client, outermost first
-	service *rand.Rand      // the service times
+	srv      Server
+	guards   [][]guard.Guard  // per client, outermost first
+	policies []*policy.Policy // per client: its guards' stages
+	service  *rand.Rand       // the service times
 
 	calls []overloadCall // by slot
 	slots []int32        // the free slots
+	idle  []*caller      // the callers with no call
 
 	bounds   []time.Duration // the stages' starts, and the end of the last
 	stage    int             // the stage of the next call the fleet starts
@@ -51,10 +52,12 @@ type overload struct {
 
 // overloadCall is a call of the fleet in flight.
 type overloadCall struct {
-	permits []guard.Permit
+	caller  *caller // the Policy's, if its client has guards
 	start   time.Duration
 	gen     uint64
 	client  int32
+	stage   int  // the stage it started in
+	sent    bool // its guards admitted it
 	waiting bool // sent, and its client waits for it
 }
 
@@ -69,14 +72,14 @@ type overloadJob struct {
 func (s *sim) simulateOverload() {
 	srv := s.cfg.Server.withDefaults()
 	o := &overload{
-		srv:     srv,
-		view:    newStageView(),
-		guards:  make([][]guard.Guard, len(s.clients)),
-		service: rand.New(rand.NewPCG(mix(s.cfg.Seed^0x510e527fade682d1), mix(s.cfg.Seed^0x9b05688c2b3e6c1f))),
-		bounds:  make([]time.Duration, len(srv.Stages)+1),
+		srv:      srv,
+		guards:   make([][]guard.Guard, s.cfg.Clients),
+		policies: make([]*policy.Policy, s.cfg.Clients),
+		service:  rand.New(rand.NewPCG(mix(s.cfg.Seed^0x510e527fade682d1), mix(s.cfg.Seed^0x9b05688c2b3e6c1f))),
+		bounds:   make([]time.Duration, len(srv.Stages)+1),
 	}
-	o.clk = virtualClock{now: &s.now}
 	s.ov = o
+	s.finished, s.run1 = s.overloadDone, s.overloadRun
 	r := &s.res.Overload
 	r.Capacity, r.NoLoad, r.Bin = srv.Capacity(), srv.NoLoad(s.cfg.Delay), 10*s.cfg.Window
 	for i, st := range srv.Stages {
@@ -94,18 +97,21 @@ func (s *sim) simulateOverload() {
 	s.finishOverload()
 }
 
-// initOverloadGuards builds every client's guards.
+// initOverloadGuards builds every client's guards, and its Policy of
+// their stages: a call is not retried.
 func (s *sim) initOverloadGuards() error {
 	o := s.ov
-	for c := range s.clients {
+	for c := range s.cfg.Clients {
 		if c%checkEvery == checkEvery-1 && s.stopped() {
 			return context.Cause(s.ctx)
 		}
 		if s.cfg.NewGuards == nil {
+			o.policies[c] = policy.New()
 			continue
 		}
 		r := rand.New(rand.NewPCG(mix(s.cfg.Seed^0xa54ff53a5f1d36f1), mix(uint64(c)+1)))
-		gs := s.cfg.NewGuards(o.clk, r.Float64)
+		gs := s.cfg.NewGuards(s.clk, r.Float64)
+		stages := make([]policy.Stage, 0, len(gs))
 		for i, g := range gs {
 			if g == nil {
 				return fmt.Errorf("%w: NewGuards returned a nil guard (number %d) for client %d", ErrInvalidBackOff, i, c)
@@ -118,8 +124,9 @@ func (s *sim) initOverloadGuards() error {
 			if _, ok := g.(*limiter.Limiter); ok {
 				s.res.Overload.Adaptive = true
 			}
+			stages = append(stages, policy.Guard(g))
 		}
-		o.guards[c] = gs
+		o.guards[c], o.policies[c] = gs, policy.New(stages...)
 	}
 	return nil
 }
@@ -186,49 +193,37 @@ func (s *sim) runOverload() {
 	}
 }
 
-// beginOverload starts the fleet's next call, on the next client in turn:
-// its guards are asked, outermost first, as a Policy's guard stages would
-// ask them, and if all admit it, it is sent.
+// beginOverload starts the fleet's next call, on the next client in turn.
+// A client with guards makes it through its Policy, on an idle caller:
+// the guards are asked, outermost first, and if all admit it, it is sent
+// (overloadAttempt). A client without guards sends it: a Policy of no
+// stage calls its function once, and there is nothing to drive.
 func (s *sim) beginOverload() {
 	o := s.ov
 	if o.nth == 0 && o.stage > 0 {
 		o.workers = o.workersIn(o.stage)
 		s.startWorkers()
 	}
-	st := &s.res.Overload.Stages[o.stage]
 	o.nth++
-	c := int32(o.started % len(s.clients))
+	client := int32(o.started % s.cfg.Clients)
 	o.started++
-	st.Started++
+	s.res.Overload.Stages[o.stage].Started++
 	slot := s.overloadSlot()
 	u := &o.calls[slot]
-	u.client, u.gen = c, u.gen+1
-	gs := o.guards[c]
-	if cap(u.permits) < len(gs) {
-		u.permits = make([]guard.Permit, len(gs))
-	}
-	u.permits = u.permits[:len(gs)]
-	for i, g := range gs {
-		p, err := g.Allow(s.ctx, guard.Call{Attempt: 1})
-		if err == nil {
-			u.permits[i] = p
-			continue
-		}
-		// A refusal, or a failure an Allow injected (guard.Failure): the
-		// call is not sent either way.
-		outer, _ := o.view.view(err)
-		s.record(gs[:i], u.permits, outer)
-		st.Refused++
-		o.slots = append(o.slots, slot)
+	u.gen, u.client, u.stage, u.sent, u.caller = u.gen+1, client, o.stage, false, nil
+	if len(o.guards[client]) == 0 {
+		s.sendOverload(slot)
 		return
 	}
-	u.start, u.waiting = s.now, true
-	o.pending++
-	s.res.Calls++
-	s.res.ClientCalls[c]++
-	s.count()
-	s.q.push(event{at: sat(s.now, s.delay()), call: slot, version: u.gen, kind: overloadArrive})
-	s.q.push(event{at: sat(s.now, o.srv.Timeout), call: slot, version: u.gen, kind: overloadTimeout})
+	var c *caller
+	if n := len(o.idle); n > 0 {
+		c = o.idle[n-1]
+		o.idle = o.idle[:n-1]
+	} else {
+		c = s.newCaller(s.overloadAttempt)
+	}
+	c.client, c.start, u.caller = client, slot, c
+	s.start(c, s.run1)
 }
 
 // overloadSlot returns a free call slot.
@@ -241,6 +236,53 @@ func (s *sim) overloadSlot() int32 {
 	}
 	o.calls = append(o.calls, overloadCall{})
 	return int32(len(o.calls) - 1)
+}
+
+// overloadRun is a call: its client's Policy, around its one attempt.
+func (s *sim) overloadRun(c *caller) error {
+	return s.ov.policies[c.client].DoErr(s.loops, c.attempt)
+}
+
+// overloadAttempt is a call the guards admitted: it is sent, and its
+// client waits for the answer or gives the call up at the timeout,
+// whichever comes first.
+func (s *sim) overloadAttempt(c *caller) error {
+	s.sendOverload(c.start)
+	if !c.wait() {
+		return context.Cause(s.loops)
+	}
+	if !c.ok {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+// sendOverload sends the call in slot: it reaches the server a network
+// delay later, and its client gives it up at the timeout.
+func (s *sim) sendOverload(slot int32) {
+	o := s.ov
+	u := &o.calls[slot]
+	u.start, u.sent, u.waiting = s.now, true, true
+	o.pending++
+	s.res.Calls++
+	s.res.ClientCalls[u.client]++
+	s.count()
+	s.q.push(event{at: sat(s.now, s.delay()), call: slot, version: u.gen, kind: overloadArrive})
+	s.q.push(event{at: sat(s.now, o.srv.Timeout), call: slot, version: u.gen, kind: overloadTimeout})
+}
+
+// overloadDone counts a call the guards refused (or one an Allow failed,
+// guard.Failure: it is not sent either way), and frees its slot and its
+// caller.
+func (s *sim) overloadDone(c *caller) {
+	o := s.ov
+	u := &o.calls[c.start]
+	if !u.sent {
+		s.res.Overload.Stages[u.stage].Refused++
+	}
+	u.caller = nil
+	o.slots = append(o.slots, c.start)
+	o.idle = append(o.idle, c)
 }
 
 // arriveOverload is a call reaching the server: a free worker serves it,
@@ -295,9 +337,10 @@ func (s *sim) startWorkers() {
 	}
 }
 
-// endOverload is the answer to call slot of generation gen reaching its
-// client, or, if timedOut, the client giving it up: the first of the two
-// ends the call, and the guards learn of it, innermost first.
+// endOverload is the answer to the call in slot, generation gen,
+// reaching its client, or, if timedOut, the client giving it up: the
+// first of the two ends the call, and its Policy tells the guards,
+// innermost first.
 func (s *sim) endOverload(slot int32, gen uint64, timedOut bool) {
 	o := s.ov
 	u := &o.calls[slot]
@@ -306,13 +349,16 @@ func (s *sim) endOverload(slot int32, gen uint64, timedOut bool) {
 	}
 	u.waiting = false
 	o.pending--
-	var err error
 	lat := s.now - u.start
 	if timedOut {
-		err, lat = context.DeadlineExceeded, o.srv.Timeout
+		lat = o.srv.Timeout
 	}
-	s.record(o.guards[u.client], u.permits, err)
-	o.slots = append(o.slots, slot)
+	if c := u.caller; c != nil {
+		c.ok = !timedOut
+		defer s.step(c) // the Policy tells the guards; overloadDone frees the slot
+	} else {
+		o.slots = append(o.slots, slot)
+	}
 
 	i := o.stageAt(s.now)
 	st := &s.res.Overload.Stages[i]

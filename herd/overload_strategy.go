@@ -41,3 +41,18 @@ func adaptiveGradient(clk clock.Clock, _ func() float64) guard.Guard {
 func adaptiveVegas(clk clock.Clock, _ func() float64) guard.Guard {
 	return limiter.New(limiter.WithClock(clk), limiter.WithVegas(limiter.DefaultAlpha, limiter.DefaultBeta))
 }
+
+// guardMaker makes one guard of a client.
+type guardMaker func(clk clock.Clock, random func() float64) guard.Guard
+
+// guards returns a Config.NewGuards that makes one guard of each maker,
+// in order.
+func guards(makers ...guardMaker) func(clock.Clock, func() float64) []guard.Guard {
+	return func(clk clock.Clock, random func() float64) []guard.Guard {
+		gs := make([]guard.Guard, len(makers))
+		for i, m := range makers {
+			gs[i] = m(clk, random)
+		}
+		return gs
+	}
+}

@@ -6,16 +6,13 @@ import "time"
 type kind uint8
 
 const (
-	wake       kind = iota // a client starts its next attempt
+	begin      kind = iota // OCC, Restart: a client starts its retry loop
 	readArrive             // OCC: a read reaches the server
-	readReply              // OCC: the read's answer reaches the client
 	callArrive             // a call (an OCC write, a connection) reaches the server
-	callReply              // the call's answer reaches the client
+	reply                  // an answer reaches the caller waiting for it
+	wakeUp                 // a caller's backoff timer fires
 
-	// The Outage scenario's events; call is the user call's slot.
-	userBegin // the fleet starts its next user call (never queued)
-	userWake  // a user call's retry wait is over
-	userReply // an attempt's answer reaches the client
+	userBegin // Outage: the fleet starts its next user call (never queued)
 )
 
 // event is one message or timer firing at a virtual instant.
@@ -23,10 +20,9 @@ type event struct {
 	at      time.Duration
 	seq     uint64 // order of scheduling: breaks ties, so runs repeat
 	version uint64 // OCC: the version read, or carried by a write
-	client  int32
-	call    int32 // Outage: the user call's slot
+	call    int32  // the caller
 	kind    kind
-	ok      bool // callReply: whether the call succeeded
+	ok      bool // reply: whether the call succeeded
 }
 
 // before orders events by time, then by the order they were scheduled.

@@ -65,14 +65,16 @@ func SimulateContext(ctx context.Context, cfg Config) Result {
 			Window:      cfg.Window,
 			ClientCalls: make([]int, cfg.Clients),
 		},
-		clients: make([]client, cfg.Clients),
-		net:     rand.New(rand.NewPCG(mix(cfg.Seed), mix(cfg.Seed^0x6a09e667f3bcc908))),
+		net: rand.New(rand.NewPCG(mix(cfg.Seed), mix(cfg.Seed^0x6a09e667f3bcc908))),
 	}
+	s.clk = virtualClock{s}
+	s.loops, s.cancelLoops = context.WithCancel(ctx)
+	defer s.stopCallers()
 	if cfg.Scenario == Overload {
 		s.simulateOverload()
 		return s.res
 	}
-	init := s.initBackOffs
+	init := s.initFleet
 	switch cfg.Scenario {
 	case Outage:
 		init = s.initOutage
@@ -87,35 +89,48 @@ func SimulateContext(ctx context.Context, cfg Config) Result {
 	return s.res
 }
 
-// client is one member of the fleet; Result.ClientCalls counts its calls.
-type client struct {
-	backOff backoff.BackOff
-}
-
 // sim is the state of one simulation.
 type sim struct {
-	ctx     context.Context // nil Done: never stopped early
-	cfg     Config
-	res     Result
-	clients []client
-	q       queue
-	net     *rand.Rand // network delays
-	now     time.Duration
+	ctx context.Context // nil Done: never stopped early
+	cfg Config
+	res Result
+	q   queue
+	net *rand.Rand // network delays
+	now time.Duration
+	clk virtualClock
 
-	version  uint64 // OCC: the row's version
-	window   int    // Restart: the window accepted counts
-	accepted int    // Restart: connections accepted in window
+	// The retry loops: their callers, the one running, what is told of a
+	// loop's end, and the loops' context, done when the simulation ends.
+	callers     []*caller
+	current     *caller
+	finished    func(*caller)
+	run1        func(*caller) error // the retry loop every caller runs
+	loops       context.Context
+	cancelLoops context.CancelFunc
+
+	retriers []*backoff.Retrier // OCC, Restart: each client's driver
+	version  uint64             // OCC: the row's version
+	window   int                // Restart: the window accepted counts
+	accepted int                // Restart: connections accepted in window
 
 	out  *outage     // Outage: the fleet's user calls and guards
 	shed *shedServer // Shed and Pushback: the server
 	ov   *overload   // Overload: the fleet's calls, its guards and the server
 }
 
-// initBackOffs builds and resets one BackOff per client, giving each of the
-// library's exponential BackOffs its own seeded random source.
-func (s *sim) initBackOffs() error {
+// errRejected is the error of a call the server of OCC or Restart turned
+// down: a write whose version was stale, a connection over capacity.
+var errRejected = errors.New("herd: call rejected")
+
+// initFleet builds, for OCC and Restart, one BackOff per client, giving
+// each of the library's exponential BackOffs its own seeded random source,
+// the client's driver (a backoff.Retrier with the BackOff, at most
+// MaxCalls attempts, on the virtual clock), and its caller.
+func (s *sim) initFleet() error {
 	seen := make(map[*backoff.ExponentialBackOff]bool)
-	for i := range s.clients {
+	s.retriers = make([]*backoff.Retrier, s.cfg.Clients)
+	s.finished, s.run1 = s.fleetDone, s.fleetRun
+	for i := range s.cfg.Clients {
 		if i%checkEvery == checkEvery-1 && s.stopped() {
 			return context.Cause(s.ctx)
 		}
@@ -136,10 +151,65 @@ func (s *sim) initBackOffs() error {
 			r := rand.New(rand.NewPCG(mix(s.cfg.Seed), mix(uint64(i)+1)))
 			e.Random = r.Float64
 		}
-		p.Reset()
-		s.clients[i].backOff = p
+		s.retriers[i] = backoff.NewRetrier(backoff.WithBackOff(p), backoff.WithMaxTries(uint(s.cfg.MaxCalls)),
+			backoff.WithMaxElapsedTime(0), backoff.WithClock(s.clk))
+		if err := s.retriers[i].Validate(); err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalidBackOff, err)
+		}
+		c := s.newCaller(s.fleetAttempt)
+		c.client = int32(i)
 	}
 	return nil
+}
+
+// fleetRun is the retry loop of a client of OCC or Restart: its driver,
+// until one attempt succeeds.
+func (s *sim) fleetRun(c *caller) error {
+	return s.retriers[c.client].DoErr(s.loops, c.attempt)
+}
+
+// fleetAttempt is one attempt of a client of OCC, Restart, Shed or
+// Pushback: in OCC a read of the row's version, then a write carrying it;
+// in Restart a connection; in Shed and Pushback a request. It waits, in
+// virtual time, for the answers.
+func (s *sim) fleetAttempt(c *caller) error {
+	switch {
+	case s.cfg.Scenario == OCC:
+		s.send(event{call: c.id, kind: readArrive})
+		if !c.wait() {
+			return context.Cause(s.loops)
+		}
+		s.send(event{call: c.id, kind: callArrive, version: c.version})
+	case s.shed != nil:
+		s.send(event{call: c.id, kind: shedArrive})
+	default:
+		s.send(event{call: c.id, kind: callArrive})
+	}
+	if !c.wait() {
+		return context.Cause(s.loops)
+	}
+	switch {
+	case c.ok:
+		return nil
+	case s.shed != nil:
+		return s.shed.refused(c)
+	}
+	return errRejected
+}
+
+// fleetDone records how a client's retry loop ended: a success, or giving
+// up (MaxCalls reached, or the BackOff's Stop). A loop the driver found
+// misconfigured, such as by a negative wait, ends the simulation.
+func (s *sim) fleetDone(c *caller) {
+	switch {
+	case c.err == nil:
+		s.res.Succeeded++
+		s.res.Completion = s.now
+	case errors.Is(c.err, backoff.ErrInvalidConfiguration):
+		s.res.Err = fmt.Errorf("%w: %w", ErrInvalidBackOff, c.err)
+	default:
+		s.res.GaveUp++
+	}
 }
 
 // stopped reports whether the simulation's context is done.
@@ -155,10 +225,10 @@ func (s *sim) stopped() bool {
 // call), the horizon is reached, a BackOff misbehaves, or the context is
 // done.
 func (s *sim) run() {
-	s.q.events = make([]event, 0, 2*len(s.clients))
+	s.q.events = make([]event, 0, 2*s.cfg.Clients)
 	if s.out == nil {
-		for i := range s.clients {
-			s.q.push(event{at: 0, client: int32(i), kind: wake})
+		for i := range s.cfg.Clients {
+			s.q.push(event{at: 0, call: int32(i), kind: begin})
 		}
 	}
 	for n := 1; s.res.Err == nil; n++ {
@@ -178,22 +248,20 @@ func (s *sim) run() {
 		}
 		s.now = e.at
 		switch e.kind {
-		case wake:
-			s.attempt(e.client)
+		case begin:
+			s.start(s.callers[e.call], s.run1)
 		case readArrive:
-			s.send(event{client: e.client, kind: readReply, version: s.version})
-		case readReply:
-			s.send(event{client: e.client, kind: callArrive, version: e.version})
+			s.send(event{call: e.call, kind: reply, version: s.version})
 		case callArrive:
 			s.arrive(e)
-		case callReply:
-			s.reply(e)
+		case reply:
+			c := s.callers[e.call]
+			c.ok, c.version = e.ok, e.version
+			s.step(c)
+		case wakeUp:
+			s.step(s.callers[e.call])
 		case userBegin:
-			s.begin()
-		case userWake:
-			s.try(e.call)
-		case userReply:
-			s.answer(e)
+			s.beginUserCall()
 		default:
 			s.shedEvent(e)
 		}
@@ -208,12 +276,11 @@ func (s *sim) run() {
 
 // next returns the next event, false when there is none. In Outage, the
 // fleet's next user call is not queued: it comes from the fleet's
-// schedule, before the queued events of the same instant.
+// arrivals, before the queued events of the same instant.
 func (s *sim) next() (event, bool) {
-	if o := s.out; o != nil && o.next < o.total {
-		at := s.startOf(o.next)
-		if s.q.len() == 0 || at <= s.q.events[0].at {
-			return event{at: at, kind: userBegin}, true
+	if o := s.out; o != nil && o.more {
+		if s.q.len() == 0 || o.nextAt <= s.q.events[0].at {
+			return event{at: o.nextAt, kind: userBegin}, true
 		}
 	}
 	if s.q.len() == 0 {
@@ -222,24 +289,11 @@ func (s *sim) next() (event, bool) {
 	return s.q.pop(), true
 }
 
-// attempt starts client c's next attempt: a read in OCC, a connection
-// attempt in Restart.
-func (s *sim) attempt(c int32) {
-	switch {
-	case s.cfg.Scenario == OCC:
-		s.send(event{client: c, kind: readArrive})
-		return
-	case s.shed != nil:
-		s.send(event{client: c, kind: shedArrive})
-		return
-	}
-	s.send(event{client: c, kind: callArrive})
-}
-
 // arrive is a call reaching the server: it is counted, and answered.
 func (s *sim) arrive(e event) {
+	client := s.callers[e.call].client
 	s.res.Calls++
-	s.res.ClientCalls[e.client]++
+	s.res.ClientCalls[client]++
 	w := s.count()
 
 	var ok bool
@@ -258,7 +312,7 @@ func (s *sim) arrive(e event) {
 			s.accepted++
 		}
 	}
-	s.send(event{client: e.client, kind: callReply, ok: ok})
+	s.send(event{call: e.call, kind: reply, ok: ok})
 }
 
 // count adds a call at the current time to the load timeline, and
@@ -270,39 +324,6 @@ func (s *sim) count() int {
 	}
 	s.res.Load[w]++
 	return w
-}
-
-// reply is a call's answer reaching its client: done, or back off.
-func (s *sim) reply(e event) {
-	if e.ok {
-		s.finish(true)
-		return
-	}
-	if s.res.ClientCalls[e.client] >= s.cfg.MaxCalls {
-		s.finish(false)
-		return
-	}
-	d := s.clients[e.client].backOff.NextBackOff()
-	switch {
-	case d == backoff.Stop:
-		s.finish(false)
-		return
-	case d < 0:
-		s.res.Err = fmt.Errorf("%w: NextBackOff returned a negative wait (%v)", ErrInvalidBackOff, d)
-		return
-	}
-	s.q.push(event{at: sat(s.now, d), client: e.client, kind: wake})
-}
-
-// finish records that a client is done, successfully or not. Only a
-// success moves Completion.
-func (s *sim) finish(succeeded bool) {
-	if !succeeded {
-		s.res.GaveUp++
-		return
-	}
-	s.res.Succeeded++
-	s.res.Completion = s.now
 }
 
 // send schedules e after one network delay.

@@ -34,14 +34,11 @@ type Strategy struct {
 // for zero: a base of 0 makes every wait 0, and a cap of 0 means
 // backoff.DefaultMaxInterval.
 func Strategies(base, cap time.Duration) []Strategy {
-	return []Strategy{
-		{Name: "no-jitter", NewBackOff: NoJitter(base, cap)},
-		{Name: "full", NewBackOff: FullJitter(base, cap)},
-		{Name: "equal", NewBackOff: EqualJitter(base, cap)},
-		{Name: "decorrelated", NewBackOff: DecorrelatedJitter(base, cap)},
-		{Name: "default", NewBackOff: LibraryDefault(base, cap)},
-		{Name: "immediate", NewBackOff: Immediate()},
+	var out []Strategy
+	for _, k := range backOffKinds {
+		out = append(out, Strategy{Name: k.name, NewBackOff: k.make(base, cap)})
 	}
+	return out
 }
 
 // NoJitter returns exponential backoff without jitter: waits of base,

@@ -139,9 +139,9 @@ func (l *Limiter) wait(ctx context.Context, now time.Time) error {
 	if delay == 0 { // a token came in between
 		return nil
 	}
-	t := l.clock.Timer(delay)
-	l.waiting.Add(1) // once the timer exists, so that Stats shows a wait a mock clock can end
+	l.waiting.Add(1) // before the timer exists: whoever sees the timer sees the wait counted
 	defer l.waiting.Add(-1)
+	t := l.clock.Timer(delay)
 	select {
 	case <-t.C:
 		l.waited.Add(1)

@@ -19,8 +19,20 @@
 // at least half of the calls nothing is rejected; beyond that the client
 // sheds the excess itself, before it costs the backend anything, and the
 // rejection probability rises with the share the backend refuses. A
-// rejection is [ErrThrottled]. As the backend recovers, accepts come back
-// and the probability falls to 0 within a window.
+// rejection is [ErrThrottled].
+//
+// The Throttle forgets slowly. When the backend recovers, the failures of
+// the outage stay in the window until they leave it, a window after they
+// were counted, and each call the Throttle rejects meanwhile counts as a
+// request that was not accepted: with the default window of two minutes
+// it keeps rejecting calls long after the dependency recovered. In the
+// herd simulator's outage (cmd/herd: a minute down, a minute degraded),
+// 49% of the user calls of the two healthy minutes after it fail, rejected
+// by it, and the fleet's calls do not succeed at 99% again before the run
+// ends. A shorter window (WithWindow) forgets sooner, at the cost of
+// shedding less steadily. WithWindowOffset lays the window out as though
+// the Throttle had been made earlier, so that a fleet's throttles, made
+// together, do not forget in step.
 //
 // What counts as accepted. The book counts as accepted any response that
 // is not a rejection for overload: a request the backend processed,

@@ -31,6 +31,7 @@ type Option func(*config)
 type config struct {
 	k        float64
 	window   time.Duration
+	offset   time.Duration
 	accepted func(error) bool
 	random   func() float64
 	clock    clock.Clock
@@ -65,6 +66,20 @@ func WithWindow(d time.Duration) Option {
 		if window.Check(settings, &c.err, "WithWindow", d) {
 			c.window = d
 		}
+	}
+}
+
+// WithWindowOffset lays the Throttle's window out as though it had been
+// made d earlier, with nothing counted: its counts leave the window d mod
+// (window/10) sooner than those of a Throttle made at the same instant
+// without it. Throttles made together, by every process of a deploy or
+// every client of a simulation, otherwise forget their counts at the same
+// instants; a random d per process, drawn from [0, window), spreads them
+// as processes started at different times are spread. The default is 0;
+// d must lie in [0, window).
+func WithWindowOffset(d time.Duration) Option {
+	return func(c *config) {
+		setting.NotNegative(settings, &c.err, &c.offset, d, "WithWindowOffset")
 	}
 }
 
@@ -107,5 +122,8 @@ func WithClock(c clock.Clock) Option {
 func newConfig(opts []Option) *config {
 	c := &config{k: DefaultK, window: DefaultWindow, random: rand.Float64, clock: setting.RealClock}
 	setting.Apply(settings, &c.err, "New", c, opts)
+	if c.err == nil && c.offset >= c.window {
+		c.fail("WithWindowOffset was given %v; it must be shorter than the window (%v)", c.offset, c.window)
+	}
 	return c
 }

@@ -49,7 +49,7 @@ func New(opts ...Option) *Throttle {
 		return &Throttle{err: c.err}
 	}
 	t := &Throttle{k: c.k, random: c.random, accepted: c.accepted, ready: true}
-	t.w.Init(c.clock, c.window)
+	t.w.Init(c.clock, c.window, c.offset)
 	return t
 }
 

@@ -511,3 +511,24 @@ func TestRun(t *testing.T) {
 		}
 	})
 }
+
+// TestWindowOffset checks that an offset makes the counts leave the
+// window offset mod a slot sooner: 5 s sooner with 12 s slots and an
+// offset of 17 s.
+func TestWindowOffset(t *testing.T) {
+	th, clk := newThrottle(t, WithWindowOffset(17*time.Second))
+	load(t, th, 10, 0)
+	start := time.Unix(0, 0)
+	for _, s := range []struct {
+		at  time.Duration
+		req uint64
+	}{
+		{2*time.Minute - 5*time.Second - 1, 10},
+		{2*time.Minute - 5*time.Second, 0},
+	} {
+		clk.Set(start.Add(s.at))
+		if got := th.Stats(); got.Requests != s.req {
+			t.Fatalf("at %v: Stats = %+v, want %d requests", s.at, got, s.req)
+		}
+	}
+}

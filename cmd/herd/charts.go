@@ -197,18 +197,20 @@ func scaling(scenario string, rows []row) figure {
 		p.Add(plotter.NewGrid())
 		p.Legend.Top, p.Legend.Left = true, true
 	}
-	var callLines, doneLines []any
+	// Points only, at the fleet sizes measured: a line between two of them
+	// would claim what happens in between.
+	var callPoints, donePoints []any
 	for _, st := range uniq(rows, func(r row) string { return r.Strategy }) {
 		var c, d plotter.XYs
 		for _, r := range filter(rows, func(r row) bool { return r.Strategy == st }) {
 			c = append(c, plotter.XY{X: float64(r.Clients), Y: max(r.Calls, 1)})
 			d = append(d, plotter.XY{X: float64(r.Clients), Y: max(r.Seconds, 1e-3)})
 		}
-		callLines = append(callLines, st, c)
-		doneLines = append(doneLines, st, d)
+		callPoints = append(callPoints, st, c)
+		donePoints = append(donePoints, st, d)
 	}
-	_ = plotutil.AddLinePoints(calls, callLines...)
-	_ = plotutil.AddLinePoints(done, doneLines...)
+	_ = plotutil.AddScatters(calls, callPoints...)
+	_ = plotutil.AddScatters(done, donePoints...)
 	for _, p := range []*plot.Plot{calls, done} {
 		logRange(&p.X)
 		logRange(&p.Y)

@@ -35,16 +35,18 @@ func amplification(clients int, rows []row) figure {
 	end := bounds[herd.NumPhases].Seconds()
 	bin := binWidth(r0.window, bounds[herd.NumPhases])
 	series := make([]plotter.XYs, len(rows))
+	peaks := make([]plotter.XYs, len(rows))
 	top := 1.2
 	for i, r := range rows {
 		series[i] = meanBins(r.timeline, r.window, bin, bounds[herd.NumPhases], r.base)
-		for _, p := range series[i] {
+		peaks[i] = peakBins(r.timeline, r.window, bin, bounds[herd.NumPhases], r.base)
+		for _, p := range peaks[i] {
 			top = max(top, p.Y)
 		}
 	}
 	f := figure{w: 9 * vg.Inch, h: vg.Length(0.55+1.35*float64(len(rows))) * vg.Inch,
-		title: fmt.Sprintf("Dependency outage (outage), %d clients: calls sent ÷ the base load of %s per %v, mean per %v",
-			clients, number(r0.base), r0.window, seconds(bin))}
+		title: fmt.Sprintf("Dependency outage (outage), %d clients: calls sent ÷ the base load of %s per %v; line: the mean per %v, band: its busiest %v",
+			clients, number(r0.base), r0.window, seconds(bin), r0.window)}
 	ticks := linearTimeTicks{}
 	for i, r := range rows {
 		p := plot.New()
@@ -67,11 +69,14 @@ func amplification(clients int, rows []row) figure {
 		baseLine.Color = color.Gray{Y: 90}
 		baseLine.Width = vg.Points(0.6)
 		baseLine.Dashes = []vg.Length{vg.Points(3), vg.Points(2)}
+		band, _ := plotter.NewLine(peaks[i])
+		band.Color = fade(plotutil.Color(i))
+		band.FillColor = fade(plotutil.Color(i))
+		band.Width = vg.Points(0.4)
 		line, _ := plotter.NewLine(series[i])
 		line.Color = plotutil.Color(i)
-		line.FillColor = fade(plotutil.Color(i))
-		line.Width = vg.Points(0.8)
-		p.Add(line, baseLine)
+		line.Width = vg.Points(0.9)
+		p.Add(band, line, baseLine)
 		f.plots = append(f.plots, []*plot.Plot{p})
 	}
 	return f
@@ -115,6 +120,27 @@ func meanBins(load []int, window, bin, end time.Duration, base float64) plotter.
 	return pts
 }
 
+// peakBins is meanBins with the busiest window of each bin in place of
+// their mean: the series that shows what outage_peak_x says.
+func peakBins(load []int, window, bin, end time.Duration, base float64) plotter.XYs {
+	per := int(bin / window)
+	windows := int(end / window)
+	pts := make(plotter.XYs, 0, windows/per+1)
+	if base <= 0 {
+		return pts
+	}
+	for from := 0; from < windows; from += per {
+		to := min(from+per, windows)
+		top := 0
+		for i := from; i < to && i < len(load); i++ {
+			top = max(top, load[i])
+		}
+		x := (float64(from+to) / 2) * window.Seconds()
+		pts = append(pts, plotter.XY{X: x, Y: float64(top) / base})
+	}
+	return pts
+}
+
 // phaseBands shades the down and degraded phases, to height top.
 func phaseBands(b [herd.NumPhases + 1]time.Duration, top float64) []plot.Plotter {
 	var out []plot.Plotter
@@ -148,8 +174,8 @@ func outageNote(r row) string {
 	if r.UserCalls > 0 {
 		failed = 100 * r.UserFailed / r.UserCalls
 	}
-	return fmt.Sprintf("%.3g× the base load while down, %.3g× degraded; %s; %s of %s user calls failed (%.1f%%)",
-		r.DownX, r.DegradedX, back, number(r.UserFailed), number(r.UserCalls), failed)
+	return fmt.Sprintf("%.3g× the base load while down (busiest 10 ms %.3g×), %.3g× degraded; %s; %.1f%% of the user calls failed",
+		r.DownX, r.DownPeakX, r.DegradedX, back, failed)
 }
 
 // linearTimeTicks marks a linear time axis in seconds at round steps of

@@ -65,8 +65,8 @@ func TestLinearTimeTicks(t *testing.T) {
 
 func TestOutageNote(t *testing.T) {
 	t.Parallel()
-	r := row{DownX: 2.996, DegradedX: 1.393, Recovery: 100 * time.Millisecond, Recovered: true, UserCalls: 1000, UserFailed: 171}
-	if got, want := outageNote(r), "3× the base load while down, 1.39× degraded; back to normal 100ms into the healthy phase; 171 of 1000 user calls failed (17.1%)"; got != want {
+	r := row{DownX: 2.996, DownPeakX: 4.1, DegradedX: 1.393, Recovery: 100 * time.Millisecond, Recovered: true, UserCalls: 1000, UserFailed: 171}
+	if got, want := outageNote(r), "3× the base load while down (busiest 10 ms 4.1×), 1.39× degraded; back to normal 100ms into the healthy phase; 17.1% of the user calls failed"; got != want {
 		t.Errorf("note = %q\nwant %q", got, want)
 	}
 	r.Recovered, r.Recovery = false, 2*time.Minute

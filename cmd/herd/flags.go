@@ -33,19 +33,27 @@ type options struct {
 	rate               float64
 	tries              int
 	phases             herd.Phases
-	seed               uint64
-	runs               int
-	base, cap          time.Duration
-	capacity           int
-	delay              herd.Delay
-	maxCalls           int
-	horizon            time.Duration
-	out                string
-	format             string
-	chart              string
-	quiet              bool
-	live               bool
-	liveLimit          time.Duration
+	// retry is the BackOff of the outage's retry stage; arrivals and
+	// zeroOffsets are how its user calls arrive and where its guards'
+	// windows start.
+	retry       herd.BackOffSpec
+	arrivals    herd.Arrivals
+	zeroOffsets bool
+	// serve is the address of the explorer page, if -serve asks for it.
+	serve     string
+	seed      uint64
+	runs      int
+	base, cap time.Duration
+	capacity  int
+	delay     herd.Delay
+	maxCalls  int
+	horizon   time.Duration
+	out       string
+	format    string
+	chart     string
+	quiet     bool
+	live      bool
+	liveLimit time.Duration
 	// workers is how many simulations run at once; 0 means one per core.
 	// No flag sets it: tests do, to run a sweep in order.
 	workers int
@@ -55,6 +63,14 @@ type options struct {
 var (
 	formats = []string{"table", "csv", "json"}
 	charts  = []string{"png", "svg", "none"}
+)
+
+// The retry stage's waits by default, which -retry starts from:
+// policy.DefaultBackOff's.
+const (
+	defaultRetryBase = 100 * time.Millisecond
+	defaultRetryCap  = 5 * time.Second
+	defaultRetry     = "full(base=100ms,cap=5s)"
 )
 
 const (
@@ -87,22 +103,36 @@ func usagef(format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...)}
 }
 
-// parseArgs parses and checks the command line. Errors from the flag
-// package itself are printed on stderr by it, with the usage; the others are
-// returned for the caller to print.
-func parseArgs(args []string, stderr io.Writer) (*options, error) {
+// rawFlags are the flags parsed into strings and durations, checked
+// later.
+type rawFlags struct {
+	clients, scenario, strategies, retry, arrivals, offsets *string
+	mean, stddev                                            *time.Duration
+}
+
+// flagSet returns the command's flags, their defaults set into o.
+func flagSet() *flag.FlagSet {
 	fs := flag.NewFlagSet("herd", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	o := &options{}
+	defineFlags(fs, &options{})
+	return fs
+}
+
+// defineFlags defines the command's flags on fs, those that need no check
+// into o.
+func defineFlags(fs *flag.FlagSet, o *options) rawFlags {
 	var (
 		clients = fs.String("clients", "", fmt.Sprintf("comma-separated fleet sizes to simulate (default %q, %d for outage and %d for overload; -live takes one size, %d unless given)",
 			defaultClients, defaultOutageClients, defaultOverloadClients, defaultLiveClients))
 		scenario   = fs.String("scenario", defaultScenarios, "scenarios: "+strings.Join(scenarioNames(), ", ")+" or all, comma-separated")
-		strategies = fs.String("strategies", "all", "strategies to compare, comma-separated: all, or some of "+strings.Join(strategyNames(), ", ")+
-			" (occ, restart, -live), "+strings.Join(outageStrategyNames(), ", ")+" (outage) and "+strings.Join(overloadStrategyNames(), ", ")+
+		strategies = fs.String("strategies", "all", "strategies to compare, comma-separated: all, or BackOffs ("+strings.Join(strategyNames(), ", ")+
+			", for occ, restart, shed, pushback, -live; with settings, as full(base=10ms)), guard stacks for outage ("+strings.Join(outageStrategyNames(), ", ")+
+			", or guards joined by + with settings, outermost first, as 'token-bucket+breaker(open=5s)'; see below) and "+strings.Join(overloadStrategyNames(), ", ")+
 			" (overload); each scenario runs those it has")
-		mean   = fs.Duration("delay", herd.DefaultDelayMean, "mean one-way network delay")
-		stddev = fs.Duration("delay-stddev", herd.DefaultDelayStdDev, "standard deviation of the network delay (0: none)")
+		retry    = fs.String("retry", defaultRetry, "outage: the BackOff of every client's retry stage: "+strings.Join(herd.BackOffKinds(), ", ")+", with base and cap")
+		arrivals = fs.String("arrivals", string(herd.Poisson), `outage: how user calls arrive: "poisson" (each client a Poisson process at -rate) or "even" (evenly spaced, the clients in turn)`)
+		offsets  = fs.String("window-offsets", "random", `outage: where each client's guard windows (ratio, throttle) start: "random" (a seeded offset per client) or "zero" (every client's at time 0)`)
+		mean     = fs.Duration("delay", herd.DefaultDelayMean, "mean one-way network delay")
+		stddev   = fs.Duration("delay-stddev", herd.DefaultDelayStdDev, "standard deviation of the network delay (0: none)")
 	)
 	fs.Uint64Var(&o.seed, "seed", 1, "random seed; runs use seed, seed+1, …")
 	fs.IntVar(&o.runs, "runs", 1, "runs per point, averaged, each with its own seed")
@@ -124,6 +154,19 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&o.phases.Degraded, "degraded", herd.DefaultDegraded, "outage: how long it is degraded after the outage, failing -degraded-failures of the calls")
 	fs.Float64Var(&o.phases.DegradedFailures, "degraded-failures", herd.DefaultDegradedFailures, "outage: the fraction of the calls that fail while degraded")
 	fs.DurationVar(&o.phases.Healthy, "healthy", herd.DefaultHealthy, "outage: how long it is healthy again after that, the time over which the recovery is judged")
+	fs.StringVar(&o.serve, "serve", "", "serve the explorer page on this address, such as 127.0.0.1:8080, instead of running the simulations the flags describe")
+	return rawFlags{clients, scenario, strategies, retry, arrivals, offsets, mean, stddev}
+}
+
+// parseArgs parses and checks the command line. Errors from the flag
+// package itself are printed on stderr by it, with the usage; the others are
+// returned for the caller to print.
+func parseArgs(args []string, stderr io.Writer) (*options, error) {
+	fs := flag.NewFlagSet("herd", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := &options{}
+	raw := defineFlags(fs, o)
+	clients, scenario, strategies, retry, arrivals, offsets, mean, stddev := raw.clients, raw.scenario, raw.strategies, raw.retry, raw.arrivals, raw.offsets, raw.mean, raw.stddev
 	fs.Usage = func() { usage(fs) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -136,6 +179,12 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["serve"] && len(set) > 1 {
+		return nil, usagef("-serve takes no other flag: the page sets the simulation's")
+	}
+	if set["serve"] && o.serve == "" {
+		return nil, usagef("-serve is empty; give an address, such as 127.0.0.1:8080")
+	}
 	if err := checkMode(o.live, set); err != nil {
 		return nil, err
 	}
@@ -163,6 +212,21 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	if o.scenarios, err = parseScenarios(*scenario); err != nil {
 		return nil, err
 	}
+	if o.retry, err = herd.ParseBackOff(*retry, defaultRetryBase, defaultRetryCap); err != nil {
+		return nil, usagef("-retry: %s", trimInvalid(err))
+	}
+	switch o.arrivals = herd.Arrivals(*arrivals); o.arrivals {
+	case herd.Poisson, herd.Even:
+	default:
+		return nil, usagef("-arrivals %q is not poisson or even", *arrivals)
+	}
+	switch *offsets {
+	case "random":
+	case "zero":
+		o.zeroOffsets = true
+	default:
+		return nil, usagef("-window-offsets %q is not random or zero", *offsets)
+	}
 	o.delay = herd.Delay{Mean: *mean, StdDev: *stddev}
 	if err := o.check(); err != nil {
 		return nil, err
@@ -174,6 +238,12 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		return nil, err
 	}
 	return o, nil
+}
+
+// trimInvalid returns an error of the herd package without its
+// prefixes.
+func trimInvalid(err error) string {
+	return strings.TrimPrefix(err.Error(), herd.ErrInvalidConfig.Error()+": ")
 }
 
 // validateConfigs asks the engine whether it can run every simulation the
@@ -188,8 +258,7 @@ func validateConfigs(o *options) error {
 		for _, n := range clients {
 			for _, st := range strategies {
 				if err := o.config(sc, n, st, 0).Validate(); err != nil {
-					msg := strings.TrimPrefix(err.Error(), herd.ErrInvalidConfig.Error()+": ")
-					return usagef("the flags describe a simulation herd cannot run: %s", msg)
+					return usagef("the flags describe a simulation herd cannot run: %s", trimInvalid(err))
 				}
 			}
 		}
@@ -259,6 +328,10 @@ var notLive = map[string]string{
 	"degraded":          "it sets the outage scenario; -live runs a server restart",
 	"degraded-failures": "it sets the outage scenario; -live runs a server restart",
 	"healthy":           "it sets the outage scenario; -live runs a server restart",
+	"retry":             "it sets the outage scenario; -live runs a server restart",
+	"arrivals":          "it sets the outage scenario; -live runs a server restart",
+	"window-offsets":    "it sets the outage scenario; -live runs a server restart",
+	"serve":             "-serve runs the explorer page, which simulates",
 }
 
 // checkMode rejects the flags set on the command line that do not apply to
@@ -286,10 +359,13 @@ func parseClients(s string) ([]int, error) {
 		if err != nil || n < 1 || n > herd.MaxClients {
 			return nil, usagef("-clients: %q is not a fleet size; give whole numbers in [1, %d], comma-separated", f, herd.MaxClients)
 		}
+		if slices.Contains(out, n) {
+			return nil, usagef("-clients: %d is given twice; give each fleet size once", n)
+		}
 		out = append(out, n)
 	}
 	slices.Sort(out)
-	return slices.Compact(out), nil
+	return out, nil
 }
 
 func parseScenarios(s string) ([]herd.Scenario, error) {
@@ -317,9 +393,7 @@ func scenarioNames() []string {
 	return out
 }
 
-func strategyNames() []string {
-	return strategyList(herd.Strategies(herd.DefaultBase, herd.DefaultCap))
-}
+func strategyNames() []string { return herd.BackOffKinds() }
 
 func outageStrategyNames() []string { return strategyList(herd.OutageStrategies()) }
 
@@ -334,30 +408,48 @@ func strategyList(strategies []herd.Strategy) []string {
 // pickStrategies sets the strategies of each scenario from the -strategies
 // list s: all of them for "all"; otherwise each scenario runs those of
 // the named strategies it has, and one that has none of them is left out.
-// A name no scenario has is an error, and so is a list that leaves nothing
-// to run.
+// An item whose kind is a BackOff (full, full(base=10ms)) is a strategy
+// of occ, restart and -live; any other is read as a stack of guards, a
+// strategy of outage. An item neither reads as is an error, and so is a
+// list that leaves nothing to run.
 func (o *options) pickStrategies(s string) error {
-	herdAll, outageAll := herd.Strategies(o.base, o.cap), herd.OutageStrategies()
 	overloadAll := herd.OverloadStrategies(herd.Config{Clients: defaultOverloadClients})
-	if strings.TrimSpace(s) == "all" {
-		o.strategies, o.outageStrategies, o.overloadStrategies = herdAll, outageAll, overloadAll
-		return nil
-	}
 	o.strategies, o.outageStrategies, o.overloadStrategies = nil, nil, nil
-	for f := range strings.SplitSeq(s, ",") {
-		f = strings.TrimSpace(f)
-		named := func(st herd.Strategy) bool { return st.Name == f }
-		i, j, k := slices.IndexFunc(herdAll, named), slices.IndexFunc(outageAll, named), slices.IndexFunc(overloadAll, named)
-		switch {
-		case i < 0 && j < 0 && k < 0:
-			return usagef("-strategies: %q is not a strategy; use all or some of %s, %s, %s", f, strings.Join(strategyNames(), ", "),
-				strings.Join(outageStrategyNames(), ", "), strings.Join(overloadStrategyNames(), ", "))
-		case i >= 0 && !slices.ContainsFunc(o.strategies, named):
-			o.strategies = append(o.strategies, herdAll[i])
-		case j >= 0 && !slices.ContainsFunc(o.outageStrategies, named):
-			o.outageStrategies = append(o.outageStrategies, outageAll[j])
-		case k >= 0 && !slices.ContainsFunc(o.overloadStrategies, named):
-			o.overloadStrategies = append(o.overloadStrategies, overloadAll[k])
+	if strings.TrimSpace(s) == "all" {
+		s = strings.Join(slices.Concat(strategyNames(), outageStrategyNames(), overloadStrategyNames()), ",")
+	}
+	for _, f := range herd.SplitStrategies(s) {
+		if k := slices.IndexFunc(overloadAll, func(st herd.Strategy) bool { return st.Name == f }); k >= 0 {
+			if !slices.ContainsFunc(o.overloadStrategies, func(x herd.Strategy) bool { return x.Name == f }) {
+				o.overloadStrategies = append(o.overloadStrategies, overloadAll[k])
+			}
+			continue
+		}
+		if isBackOff(f) {
+			b, err := herd.ParseBackOff(f, o.base, o.cap)
+			if err != nil {
+				return usagef("-strategies: %s", trimInvalid(err))
+			}
+			st := herd.Strategy{Name: b.String(o.base, o.cap), NewBackOff: b.NewBackOff()}
+			if !slices.ContainsFunc(o.strategies, func(x herd.Strategy) bool { return x.Name == st.Name }) {
+				o.strategies = append(o.strategies, st)
+			}
+			continue
+		}
+		stack, err := herd.ParseStack(f)
+		if err != nil {
+			return usagef("-strategies: %s; the BackOffs are %s", trimInvalid(err), strings.Join(strategyNames(), ", "))
+		}
+		if err := stack.Validate(); err != nil {
+			return usagef("-strategies: %s", trimInvalid(err))
+		}
+		stack.ZeroOffsets = o.zeroOffsets
+		st := stack.Strategy(o.retry.NewBackOff())
+		if slices.Contains(outageStrategyNames(), f) {
+			st.Name = f // a preset keeps its name
+		}
+		if !slices.ContainsFunc(o.outageStrategies, func(x herd.Strategy) bool { return x.Name == st.Name }) {
+			o.outageStrategies = append(o.outageStrategies, st)
 		}
 	}
 	if o.live {
@@ -375,6 +467,16 @@ func (o *options) pickStrategies(s string) error {
 			strings.Join(strategyNames(), ", "), strings.Join(outageStrategyNames(), ", "), strings.Join(overloadStrategyNames(), ", "))
 	}
 	return nil
+}
+
+// isBackOff reports whether the strategy expression f names a BackOff,
+// by its first kind.
+func isBackOff(f string) bool {
+	name := f
+	if i := strings.IndexAny(name, "(+"); i >= 0 {
+		name = name[:i]
+	}
+	return slices.Contains(herd.BackOffKinds(), strings.TrimSpace(name))
 }
 
 // plan returns the fleet sizes and the strategies of scenario sc.

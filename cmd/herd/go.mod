@@ -3,6 +3,7 @@ module github.com/herdsafe/backoff/cmd/herd
 go 1.25
 
 require (
+	github.com/chromedp/chromedp v0.23.0
 	github.com/herdsafe/backoff v0.0.0-00010101000000-000000000000
 	go.uber.org/goleak v1.3.0
 	gonum.org/v1/plot v0.17.0
@@ -15,6 +16,8 @@ require (
 	git.sr.ht/~sbinet/gg v0.7.0 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/benbjohnson/clock v1.3.5 // indirect
+	github.com/chromedp/cdproto v0.159.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/text v0.28.0 // indirect

@@ -19,8 +19,9 @@
 // # Output
 //
 // Each row is one scenario, fleet size and strategy (the -strategies
-// name: no-jitter, full, equal, decorrelated, default, immediate; for
-// outage and overload, see below). Its fields have the same names in the table, the CSV
+// name: no-jitter, full, equal, decorrelated, default, immediate, each of
+// which takes a base and a cap, as full(base=10ms,cap=1s); for outage and
+// overload, see below). -clients takes each fleet size once. Its fields have the same names in the table, the CSV
 // header (-format csv) and the JSON keys (-format json):
 //
 //   - scenario: occ, restart, outage or overload (live with -live).
@@ -43,7 +44,9 @@
 //
 // Charts are written with the table: -format table (the default) writes a
 // load timeline per scenario and fleet size, and the cost against the
-// fleet size, as PNG files into -out; -chart svg writes SVG, -chart none
+// fleet size (a point per fleet size measured), as PNG files into -out,
+// which is made, and checked to be writable, before anything is
+// simulated; -chart svg writes SVG, -chart none
 // nothing. -format csv and -format json write charts only when -chart asks
 // for them, so that their output alone is what a script gets.
 //
@@ -52,38 +55,61 @@
 // -scenario outage (part of the default run) is the SRE book's analysis
 // of retries ("Site Reliability Engineering", chapter 21, "Deciding to
 // Retry"): each of -clients clients (100 unless given) starts -rate user
-// calls a second (20), the fleet's evenly spaced; a user call is one
-// request and its retries, up to -tries attempts (3) with the waits of a
-// Policy's default retry stage (policy.DefaultBackOff). The calls go
-// through the guards of the strategy, each client its own, driven on the
-// simulation's virtual clock: retry (none), token-bucket
-// (budget.NewTokenBucket), ratio (budget.NewRatio), ratio-10 (the SRE
-// book's budget of 10%), breaker (breaker.New), throttle (throttle.New)
-// and combined (the token bucket, the breaker and the throttle). The
-// dependency is healthy for -warmup (2m, the throttle's window), down for
-// -down (1m: every call fails), degraded for -degraded (1m:
-// -degraded-failures, 0.3, of the calls fail), then healthy for -healthy
-// (2m). Its rows have a table of their own, in which calls counts the calls
-// the fleet sent:
+// calls a second (20), as a Poisson process (-arrivals even spaces the
+// fleet's evenly); a user call is one request and its retries, up to
+// -tries attempts (3) with the waits of -retry (a Policy's default retry
+// stage: full jitter from 100 ms, capped at 5 s), through a Policy of the
+// client's own: the library's retry stage and the guards of the strategy,
+// driven on the simulation's virtual clock. A strategy is a stack of
+// guards joined by +, outermost first, each with the settings that differ
+// from its defaults ('token-bucket+breaker(open=5s,failures=3)'; herd -h
+// lists the kinds and their settings), or a preset: retry (none),
+// token-bucket (budget.NewTokenBucket), ratio (budget.NewRatio), ratio-10
+// (the SRE book's budget of 10%), breaker (breaker.New), throttle
+// (throttle.New) and combined (the token bucket, the breaker and the
+// throttle). Each client's guard windows start at a random offset of its
+// own (-window-offsets zero starts them all at time 0). The dependency is
+// healthy for -warmup (2m, the throttle's window), down for -down (1m:
+// every call fails), degraded for -degraded (1m: -degraded-failures, 0.3,
+// of the calls fail), then healthy for -healthy (2m). Its rows have two
+// tables of their own, the load (in which calls counts the calls the fleet
+// sent) and the user calls:
 //
-//   - user_calls, user_failed: the user calls started, and those that
-//     failed: every try failed, or a guard refused one.
 //   - outage_x: the calls sent while the dependency was down per user
 //     call started then, the amplification of the base load (1: first
 //     attempts only); outage_peak_x the same for the busiest 10 ms window
 //     of the outage; degraded_x while it was degraded; total_x over the
 //     whole run.
 //   - recovery_s: how long after the healthy phase began the fleet was
-//     back to normal, that is, the load of every 10 ms window stayed within
-//     1.1× the base load either way from then on, for 1s at least
-//     (retries keep it above, guards that still refuse calls below). The
-//     table reads ">T" if it never was; recovered (CSV and JSON) is then
-//     false.
+//     back to normal, that is, the load of every second stayed within
+//     1.1× the base load either way from then on (retries keep it above,
+//     guards that still refuse calls below). The table reads ">T" if it
+//     never was; recovered (CSV and JSON) is then false.
+//   - user_calls, user_failed: the user calls started, and those that
+//     failed: every try failed, or a guard refused one.
+//   - warmup_failed_pct, down_failed_pct, degraded_failed_pct,
+//     healthy_failed_pct: the share of the user calls started in each
+//     phase that failed, in percent.
+//   - success_s: how long after the healthy phase began the user calls
+//     started in every second succeeded at 99% or more from then on; ">T"
+//     if they never did, and success_recovered (CSV and JSON) false.
 //
 // In CSV, the rows of outage leave the columns of the other scenarios
 // empty, and theirs those of outage; in JSON each row has the keys that
 // apply to it. Its chart, outage-timeline-N, draws the amplification
-// against time, per strategy, over the shaded phases.
+// against time, per strategy, over the shaded phases: the mean of each
+// bin as a line, its busiest 10 ms window as a band.
+//
+// # Explorer
+//
+// -serve 127.0.0.1:8080 serves a page on which a user picks the scenario,
+// the fleet size, the retry policy and the guards with their settings,
+// runs the simulation and sees its chart and its row of the table, with
+// the command line that runs the same. The page is three files embedded
+// in the command, and fetches nothing from elsewhere. The server runs one
+// simulation at a time, of at most 2,000 clients and 3 million user calls
+// (2 million calls for occ and restart), for 30 s at most; a run asked
+// for while another is in progress cancels it.
 //
 // # Overload
 //
@@ -195,7 +221,33 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, tty bool)
 		report(stderr, err)
 		return 2
 	}
+	if o.serve != "" {
+		return serve(ctx, o.serve, stderr)
+	}
+	if err := checkOut(o); err != nil {
+		fmt.Fprintf(stderr, "herd: -out: %s\nRun 'herd -h' for the flags.\n", err)
+		return 2
+	}
 	return execute(ctx, o, stdout, stderr, tty)
+}
+
+// checkOut makes sure, before anything is simulated, that the charts'
+// folder can be written: it makes it, if it is not there, and writes and
+// removes a file in it.
+func checkOut(o *options) error {
+	if o.chart == "none" {
+		return nil
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return fmt.Errorf("cannot make the charts' folder: %w", err)
+	}
+	f, err := os.CreateTemp(o.out, ".herd-*")
+	if err != nil {
+		return fmt.Errorf("cannot write in the charts' folder: %w", err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
 }
 
 // execute runs what the checked options ask for and returns the exit code.

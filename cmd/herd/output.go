@@ -16,33 +16,48 @@ import (
 
 // column is a field of the rows: its name, the same in the table, the CSV
 // header and the JSON keys, and the rows it applies to. The table leaves
-// out the columns it says below it instead (runs, recovered).
+// out the columns it says below it instead (runs, recovered,
+// success_recovered), and writes the rows of outage as two tables, their
+// load (table 1) and their user calls (table 2), each with the key
+// columns (0).
 type column struct {
 	name         string
 	fleet, users bool // applies to the rows of occ, restart and live; of outage
-	table        bool
+	table        int  // -1: not in the table; 0: in each; 1, 2: in outage's first or second
 }
 
 // columns are every field, in order. A row of occ, restart or live has
 // the fleet columns, a row of outage the users columns.
 var columns = []column{
-	{"scenario", true, true, true},
-	{"strategy", true, true, true},
-	{"clients", true, true, true},
-	{"runs", true, true, false},
-	{"calls", true, true, true},
-	{"last_success_s", true, false, true},
-	{"peak_per_10ms", true, true, true},
-	{"failed", true, false, true},
-	{"unfinished", true, false, true},
-	{"user_calls", false, true, true},
-	{"user_failed", false, true, true},
-	{"outage_x", false, true, true},
-	{"outage_peak_x", false, true, true},
-	{"degraded_x", false, true, true},
-	{"total_x", false, true, true},
-	{"recovery_s", false, true, true},
-	{"recovered", false, true, false},
+	{"scenario", true, true, 0},
+	{"strategy", true, true, 0},
+	{"clients", true, true, 0},
+	{"runs", true, true, -1},
+	{"calls", true, true, 1},
+	{"last_success_s", true, false, 1},
+	{"peak_per_10ms", true, true, 1},
+	{"failed", true, false, 1},
+	{"unfinished", true, false, 1},
+	{"outage_x", false, true, 1},
+	{"outage_peak_x", false, true, 1},
+	{"degraded_x", false, true, 1},
+	{"total_x", false, true, 1},
+	{"recovery_s", false, true, 1},
+	{"recovered", false, true, -1},
+	{"user_calls", false, true, 2},
+	{"user_failed", false, true, 2},
+	{"warmup_failed_pct", false, true, 2},
+	{"down_failed_pct", false, true, 2},
+	{"degraded_failed_pct", false, true, 2},
+	{"healthy_failed_pct", false, true, 2},
+	{"success_s", false, true, 2},
+	{"success_recovered", false, true, -1},
+}
+
+// phaseOfColumn is the phase of each column of failed shares.
+var phaseOfColumn = map[string]herd.Phase{
+	"warmup_failed_pct": herd.PhaseWarmup, "down_failed_pct": herd.PhaseDown,
+	"degraded_failed_pct": herd.PhaseDegraded, "healthy_failed_pct": herd.PhaseHealthy,
 }
 
 // isOutage reports whether r is a row of the outage scenario.
@@ -60,9 +75,13 @@ func names(keep func(column) bool) []string {
 }
 
 // columnsOf returns the names of the columns of a row of outage (users)
-// or of another scenario, in the table or everywhere else.
-func columnsOf(users, table bool) []string {
-	return names(func(c column) bool { return (users && c.users || !users && c.fleet) && (c.table || !table) })
+// or of another scenario: everywhere but in the table for table -1, and
+// those of table 1 or 2 (with the key columns) otherwise. The rows of the
+// other scenarios have table 1 alone.
+func columnsOf(users bool, table int) []string {
+	return names(func(c column) bool {
+		return (users && c.users || !users && c.fleet) && (table < 0 || c.table == 0 || c.table == table)
+	})
 }
 
 // writeRows writes the rows in the format the options name.
@@ -133,6 +152,20 @@ func cell(r row, name string, table bool) string {
 			return fixed(r.RecoveryS)
 		case "recovered":
 			return strconv.FormatBool(r.Recovered)
+		case "success_s":
+			if table && !r.SuccessRecovered {
+				return ">" + fixed(r.SuccessS)
+			}
+			return fixed(r.SuccessS)
+		case "success_recovered":
+			return strconv.FormatBool(r.SuccessRecovered)
+		}
+		if p, ok := phaseOfColumn[name]; ok {
+			d := 3
+			if table {
+				d = 1
+			}
+			return strconv.FormatFloat(r.FailedPct[p], 'f', d, 64)
 		}
 		return ""
 	}
@@ -221,6 +254,13 @@ func (r row) value(name string) any {
 		return r.RecoveryS
 	case "recovered":
 		return r.Recovered
+	case "success_s":
+		return r.SuccessS
+	case "success_recovered":
+		return r.SuccessRecovered
+	}
+	if p, ok := phaseOfColumn[name]; ok {
+		return r.FailedPct[p]
 	}
 	return nil
 }
@@ -257,7 +297,14 @@ func writeTable(w io.Writer, rows []row) error {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		writeBlock(&b, k.columns(true), filter(rows, func(r row) bool { return r.kind() == k }))
+		of := filter(rows, func(r row) bool { return r.kind() == k })
+		if k == outageKind {
+			writeBlock(&b, columnsOf(true, 1), of)
+			b.WriteString("\n")
+			writeBlock(&b, columnsOf(true, 2), of)
+			continue
+		}
+		writeBlock(&b, k.columns(true), of)
 	}
 	b.WriteString(footer(rows))
 	b.WriteString(overloadFooter(rows))
@@ -315,8 +362,12 @@ func footer(rows []row) string {
 		b.WriteString("\n-: no client succeeded; every one gave up (-max-calls).\n")
 	}
 	if slices.ContainsFunc(rows, func(r row) bool { return r.isOutage() && !r.Recovered }) {
-		b.WriteString("\nrecovery_s >T: the fleet was not back to normal (every 10 ms within 1.1× its\n" +
-			"base load) by the end of the healthy phase, T after it began (-healthy).\n")
+		b.WriteString("\nrecovery_s >T: the fleet was not back to normal (the load of every second within\n" +
+			"1.1× its base load) by the end of the healthy phase, T after it began (-healthy).\n")
+	}
+	if slices.ContainsFunc(rows, func(r row) bool { return r.isOutage() && !r.SuccessRecovered }) {
+		b.WriteString("\nsuccess_s >T: the user calls of every second did not succeed at 99% by the end\n" +
+			"of the healthy phase, T after it began (-healthy).\n")
 	}
 	return b.String()
 }

@@ -152,10 +152,10 @@ func TestTableMarksCompletion(t *testing.T) {
 func TestCellsFollowTheColumns(t *testing.T) {
 	t.Parallel()
 	r := row{Scenario: "occ", Strategy: "full", Clients: 10, Runs: 2, Calls: 41.5, Seconds: 1.25, PeakLoad: 7, Failed: 3, Unfinished: 2}
-	if got, want := cells(r, columnsOf(false, false), false), []string{"occ", "full", "10", "2", "41.5", "1.250", "7", "3", "2"}; !slices.Equal(got, want) {
+	if got, want := cells(r, columnsOf(false, -1), false), []string{"occ", "full", "10", "2", "41.5", "1.250", "7", "3", "2"}; !slices.Equal(got, want) {
 		t.Errorf("CSV cells %q, want %q", got, want)
 	}
-	if got, want := cells(r, columnsOf(false, true), true), []string{"occ", "full", "10", "41.5", ">1.25", "7", "3", "2"}; !slices.Equal(got, want) {
+	if got, want := cells(r, columnsOf(false, 1), true), []string{"occ", "full", "10", "41.5", ">1.25", "7", "3", "2"}; !slices.Equal(got, want) {
 		t.Errorf("table cells %q, want %q", got, want)
 	}
 	// The columns of outage are empty in the row of another scenario.
@@ -164,11 +164,11 @@ func TestCellsFollowTheColumns(t *testing.T) {
 	}
 }
 
-// outageArgs run the outage scenario on ten clients at 100 user calls a
-// second (a base load of 10 per window) over short phases, with three
+// outageArgs run the outage scenario on ten clients at 50 user calls a
+// second (a base load of 5 per window) over short phases, with three
 // strategies.
-var outageArgs = []string{"-scenario", "outage", "-clients", "10", "-rate", "100", "-strategies", "retry,token-bucket,breaker",
-	"-warmup", "2s", "-down", "3s", "-degraded", "1s", "-healthy", "2s", "-chart", "none"}
+var outageArgs = []string{"-scenario", "outage", "-clients", "10", "-rate", "50", "-strategies", "retry,token-bucket,breaker",
+	"-warmup", "2s", "-down", "3s", "-degraded", "1s", "-healthy", "2s", "-chart", "none", "-arrivals", "even"}
 
 // The outage table has its own columns, and shows the SRE book's figures:
 // three tries multiply the load of the outage by close to 3, a retry
@@ -181,16 +181,28 @@ func TestOutageOutput(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
+	// Two tables: the load, then the user calls, each with its header.
 	lines := strings.Split(table, "\n")
-	if got, want := strings.Fields(lines[0]), columnsOf(true, true); !slices.Equal(got, want) {
+	if got, want := strings.Fields(lines[0]), columnsOf(true, 1); !slices.Equal(got, want) {
 		t.Fatalf("table header %q, want %q", got, want)
 	}
-	col := func(line []string, name string) string { return line[slices.Index(columnsOf(true, true), name)] }
-	byName := map[string][]string{}
-	for _, l := range lines[1:4] {
-		f := strings.Fields(l)
-		byName[f[1]] = f
+	if got, want := strings.Fields(lines[5]), columnsOf(true, 2); !slices.Equal(got, want) || lines[4] != "" {
+		t.Fatalf("second table's header %q, want %q after a blank line:\n%s", got, want, table)
 	}
+	byName := map[string]map[string]string{}
+	for _, block := range [][2]int{{0, 1}, {5, 2}} {
+		header := columnsOf(true, block[1])
+		for _, l := range lines[block[0]+1 : block[0]+4] {
+			f := strings.Fields(l)
+			if byName[f[1]] == nil {
+				byName[f[1]] = map[string]string{}
+			}
+			for i, name := range header {
+				byName[f[1]][name] = f[i]
+			}
+		}
+	}
+	col := func(line map[string]string, name string) string { return line[name] }
 	parse := func(s string) float64 {
 		v, err := strconv.ParseFloat(strings.TrimPrefix(s, ">"), 64)
 		if err != nil {
@@ -206,7 +218,12 @@ func TestOutageOutput(t *testing.T) {
 		{"token-bucket", "outage_x", 1, 1.1},
 		{"breaker", "outage_x", 0, 0.05}, // its first failures, 5 or so per client
 		{"retry", "recovery_s", 0, 0.5},
-		{"retry", "user_calls", 8000, 8000},
+		{"retry", "user_calls", 4000, 4000},
+		{"retry", "warmup_failed_pct", 0, 1},
+		{"retry", "down_failed_pct", 90, 100},
+		{"retry", "healthy_failed_pct", 0, 0},
+		{"retry", "success_s", 0, 0},
+		{"breaker", "healthy_failed_pct", 100, 100},
 	}
 	for _, c := range checks {
 		if v := parse(col(byName[c.strategy], c.column)); v < c.lo || v > c.hi {
@@ -216,14 +233,17 @@ func TestOutageOutput(t *testing.T) {
 	if got := col(byName["breaker"], "recovery_s"); got != ">2.00" || !strings.Contains(table, "recovery_s >T: the fleet was not back to normal") {
 		t.Errorf("the breaker's recovery reads %q; want >2.00, explained below:\n%s", got, table)
 	}
+	if got := col(byName["breaker"], "success_s"); got != ">2.00" || !strings.Contains(table, "success_s >T: the user calls of every second did not succeed") {
+		t.Errorf("the breaker's success recovery reads %q; want >2.00, explained below:\n%s", got, table)
+	}
 
 	_, out, _ := runCmd(t, append(slices.Clone(outageArgs), "-format", "csv")...)
 	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(recs[0], columnsOf(true, false)) || len(recs) != 4 {
-		t.Fatalf("CSV header %q (%d records), want %q", recs[0], len(recs), columnsOf(true, false))
+	if !slices.Equal(recs[0], columnsOf(true, -1)) || len(recs) != 4 {
+		t.Fatalf("CSV header %q (%d records), want %q", recs[0], len(recs), columnsOf(true, -1))
 	}
 	_, out, _ = runCmd(t, append(slices.Clone(outageArgs), "-format", "json")...)
 	var rows []map[string]any
@@ -270,7 +290,7 @@ func TestMixedOutput(t *testing.T) {
 	args := append([]string{"-scenario", "restart,outage", "-clients", "5", "-strategies", "full,retry", "-chart", "none"}, shortOutage...)
 	_, table, _ := runCmd(t, args...)
 	blocks := strings.Split(table, "\n\n")
-	if len(blocks) < 2 || !strings.HasPrefix(blocks[0], strings.Join(columnsOf(false, true)[:2], "  ")) ||
+	if len(blocks) < 2 || !strings.HasPrefix(blocks[0], strings.Join(columnsOf(false, 1)[:2], "  ")) ||
 		!strings.HasPrefix(blocks[1], "scenario") || !strings.Contains(blocks[1], "outage_x") || strings.Contains(blocks[0], "outage_x") {
 		t.Fatalf("want a restart block, then an outage block:\n%s", table)
 	}
@@ -294,10 +314,10 @@ func TestMixedOutput(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := rows[0]["outage_x"]; ok || len(rows[0]) != len(columnsOf(false, false)) {
+	if _, ok := rows[0]["outage_x"]; ok || len(rows[0]) != len(columnsOf(false, -1)) {
 		t.Errorf("the restart object: %v", rows[0])
 	}
-	if _, ok := rows[1]["last_success_s"]; ok || len(rows[1]) != len(columnsOf(true, false)) {
+	if _, ok := rows[1]["last_success_s"]; ok || len(rows[1]) != len(columnsOf(true, -1)) {
 		t.Errorf("the outage object: %v", rows[1])
 	}
 }

@@ -33,7 +33,10 @@ func (k rowKind) columns(table bool) []string {
 	if k == overloadKind {
 		return overloadColumnsOf(table)
 	}
-	return columnsOf(k == outageKind, table)
+	if !table {
+		return columnsOf(k == outageKind, -1)
+	}
+	return columnsOf(k == outageKind, 1)
 }
 
 // overloadColumns are the columns of the overload scenario's rows, after
@@ -41,15 +44,15 @@ func (k rowKind) columns(table bool) []string {
 // calls sent (calls, peak_per_10ms). The table leaves settled out: it
 // marks the settle times instead.
 var overloadColumns = []column{
-	{name: "goodput", table: true},
-	{name: "p50_x", table: true},
-	{name: "p99_x", table: true},
-	{name: "timed_out", table: true},
-	{name: "refused", table: true},
-	{name: overloadSteps[0].column, table: true},
-	{name: overloadSteps[1].column, table: true},
-	{name: overloadSteps[2].column, table: true},
-	{name: "settled"},
+	{name: "goodput", table: 1},
+	{name: "p50_x", table: 1},
+	{name: "p99_x", table: 1},
+	{name: "timed_out", table: 1},
+	{name: "refused", table: 1},
+	{name: overloadSteps[0].column, table: 1},
+	{name: overloadSteps[1].column, table: 1},
+	{name: overloadSteps[2].column, table: 1},
+	{name: "settled", table: -1},
 }
 
 // overloadShared are the columns of the other scenarios a row of
@@ -66,7 +69,7 @@ func overloadColumnsOf(table bool) []string {
 		}
 	}
 	for _, c := range overloadColumns {
-		if c.table || !table {
+		if c.table > 0 || !table {
 			out = append(out, c.name)
 		}
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -46,6 +47,14 @@ type row struct {
 	Recovery   time.Duration
 	RecoveryS  float64
 	Recovered  bool
+	// Success is how long the user calls took to succeed again at 99%
+	// (herd.OutageResult.SuccessRecovery), SuccessS the same in seconds;
+	// SuccessRecovered says every run did. FailedPct is the share of the
+	// user calls started in each phase that failed, in percent.
+	Success          time.Duration
+	SuccessS         float64
+	SuccessRecovered bool
+	FailedPct        [herd.NumPhases]float64
 
 	// timeline is the load per window of the first run, for the charts;
 	// in outage, base is the base load of a window, and phases the
@@ -88,6 +97,7 @@ func (o *options) config(sc herd.Scenario, n int, st herd.Strategy, run int) her
 		Rate:       o.rate,
 		Tries:      o.tries,
 		Phases:     o.phases,
+		Arrivals:   o.arrivals,
 	}
 	if sc == herd.Overload {
 		return o.overloadConfig(cfg, st)
@@ -109,7 +119,7 @@ func sweep(ctx context.Context, o *options, tick func()) ([]row, error) {
 		clients, strategies := o.plan(sc)
 		for _, n := range clients {
 			for _, st := range strategies {
-				rows = append(rows, row{Scenario: string(sc), Strategy: st.Name, Clients: n, Runs: o.runs, Recovered: true})
+				rows = append(rows, row{Scenario: string(sc), Strategy: st.Name, Clients: n, Runs: o.runs, Recovered: true, SuccessRecovered: true})
 				for r := range o.runs {
 					jobs = append(jobs, job{row: len(rows) - 1, keep: r == 0, cfg: o.config(sc, n, st, r)})
 				}
@@ -117,6 +127,19 @@ func sweep(ctx context.Context, o *options, tick func()) ([]row, error) {
 		}
 	}
 
+	// The longest simulations first, those of outage and overload, so that
+	// the last to finish do not leave the other cores idle; the others in
+	// order.
+	long := func(j job) bool { return j.cfg.Scenario == herd.Outage || j.cfg.Scenario == herd.Overload }
+	slices.SortStableFunc(jobs, func(a, b job) int {
+		switch la, lb := long(a), long(b); {
+		case la == lb:
+			return 0
+		case la:
+			return -1
+		}
+		return 1
+	})
 	var (
 		mu      sync.Mutex
 		first   error
@@ -196,6 +219,11 @@ feed:
 			r.TotalX /= k
 			r.Recovery /= time.Duration(r.Runs)
 			r.RecoveryS = r.Recovery.Seconds()
+			r.Success /= time.Duration(r.Runs)
+			r.SuccessS = r.Success.Seconds()
+			for p := range r.FailedPct {
+				r.FailedPct[p] /= k
+			}
 		}
 		if r.isOverload() {
 			r.finishOverload(k)
@@ -221,6 +249,11 @@ func (r *row) add(res herd.Result) {
 	r.TotalX += total.Amplification()
 	r.Recovery += o.Recovery
 	r.Recovered = r.Recovered && o.Recovered
+	r.Success += o.SuccessRecovery
+	r.SuccessRecovered = r.SuccessRecovered && o.SuccessRecovered
+	for p, c := range o.Phases {
+		r.FailedPct[p] += 100 * c.FailedShare()
+	}
 }
 
 // jobCount is how many simulations sweep will run.

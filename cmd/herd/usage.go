@@ -3,7 +3,23 @@ package main
 import (
 	"flag"
 	"fmt"
+	"strings"
+
+	"github.com/herdsafe/backoff/herd"
 )
+
+// guardHelp lists the kinds of guard with their settings and defaults,
+// from the herd package's table of them.
+func guardHelp() string {
+	var b strings.Builder
+	for _, k := range herd.GuardKinds() {
+		fmt.Fprintf(&b, "  %-14s%s\n", k.Name, k.Doc)
+		for _, p := range k.New().Params() {
+			fmt.Fprintf(&b, "    %-12s%s (default %s)\n", p.Name, p.Doc, p.String())
+		}
+	}
+	return b.String()
+}
 
 // usage prints the help: what herd does, what its columns mean, when it
 // writes charts, -live, the exit codes, then the flags.
@@ -36,19 +52,31 @@ bare in shed, with the Retry-After of package httpshed in pushback, which
 the clients wait as package httpretry does.
 
 The outage scenario is a fleet under a steady load whose dependency goes
-down: each client starts -rate user calls a second (a user call is one
-request and its retries, up to -tries attempts with the waits of a
-Policy's default retry stage), through guards of its own (the strategies:
-retry alone, token-bucket and ratio budgets, ratio-10 the SRE book's 10%
-budget, breaker, throttle, combined). The dependency is healthy for
--warmup, down for -down (every call fails), degraded for -degraded
-(-degraded-failures of the calls fail), then healthy for -healthy. It has
-a table of its own, in which calls counts the calls sent, and these
-columns (in CSV and JSON too, where its rows leave the columns of the other
-scenarios empty, and theirs these):
+down: each client starts -rate user calls a second (-arrivals: a Poisson
+process by default, or evenly spaced), and a user call is one request and
+its retries, up to -tries attempts with the waits of -retry, through a
+Policy of its own: the retry stage and the guards of the strategy. The
+dependency is healthy for -warmup, down for -down (every call fails),
+degraded for -degraded (-degraded-failures of the calls fail), then
+healthy for -healthy.
 
-  user_calls      the user calls the fleet started
-  user_failed     those that failed: every try failed, or a guard refused
+Its strategies are stacks of guards, outermost first, joined by +, each
+with the settings that differ from its defaults in parentheses:
+
+  -strategies 'token-bucket+breaker(open=5s,failures=3)'
+
+`+guardHelp()+`
+The presets: retry (no guard), token-bucket, ratio, ratio-10 (the SRE
+book's 10%: ratio(ratio=0.1,reserve=0)), breaker, throttle, combined
+(token-bucket+breaker+throttle). Each client's guard windows start at a
+random offset of its own (-window-offsets zero starts them all at 0).
+The BackOffs of occ and restart take settings too: full(base=10ms,cap=1s).
+
+The outage rows have two tables of their own, the load the fleet sent
+(calls counts the calls sent) and its user calls, with these columns (in
+CSV and JSON too, where its rows leave the columns of the other scenarios
+empty, and theirs these):
+
   outage_x        the calls sent while the dependency was down, per user
                   call started then: the amplification of the base load
                   (1: first attempts only; 3: every user call tried 3 times)
@@ -56,11 +84,22 @@ scenarios empty, and theirs these):
   degraded_x      the amplification while degraded
   total_x         the amplification over the whole run
   recovery_s      how long after the healthy phase began the fleet was back
-                  to normal: from then on, the load of every 10 ms window
-                  stayed within 1.1× the base load either way (retries keep
-                  it above, guards still refusing calls below), for 1s at
-                  least. The table reads ">T" if that never happened
+                  to normal: from then on, the load of every second stayed
+                  within 1.1× the base load either way (retries keep it
+                  above, guards still refusing calls below). The table
+                  reads ">T" if that never happened
   recovered       false if it never happened (CSV and JSON only)
+  user_calls      the user calls the fleet started
+  user_failed     those that failed: every try failed, or a guard refused
+  warmup_failed_pct, down_failed_pct, degraded_failed_pct,
+  healthy_failed_pct
+                  the share of the user calls started in each phase that
+                  failed, in percent
+  success_s       how long after the healthy phase began the user calls
+                  started in every second succeeded at 99% or more. The
+                  table reads ">T" if that never happened
+  success_recovered
+                  false if it never happened (CSV and JSON only)
 
 The overload scenario (-scenario overload, or all; not run by default)
 is a server whose latency grows with the calls in flight, a queue in
@@ -106,6 +145,12 @@ answers and counts it by that time. A busy machine makes -live slower, not
 different; its progress lines give the real time each strategy took.
 -scenario, -runs, -seed, -horizon and the outage flags do not apply to
 it.
+
+-serve 127.0.0.1:8080 serves the explorer page instead: pick the scenario,
+the fleet size, the retry policy and the guards with their settings, run
+it, and see the chart and the table, with the command line that runs the
+same. It runs one simulation at a time, bounded in size and in time, and
+a new run cancels the one in progress.
 
 -base, -cap, -capacity and -max-calls do not apply to outage and
 overload, nor -rate, -tries and the phases to overload; -clients defaults

@@ -54,10 +54,15 @@ type Window struct {
 	slots  [Slots][Kinds]atomic.Uint64
 }
 
-// Init starts w on clk with a window of d, its slots empty.
-func (w *Window) Init(clk clock.Clock, d time.Duration) {
+// Init starts w on clk with a window of d, its slots empty, laid out as
+// though w had been started offset earlier: the first slot ends after
+// width − offset mod width, where width is d/Slots. An offset of 0 starts
+// a slot now. Windows started at the same instant with different offsets
+// move their slots on at different instants, as windows started at
+// different times do.
+func (w *Window) Init(clk clock.Clock, d, offset time.Duration) {
 	w.clk = clk
-	w.origin = clk.Now()
+	w.origin = clk.Now().Add(-offset)
 	w.width = d / Slots
 	for i := range w.slots {
 		// A slot starts empty at the epoch it last held before origin,

@@ -16,7 +16,7 @@ const (
 func newWindow(d time.Duration) (*Window, *clock.Mock) {
 	clk := clock.NewMock()
 	w := &Window{}
-	w.Init(clk, d)
+	w.Init(clk, d, 0)
 	return w, clk
 }
 
@@ -133,5 +133,51 @@ func TestWindowClockBack(t *testing.T) {
 	clk.Set(time.Unix(0, 0))
 	if got := w.Count(w.Epoch(), first); got != 1 {
 		t.Fatalf("count after the clock came back = %d, want 1", got)
+	}
+}
+
+// A window started with an offset moves its slots on offset mod width
+// earlier than one started without, and starts as empty.
+func TestWindowOffset(t *testing.T) {
+	for _, tc := range []struct {
+		offset time.Duration
+		// the instants after the start at which the epoch changes first
+		// and second, and the epoch at the start
+		first, second time.Duration
+		start         int64
+	}{
+		{0, 100 * time.Millisecond, 200 * time.Millisecond, 0},
+		{30 * time.Millisecond, 70 * time.Millisecond, 170 * time.Millisecond, 0},
+		{930 * time.Millisecond, 70 * time.Millisecond, 170 * time.Millisecond, 9},
+	} {
+		clk := clock.NewMock()
+		w := &Window{}
+		w.Init(clk, time.Second, tc.offset)
+		start := clk.Now()
+		if e := w.Epoch(); e != tc.start {
+			t.Errorf("offset %v: epoch %d at the start, want %d", tc.offset, e, tc.start)
+		}
+		if a, b := w.Counts(w.Epoch()); a != 0 || b != 0 {
+			t.Errorf("offset %v: counts %d, %d at the start, want none", tc.offset, a, b)
+		}
+		w.Add(w.Epoch(), first)
+		for _, at := range []time.Duration{tc.first, tc.second} {
+			clk.Set(start.Add(at - time.Nanosecond))
+			before := w.Epoch()
+			clk.Set(start.Add(at))
+			if w.Epoch() != before+1 {
+				t.Errorf("offset %v: the epoch moved from %d to %d at %v, want a step of 1 there", tc.offset, before, w.Epoch(), at)
+			}
+		}
+		// The count made at the start leaves the window Slots slots after
+		// its own slot began, offset earlier than a window without one.
+		clk.Set(start.Add(time.Second - tc.offset%(100*time.Millisecond) - time.Nanosecond))
+		if got := w.Count(w.Epoch(), first); got != 1 {
+			t.Errorf("offset %v: count %d just before it leaves the window, want 1", tc.offset, got)
+		}
+		clk.Set(start.Add(time.Second - tc.offset%(100*time.Millisecond)))
+		if got := w.Count(w.Epoch(), first); got != 0 {
+			t.Errorf("offset %v: count %d once it left the window, want 0", tc.offset, got)
+		}
 	}
 }
