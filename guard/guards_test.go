@@ -13,6 +13,7 @@ import (
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/chaos"
 	"github.com/herdsafe/backoff/guard"
+	adaptive "github.com/herdsafe/backoff/limiter" // as adaptive: the package example has a limiter of its own
 	"github.com/herdsafe/backoff/throttle"
 )
 
@@ -41,6 +42,7 @@ func moduleGuards() (usable, zero []moduleGuard) {
 	budgetStats := func(g runner) any { return g.(*budget.Budget).Stats() }
 	throttleStats := func(g runner) any { return g.(*throttle.Throttle).Stats() }
 	chaosStats := func(g runner) any { return g.(*chaos.Injector).Stats() }
+	limiterStats := func(g runner) any { return g.(*adaptive.Limiter).Stats() }
 	usable = []moduleGuard{
 		{"breaker", func() runner { return breaker.New() }, breakerCounts},
 		{"bulkhead", func() runner { return bulkhead.New(1) }, bulkheadStats},
@@ -49,6 +51,7 @@ func moduleGuards() (usable, zero []moduleGuard) {
 		{"ratio_budget", func() runner { return budget.NewRatio() }, budgetStats},
 		{"throttle", func() runner { return throttle.New() }, throttleStats},
 		{"chaos", func() runner { return chaos.New(chaos.Config{LatencyProbability: 1}) }, chaosStats},
+		{"limiter", func() runner { return adaptive.New() }, limiterStats},
 	}
 	zero = []moduleGuard{
 		{"breaker", func() runner { return &breaker.Breaker{} }, breakerCounts},
@@ -57,6 +60,7 @@ func moduleGuards() (usable, zero []moduleGuard) {
 		{"budget", func() runner { return &budget.Budget{} }, budgetStats},
 		{"throttle", func() runner { return &throttle.Throttle{} }, throttleStats},
 		{"chaos", func() runner { return &chaos.Injector{} }, chaosStats},
+		{"limiter", func() runner { return &adaptive.Limiter{} }, limiterStats},
 	}
 	return usable, zero
 }
