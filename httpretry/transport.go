@@ -26,8 +26,8 @@ import (
 //
 // A Transport is immutable once built and safe for concurrent use, as long
 // as its base RoundTripper, classifier, instrumenters and guards are. The
-// zero Transport is not usable: its RoundTrip reports
-// ErrInvalidConfiguration.
+// zero Transport, and a nil *Transport, are not usable: their RoundTrip
+// reports ErrInvalidConfiguration.
 type Transport struct {
 	base          http.RoundTripper
 	retryable     func(*http.Request, *http.Response, error) bool
