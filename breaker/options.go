@@ -95,8 +95,7 @@ func WithConsecutiveFailures(n int) Option {
 func WithFailureRate(rate float64, minCalls, calls int) Option {
 	return func(c *config) {
 		switch {
-		case !validRate(rate):
-			c.fail("WithFailureRate was given the rate %v; it must lie in (0, 1]", rate)
+		case !c.rateIn("WithFailureRate", rate):
 		case minCalls < 1:
 			c.fail("WithFailureRate was given minCalls %d; it must be at least 1", minCalls)
 		case calls < minCalls:
@@ -126,8 +125,7 @@ func WithFailureRate(rate float64, minCalls, calls int) Option {
 func WithFailureRateOver(rate float64, minCalls int, period time.Duration) Option {
 	return func(c *config) {
 		switch {
-		case !validRate(rate):
-			c.fail("WithFailureRateOver was given the rate %v; it must lie in (0, 1]", rate)
+		case !c.rateIn("WithFailureRateOver", rate):
 		case minCalls < 1:
 			c.fail("WithFailureRateOver was given minCalls %d; it must be at least 1", minCalls)
 		case period < MinWindowPeriod:
@@ -138,7 +136,15 @@ func WithFailureRateOver(rate float64, minCalls int, period time.Duration) Optio
 	}
 }
 
-func validRate(r float64) bool { return r > 0 && r <= 1 && !math.IsNaN(r) }
+// rateIn reports whether r, the rate the option named option was given,
+// lies in (0, 1], NaN not; if not, it records the error, as fail does.
+func (c *config) rateIn(option string, r float64) bool {
+	if r > 0 && r <= 1 {
+		return true
+	}
+	c.fail("%s was given the rate %v; it must lie in (0, 1]", option, r)
+	return false
+}
 
 // WithOpenDuration sets how long the breaker stays open before it admits a
 // probe: DefaultOpenDuration unless told otherwise. Zero makes the first

@@ -52,8 +52,7 @@ func WithSlowCalls(after time.Duration, rate float64) Option {
 		switch {
 		case after < MinSlowCall:
 			c.fail("WithSlowCalls was given the duration %v; it must be at least %v", after, MinSlowCall)
-		case !validRate(rate):
-			c.fail("WithSlowCalls was given the rate %v; it must lie in (0, 1]", rate)
+		case !c.rateIn("WithSlowCalls", rate):
 		default:
 			c.slow.after, c.slow.rate = after, rate
 		}

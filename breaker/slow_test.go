@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"math"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/benbjohnson/clock"
-	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/guardtest"
 	"github.com/herdsafe/backoff/policy"
 )
 
@@ -210,11 +209,7 @@ func TestSlowCallsInvalid(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			b := breaker.New(c.opts...)
-			err := b.Validate()
-			if !errors.Is(err, backoff.ErrInvalidConfiguration) || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("Validate() = %v, want ErrInvalidConfiguration naming %q", err, c.want)
-			}
-			wantUnusable(t, b, err)
+			wantUnusable(t, b, guardtest.Invalid(t, b, c.want))
 		})
 	}
 	for _, opts := range [][]breaker.Option{

@@ -16,10 +16,10 @@
 // backoff.ErrRefused and wraps context.Cause(ctx), as backoff.Do refuses
 // to start an attempt then. The guard counts nothing of such a call: it
 // did not take place. The Run method of every guard of this repository
-// (breaker, bulkhead, budget, throttle, chaos, redisguard) is Run, and
-// follows this rule; so does a guard stage of package policy. A guard's
-// Allow, called on its own, judges a context already done as the guard's
-// documentation says.
+// (breaker, bulkhead, budget, throttle, chaos, limiter, ratelimit,
+// redisguard) is Run, and follows this rule; so does a guard stage of
+// package policy. A guard's Allow, called on its own, judges a context
+// already done as the guard's documentation says.
 package guard
 
 import (

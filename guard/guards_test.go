@@ -3,7 +3,6 @@ package guard_test
 import (
 	"context"
 	"errors"
-	"io"
 	"strings"
 	"testing"
 
@@ -13,16 +12,14 @@ import (
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/chaos"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/guardtest"
+	adaptive "github.com/herdsafe/backoff/limiter" // as adaptive: the package example has a limiter of its own
 	"github.com/herdsafe/backoff/throttle"
 )
 
 // runner is what every guard of the module offers: the contract, Validate
 // and a Run method of its own.
-type runner interface {
-	guard.Guard
-	guard.Validator
-	Run(ctx context.Context, fn func(context.Context) error) error
-}
+type runner = guardtest.Runner
 
 // moduleGuard makes a guard of the module, usable or not, and reads its
 // counts (a comparable value).
@@ -41,6 +38,7 @@ func moduleGuards() (usable, zero []moduleGuard) {
 	budgetStats := func(g runner) any { return g.(*budget.Budget).Stats() }
 	throttleStats := func(g runner) any { return g.(*throttle.Throttle).Stats() }
 	chaosStats := func(g runner) any { return g.(*chaos.Injector).Stats() }
+	limiterStats := func(g runner) any { return g.(*adaptive.Limiter).Stats() }
 	usable = []moduleGuard{
 		{"breaker", func() runner { return breaker.New() }, breakerCounts},
 		{"bulkhead", func() runner { return bulkhead.New(1) }, bulkheadStats},
@@ -49,6 +47,7 @@ func moduleGuards() (usable, zero []moduleGuard) {
 		{"ratio_budget", func() runner { return budget.NewRatio() }, budgetStats},
 		{"throttle", func() runner { return throttle.New() }, throttleStats},
 		{"chaos", func() runner { return chaos.New(chaos.Config{LatencyProbability: 1}) }, chaosStats},
+		{"limiter", func() runner { return adaptive.New() }, limiterStats},
 	}
 	zero = []moduleGuard{
 		{"breaker", func() runner { return &breaker.Breaker{} }, breakerCounts},
@@ -57,6 +56,7 @@ func moduleGuards() (usable, zero []moduleGuard) {
 		{"budget", func() runner { return &budget.Budget{} }, budgetStats},
 		{"throttle", func() runner { return &throttle.Throttle{} }, throttleStats},
 		{"chaos", func() runner { return &chaos.Injector{} }, chaosStats},
+		{"limiter", func() runner { return &adaptive.Limiter{} }, limiterStats},
 	}
 	return usable, zero
 }
@@ -64,42 +64,11 @@ func moduleGuards() (usable, zero []moduleGuard) {
 // Every guard's Run is guard.Run: it runs an admitted call once and
 // returns its error; it refuses a context already done before the guard is
 // asked, counting nothing; it reports a nil context or function, both
-// named; and a panic goes on.
+// named; and a panic goes on (guardtest.RunIsGuardRun).
 func TestModuleGuardsRun(t *testing.T) {
 	usable, _ := moduleGuards()
-	errStop := errors.New("shutting down")
-	done, cancel := context.WithCancelCause(context.Background())
-	cancel(errStop)
 	for _, mg := range usable {
-		t.Run(mg.name, func(t *testing.T) {
-			g := mg.make()
-			calls := 0
-			if err := g.Run(context.Background(), func(context.Context) error { calls++; return io.EOF }); err != io.EOF || calls != 1 {
-				t.Errorf("Run = %v after %d calls, want fn's error after 1", err, calls)
-			}
-
-			before := mg.counts(g)
-			err := g.Run(done, func(context.Context) error { calls++; return nil })
-			if !errors.Is(err, backoff.ErrRefused) || !errors.Is(err, errStop) || calls != 1 {
-				t.Errorf("Run(done) = %v after %d more calls, want a refusal wrapping the cause, fn not called", err, calls-1)
-			}
-			if after := mg.counts(g); after != before {
-				t.Errorf("Run(done) changed the counts from %+v to %+v: the guard was asked", before, after)
-			}
-
-			//lint:ignore SA1012 a nil context is what is being tested
-			err = g.Run(nil, nil)
-			if !errors.Is(err, backoff.ErrInvalidConfiguration) || guard.IsRefusal(err) ||
-				!contains(err, "nil context") || !contains(err, "nil function") {
-				t.Errorf("Run(nil, nil) = %v, want ErrInvalidConfiguration naming both", err)
-			}
-
-			g = mg.make()
-			v := recovered(func() { _ = g.Run(context.Background(), func(context.Context) error { panic("boom") }) })
-			if v != "boom" {
-				t.Errorf("recovered %v, want fn's panic", v)
-			}
-		})
+		t.Run(mg.name, func(t *testing.T) { guardtest.RunIsGuardRun(t, mg.make, mg.counts) })
 	}
 }
 

@@ -255,7 +255,7 @@ func TestNilRequest(t *testing.T) {
 	if resp != nil || !errors.Is(err, ErrInvalidConfiguration) {
 		t.Fatalf("got %v, %v; want an error", resp, err)
 	}
-	mustContain(t, err.Error(), "backoff: invalid configuration: httpretry.Transport.RoundTrip was given a nil request")
+	mustContain(t, err.Error(), "backoff: invalid configuration: httpretry: RoundTrip was given a nil request")
 }
 
 // With WithClock, the context's deadline is read on the clock: a deadline

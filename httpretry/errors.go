@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/setting"
 )
 
 var (
@@ -24,8 +25,9 @@ var (
 	// option it cannot use, and when the BackOff from WithBackOff fails
 	// during a request (it returns a negative wait). It is the core package's
 	// backoff.ErrInvalidConfiguration, so either can be matched; the
-	// message names the setting, as the core's own do:
-	// "backoff: invalid configuration: httpretry.WithMaxRetryAfter(-1s): ...".
+	// message names the setting, in the words of every package of the
+	// module: "backoff: invalid configuration: httpretry: WithMaxRetryAfter
+	// was given a negative duration (-1s)".
 	ErrInvalidConfiguration = backoff.ErrInvalidConfiguration
 )
 
@@ -122,12 +124,12 @@ func (e *getBodyError) Unwrap() []error {
 	return []error{ErrBodyNotReplayable, e.err}
 }
 
-// invalidf returns an error that matches ErrInvalidConfiguration and names
-// the setting it cannot use, in the form the core package's own
-// configuration errors take.
-func invalidf(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrInvalidConfiguration, fmt.Sprintf(format, args...))
-}
+// settings makes the errors of the settings a Transport, or a retry stage
+// made by Retry, cannot use.
+const settings = setting.Package("httpretry")
+
+// errZero is the error of a Transport NewTransport did not make.
+var errZero = settings.NotMade("Transport", "NewTransport")
 
 // errNilResponse is returned when the base RoundTripper breaks its contract
 // by returning neither a response nor an error.
@@ -135,4 +137,4 @@ var errNilResponse = errors.New("httpretry: the base RoundTripper returned a nil
 
 // errNoResponse is returned when a Policy given to WithPolicy ends a
 // request with neither an error nor a response: only a Fallback stage can.
-var errNoResponse = invalidf("httpretry.WithPolicy: the Policy returned no response and no error: a Fallback stage cannot make a response")
+var errNoResponse = settings.Invalid("WithPolicy was given a Policy that returned no response and no error: a Fallback stage cannot make a response")

@@ -17,6 +17,7 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/setting"
 )
 
 // server is a loopback test server that counts the requests it handles and
@@ -232,7 +233,7 @@ func (c *skipClock) Timer(d time.Duration) *clock.Timer {
 	c.now = c.now.Add(d)
 	c.waits = append(c.waits, d)
 	c.mu.Unlock()
-	return realClock.Timer(0)
+	return setting.RealClock.Timer(0)
 }
 
 // advance moves the time forward by d, as an attempt that takes d would.

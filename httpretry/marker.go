@@ -89,7 +89,7 @@ func (c *call) check() error {
 
 // invalidPolicy is the configuration error of the Policy's misuse.
 func (c *call) invalidPolicy() error {
-	return invalidf("httpretry.WithPolicy: the Policy cannot run the Transport's requests: %s; it must hold exactly one retry stage, made by httpretry.Retry", c.misused)
+	return settings.Invalid("WithPolicy was given a Policy that cannot run the Transport's requests: %s; it must hold exactly one retry stage, made by httpretry.Retry", c.misused)
 }
 
 // misuseError returns the error RoundTrip reports for a Policy that

@@ -9,6 +9,7 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/setting"
 	"github.com/herdsafe/backoff/internal/typednil"
 	"github.com/herdsafe/backoff/policy"
 )
@@ -72,33 +73,19 @@ func newConfig() config {
 		methods:       defaultMethods,
 		idemHeaders:   defaultIdempotencyHeaders,
 		maxRetryAfter: DefaultMaxRetryAfter,
-		clock:         realClock,
+		clock:         setting.RealClock,
 		random:        rand.Float64,
 		name:          "httpretry",
 	}
 }
 
-// apply applies opts to c.
-func (c *config) apply(opts []Option) {
-	for _, opt := range opts {
-		if opt == nil {
-			c.fail("an httpretry.Option is nil")
-			continue
-		}
-		opt(c)
-	}
-}
-
-func (c *config) fail(format string, args ...any) {
-	if c.err == nil {
-		c.err = invalidf(format, args...)
-	}
-}
+// fail records the first invalid setting.
+func (c *config) fail(format string, args ...any) { settings.Fail(&c.err, format, args...) }
 
 // transport records that the option named name configures the Transport.
 func (c *config) transport(name string) {
 	if c.transportOpt == "" {
-		c.transportOpt = "httpretry." + name
+		c.transportOpt = name
 	}
 }
 
@@ -107,7 +94,7 @@ func (c *config) transport(name string) {
 // it (see checked).
 func (c *config) stage(name string, ro backoff.RetryOption) {
 	if c.stageOpt == "" {
-		c.stageOpt = "httpretry." + name
+		c.stageOpt = name
 	}
 	if ro != nil && c.checked(name, ro) {
 		c.retry = append(c.retry, ro)
@@ -124,9 +111,9 @@ func (c *config) checked(name string, ro backoff.RetryOption) bool {
 	}
 	msg := strings.TrimPrefix(err.Error(), backoff.ErrInvalidConfiguration.Error()+": ")
 	if strings.HasPrefix(msg, name+" ") {
-		c.fail("httpretry.%s", msg)
+		c.fail("%s", msg)
 	} else {
-		c.fail("httpretry.%s: %s", name, msg)
+		c.fail("%s: %s", name, msg)
 	}
 	return false
 }
@@ -143,7 +130,7 @@ func (c *config) stageOptions(withMarker bool) []backoff.RetryOption {
 		backoff.WithBackOff(defaultBackOff),
 		backoff.WithMaxTries(DefaultMaxTries),
 		backoff.WithMaxElapsedTime(DefaultMaxElapsedTime),
-		backoff.WithClock(realClock),
+		backoff.WithClock(setting.RealClock),
 	)
 	ro = append(ro, c.retry...)
 	ro = append(ro, backoff.WithNotify(discardRetried))
@@ -170,10 +157,6 @@ func DefaultBackOff() backoff.BackOff { return policy.DefaultBackOff() }
 // request runs on a clone of it.
 var defaultBackOff = DefaultBackOff()
 
-// realClock is the clock of every Transport built without WithClock: the
-// time package, which is virtual inside a testing/synctest bubble.
-var realClock = clock.New()
-
 // WithBackOff sets the BackOff that computes the wait before each retry.
 // A Transport serves many requests at once, and each request runs on its
 // own copy of b, made by its Clone method (the core package's rule, stated
@@ -187,7 +170,7 @@ func WithBackOff(b backoff.BackOff) Option {
 	return func(c *config) {
 		c.stage("WithBackOff", backoff.WithBackOff(b))
 		if _, ok := b.(backoff.Cloner); !ok && b != nil && !typednil.Is(b) {
-			c.fail("httpretry.WithBackOff was given a %T, which has no Clone method (see backoff.Cloner): a Transport's requests each need a copy of their own", b)
+			c.fail("WithBackOff was given a %T, which has no Clone method (see backoff.Cloner): a Transport's requests each need a copy of their own", b)
 		}
 	}
 }
@@ -235,10 +218,7 @@ func WithMaxElapsedTime(d time.Duration) Option {
 func WithRetryable(retryable func(req *http.Request, resp *http.Response, err error) bool) Option {
 	return func(c *config) {
 		c.transport("WithRetryable")
-		if retryable == nil {
-			c.fail("httpretry.WithRetryable was given a nil classifier")
-		}
-		c.retryable = retryable
+		setting.NotNil(settings, &c.err, &c.retryable, retryable, "WithRetryable", "classifier")
 	}
 }
 
@@ -257,12 +237,12 @@ func WithRetryableMethods(methods ...string) Option {
 		c.transport("WithRetryableMethods")
 		for _, m := range methods {
 			if !validToken(m) {
-				c.fail("httpretry.WithRetryableMethods(%q): not a valid method", m)
+				c.fail("WithRetryableMethods was given %q, which is not a valid method", m)
 				continue
 			}
 			for _, std := range standardMethods {
 				if m != std && strings.EqualFold(m, std) {
-					c.fail("httpretry.WithRetryableMethods(%q): methods are case-sensitive; did you mean %q?", m, std)
+					c.fail("WithRetryableMethods was given %q: methods are case-sensitive; did you mean %q?", m, std)
 				}
 			}
 		}
@@ -286,7 +266,7 @@ func WithIdempotencyKeyHeader(name string) Option {
 			return
 		}
 		if !validToken(name) {
-			c.fail("httpretry.WithIdempotencyKeyHeader(%q): not a valid header name", name)
+			c.fail("WithIdempotencyKeyHeader was given %q, which is not a valid header name", name)
 		}
 		c.idemHeaders = []string{http.CanonicalHeaderKey(name)}
 	}
@@ -309,10 +289,7 @@ func WithIdempotencyKeyHeader(name string) Option {
 func WithMaxRetryAfter(d time.Duration) Option {
 	return func(c *config) {
 		c.transport("WithMaxRetryAfter")
-		if d < 0 {
-			c.fail("httpretry.WithMaxRetryAfter(%v): the duration is negative", d)
-		}
-		c.maxRetryAfter = d
+		setting.NotNegative(settings, &c.err, &c.maxRetryAfter, d, "WithMaxRetryAfter")
 	}
 }
 
@@ -326,10 +303,7 @@ func WithMaxRetryAfter(d time.Duration) Option {
 func WithRandom(fn func() float64) Option {
 	return func(c *config) {
 		c.transport("WithRandom")
-		if fn == nil {
-			c.fail("httpretry.WithRandom was given a nil function")
-		}
-		c.random = fn
+		setting.NotNil(settings, &c.err, &c.random, fn, "WithRandom", "function")
 	}
 }
 

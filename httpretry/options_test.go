@@ -3,14 +3,15 @@ package httpretry
 import (
 	"context"
 	"errors"
-	"github.com/benbjohnson/clock"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/policy"
 )
 
 // Every invalid setting is reported by RoundTrip, which sends nothing and
@@ -21,24 +22,24 @@ func TestInvalidConfiguration(t *testing.T) {
 		opts []Option
 		want string
 	}{
-		{"negative_elapsed", []Option{WithMaxElapsedTime(-time.Second)}, "httpretry.WithMaxElapsedTime was given a negative duration (-1s)"},
-		{"negative_retry_after", []Option{WithMaxRetryAfter(-1)}, "httpretry.WithMaxRetryAfter(-1ns)"},
-		{"nil_classifier", []Option{WithRetryable(nil)}, "httpretry.WithRetryable was given a nil classifier"},
-		{"nil_backoff", []Option{WithBackOff(nil)}, "httpretry.WithBackOff was given a nil BackOff"},
+		{"negative_elapsed", []Option{WithMaxElapsedTime(-time.Second)}, "httpretry: WithMaxElapsedTime was given a negative duration (-1s)"},
+		{"negative_retry_after", []Option{WithMaxRetryAfter(-1)}, "httpretry: WithMaxRetryAfter was given a negative duration (-1ns)"},
+		{"nil_classifier", []Option{WithRetryable(nil)}, "httpretry: WithRetryable was given a nil classifier"},
+		{"nil_backoff", []Option{WithBackOff(nil)}, "httpretry: WithBackOff was given a nil BackOff"},
 		{"typed_nil_backoff", []Option{WithBackOff((*backoff.ExponentialBackOff)(nil))}, "nil *ExponentialBackOff"},
 		{"typed_nil_constant", []Option{WithBackOff((*backoff.ConstantBackOff)(nil))}, "nil *ConstantBackOff"},
-		{"typed_nil_own_backoff", []Option{WithBackOff((*cloningBackOff)(nil))}, "httpretry.WithBackOff: the BackOff is a nil *httpretry.cloningBackOff"},
+		{"typed_nil_own_backoff", []Option{WithBackOff((*cloningBackOff)(nil))}, "httpretry: WithBackOff: the BackOff is a nil *httpretry.cloningBackOff"},
 		{"backoff_without_clone", []Option{WithBackOff(plainBackOff{})}, "has no Clone method"},
 		{"invalid_backoff", []Option{WithBackOff(backoff.NewConstantBackOff(-1))}, "Interval is negative"},
-		{"lowercase_method", []Option{WithRetryableMethods("GET", "post")}, `httpretry.WithRetryableMethods("post"): methods are case-sensitive; did you mean "POST"?`},
-		{"bad_method", []Option{WithRetryableMethods("GE T")}, "not a valid method"},
+		{"lowercase_method", []Option{WithRetryableMethods("GET", "post")}, `httpretry: WithRetryableMethods was given "post": methods are case-sensitive; did you mean "POST"?`},
+		{"bad_method", []Option{WithRetryableMethods("GE T")}, `httpretry: WithRetryableMethods was given "GE T", which is not a valid method`},
 		{"empty_method", []Option{WithRetryableMethods("")}, "not a valid method"},
-		{"bad_header", []Option{WithIdempotencyKeyHeader("Idempotency Key")}, "not a valid header name"},
-		{"nil_instrumenter", []Option{WithInstrumenter(nil)}, "httpretry.WithInstrumenter was given a nil Instrumenter"},
-		{"nil_clock", []Option{WithClock(nil)}, "httpretry.WithClock was given a nil clock"},
-		{"typed_nil_clock", []Option{WithClock((*clock.Mock)(nil))}, "httpretry.WithClock was given a nil *clock.Mock"},
-		{"typed_nil_instrumenter", []Option{WithInstrumenter((*recordingInstrumenter)(nil))}, "httpretry.WithInstrumenter was given a nil Instrumenter"},
-		{"nil_option", []Option{nil}, "an httpretry.Option is nil"},
+		{"bad_header", []Option{WithIdempotencyKeyHeader("Idempotency Key")}, `httpretry: WithIdempotencyKeyHeader was given "Idempotency Key", which is not a valid header name`},
+		{"nil_instrumenter", []Option{WithInstrumenter(nil)}, "httpretry: WithInstrumenter was given a nil Instrumenter"},
+		{"nil_clock", []Option{WithClock(nil)}, "httpretry: WithClock was given a nil clock"},
+		{"typed_nil_clock", []Option{WithClock((*clock.Mock)(nil))}, "httpretry: WithClock was given a nil *clock.Mock"},
+		{"typed_nil_instrumenter", []Option{WithInstrumenter((*recordingInstrumenter)(nil))}, "httpretry: WithInstrumenter was given a nil Instrumenter"},
+		{"nil_option", []Option{nil}, "httpretry: NewTransport was given a nil Option"},
 		{"first_reported", []Option{WithMaxElapsedTime(-1), WithRetryable(nil)}, "WithMaxElapsedTime"},
 	}
 	srv := statusServer(t, 200)
@@ -65,10 +66,24 @@ func TestInvalidConfiguration(t *testing.T) {
 		t.Errorf("%d requests were sent", srv.hits.Load())
 	}
 
-	var zero Transport
-	_, err := get(t, &zero, srv.URL)
-	if !errors.Is(err, ErrInvalidConfiguration) {
-		t.Errorf("the zero Transport gave %v, want ErrInvalidConfiguration", err)
+	for _, rt := range []*Transport{{}, nil} {
+		body := &trackedBody{Reader: strings.NewReader("x")}
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, body)
+		_, err := rt.RoundTrip(req)
+		if !errors.Is(err, ErrInvalidConfiguration) || !strings.HasSuffix(err.Error(), "httpretry: a zero or nil Transport; make one with NewTransport") {
+			t.Errorf("the Transport %#v gave %v, want ErrInvalidConfiguration saying it was not made by NewTransport", rt, err)
+		}
+		if !body.closed.Load() {
+			t.Error("the body was not closed")
+		}
+	}
+	if srv.hits.Load() != 0 {
+		t.Errorf("%d requests were sent", srv.hits.Load())
+	}
+	stage := policy.New(Retry(WithMaxTries(2), nil))
+	if err := stage.DoErr(context.Background(), func(context.Context) error { return nil }); !errors.Is(err, ErrInvalidConfiguration) ||
+		!strings.Contains(err.Error(), "httpretry: Retry was given a nil Option") {
+		t.Errorf("Retry with a nil Option: %v, want it named", err)
 	}
 }
 

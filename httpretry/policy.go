@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/setting"
 	"github.com/herdsafe/backoff/policy"
 )
 
@@ -60,10 +61,7 @@ import (
 func WithPolicy(p *policy.Policy) Option {
 	return func(c *config) {
 		c.transport("WithPolicy")
-		if p == nil {
-			c.fail("httpretry.WithPolicy was given a nil *policy.Policy")
-		}
-		c.policy = p
+		setting.NotNil(settings, &c.err, &c.policy, p, "WithPolicy", "*policy.Policy")
 	}
 }
 
@@ -84,12 +82,12 @@ func WithPolicy(p *policy.Policy) Option {
 // a retry stage like any other, with a Transport's defaults.
 func Retry(opts ...Option) policy.Stage {
 	c := newConfig()
-	c.apply(opts)
+	setting.Apply(settings, &c.err, "Retry", &c, opts)
 	switch {
 	case c.err != nil:
 		return invalidStage(c.err)
 	case c.transportOpt != "":
-		return invalidStage(invalidf("%s configures a Transport, not its retry stage: give it to httpretry.NewTransport", c.transportOpt))
+		return invalidStage(settings.Invalid("%s configures a Transport, not its retry stage: give it to httpretry.NewTransport", c.transportOpt))
 	}
 	return policy.Retry(c.stageOptions(true)...)
 }

@@ -338,7 +338,7 @@ func TestPolicyMisuse(t *testing.T) {
 			}
 			cause := fmt.Sprint(asBackoffError(t, err).Cause)
 			mustContain(t, cause, c.want)
-			mustContain(t, cause, "httpretry.WithPolicy")
+			mustContain(t, cause, "httpretry: WithPolicy was given a Policy that cannot run the Transport's requests: ")
 			if srv.hits.Load() != c.sent {
 				t.Errorf("%d requests sent; want %d", srv.hits.Load(), c.sent)
 			}
@@ -356,16 +356,16 @@ func TestPolicyOptions(t *testing.T) {
 		opts []Option
 		want string
 	}{
-		{"nil_policy", []Option{WithPolicy(nil)}, "httpretry.WithPolicy was given a nil *policy.Policy"},
+		{"nil_policy", []Option{WithPolicy(nil)}, "httpretry: WithPolicy was given a nil *policy.Policy"},
 		{"stage_option_with_policy", []Option{WithPolicy(policy.New(Retry())), WithMaxTries(2)},
-			"httpretry.WithMaxTries configures the Transport's own retry stage, which WithPolicy replaces: give it to httpretry.Retry"},
-		{"logger_with_policy", []Option{WithLogger(nil), WithPolicy(policy.New(Retry()))}, "httpretry.WithLogger configures the Transport's own retry stage"},
+			"httpretry: WithMaxTries configures the Transport's own retry stage, which WithPolicy replaces: give it to httpretry.Retry"},
+		{"logger_with_policy", []Option{WithLogger(nil), WithPolicy(policy.New(Retry()))}, "httpretry: WithLogger configures the Transport's own retry stage"},
 		{"transport_option_in_retry", []Option{WithPolicy(policy.New(Retry(WithMaxRetryAfter(time.Second))))},
-			"stage 1: backoff: invalid configuration: httpretry.WithMaxRetryAfter configures a Transport, not its retry stage"},
+			"stage 1: backoff: invalid configuration: httpretry: WithMaxRetryAfter configures a Transport, not its retry stage"},
 		{"invalid_retry", []Option{WithPolicy(policy.New(Retry(WithBackOff(plainBackOff{}))))}, "has no Clone method"},
-		{"invalid_core_option_in_retry", []Option{WithPolicy(policy.New(Retry(WithMaxElapsedTime(-1))))}, "httpretry.WithMaxElapsedTime was given a negative duration"},
+		{"invalid_core_option_in_retry", []Option{WithPolicy(policy.New(Retry(WithMaxElapsedTime(-1))))}, "httpretry: WithMaxElapsedTime was given a negative duration"},
 		{"invalid_policy", []Option{WithPolicy(policy.New(Retry(), policy.Timeout(-1)))}, "Timeout was given a duration that is not positive"},
-		{"nil_random", []Option{WithRandom(nil)}, "httpretry.WithRandom was given a nil function"},
+		{"nil_random", []Option{WithRandom(nil)}, "httpretry: WithRandom was given a nil function"},
 	}
 	srv := statusServer(t, 200)
 	for _, c := range cases {

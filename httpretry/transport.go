@@ -10,6 +10,7 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/setting"
 	"github.com/herdsafe/backoff/internal/typednil"
 	"github.com/herdsafe/backoff/policy"
 )
@@ -25,8 +26,8 @@ import (
 //
 // A Transport is immutable once built and safe for concurrent use, as long
 // as its base RoundTripper, classifier, instrumenters and guards are. The
-// zero Transport is not usable: its RoundTrip reports
-// ErrInvalidConfiguration.
+// zero Transport, and a nil *Transport, are not usable: their RoundTrip
+// reports ErrInvalidConfiguration.
 type Transport struct {
 	base          http.RoundTripper
 	retryable     func(*http.Request, *http.Response, error) bool
@@ -52,17 +53,20 @@ var defaultIdempotencyHeaders = []string{"Idempotency-Key", "X-Idempotency-Key"}
 //
 // NewTransport returns no error, so that it fits in an http.Client literal:
 // an option given a value it cannot use makes every RoundTrip fail, before
-// sending anything, with an error matching ErrInvalidConfiguration.
+// sending anything, with an error matching ErrInvalidConfiguration. A bad
+// base and the first bad option are both reported.
 func NewTransport(base http.RoundTripper, opts ...Option) *Transport {
 	c := newConfig()
+	var baseErr error
 	switch {
 	case base == nil:
 		base = http.DefaultTransport
 	case typednil.Is(base):
-		c.fail("httpretry.NewTransport was given a nil %T", base)
+		baseErr = settings.Invalid("NewTransport was given a nil %T", base)
 		base = nil // so that CloseIdleConnections does not call it either
 	}
-	c.apply(opts)
+	setting.Apply(settings, &c.err, "NewTransport", &c, opts)
+	c.err = setting.Join(baseErr, c.err)
 	t := &Transport{
 		base:          base,
 		retryable:     c.retryable,
@@ -79,7 +83,7 @@ func NewTransport(base http.RoundTripper, opts ...Option) *Transport {
 	case t.err != nil:
 		return t
 	case t.policy != nil && c.stageOpt != "":
-		t.err = invalidf("%s configures the Transport's own retry stage, which WithPolicy replaces: give it to httpretry.Retry, in the Policy", c.stageOpt)
+		t.err = settings.Invalid("%s configures the Transport's own retry stage, which WithPolicy replaces: give it to httpretry.Retry, in the Policy", c.stageOpt)
 		return t
 	case t.policy != nil:
 		t.marked = true
@@ -133,13 +137,13 @@ func NewTransport(base http.RoundTripper, opts ...Option) *Transport {
 // closes every response and body it holds before the panic goes on.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req == nil {
-		return nil, &backoff.Error{Cause: invalidf("httpretry.Transport.RoundTrip was given a nil request")}
+		return nil, &backoff.Error{Cause: settings.Invalid("RoundTrip was given a nil request")}
 	}
-	if t.err != nil || t.policy == nil {
+	if t == nil || t.err != nil || t.policy == nil {
 		closeBody(req)
-		err := t.err
-		if err == nil {
-			err = invalidf("the httpretry.Transport was not built with NewTransport")
+		err := errZero
+		if t != nil && t.err != nil {
+			err = t.err
 		}
 		return nil, &backoff.Error{Cause: err}
 	}

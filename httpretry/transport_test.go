@@ -297,7 +297,7 @@ func TestTypedNilBase(t *testing.T) {
 		if !errors.Is(err, ErrInvalidConfiguration) {
 			t.Fatalf("%T: error %v does not match ErrInvalidConfiguration", base, err)
 		}
-		mustContain(t, err.Error(), fmt.Sprintf("backoff: invalid configuration: httpretry.NewTransport was given a nil %T", base))
+		mustContain(t, err.Error(), fmt.Sprintf("backoff: invalid configuration: httpretry: NewTransport was given a nil %T", base))
 		if e := asBackoffError(t, err); e.Attempts != 0 || e.LastErr != nil {
 			t.Errorf("%T: %+v; want no attempt", base, e)
 		}
@@ -305,6 +305,13 @@ func TestTypedNilBase(t *testing.T) {
 			t.Errorf("%T: the body was not closed", base)
 		}
 		rt.CloseIdleConnections()
+	}
+	// A bad base and a bad option are both reported, the base first.
+	_, err := get(t, NewTransport((*http.Transport)(nil), WithMaxRetryAfter(-1), WithRandom(nil)), "http://127.0.0.1/")
+	msg := fmt.Sprint(err)
+	base, opt := strings.Index(msg, "NewTransport was given a nil *http.Transport"), strings.Index(msg, "WithMaxRetryAfter")
+	if !errors.Is(err, ErrInvalidConfiguration) || base < 0 || opt < base || strings.Contains(msg, "WithRandom") {
+		t.Errorf("got %q; want the base and the first bad option, in that order", msg)
 	}
 }
 

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/bulkhead"
+	"github.com/herdsafe/backoff/internal/setting"
 )
 
 // ErrLimitExceeded is matched, with errors.Is, by every refusal of a
@@ -61,17 +61,13 @@ func canceled(ctx context.Context) error {
 	return &contextError{cause: context.Cause(ctx), err: ctx.Err()}
 }
 
-// invalidf returns an error that matches backoff.ErrInvalidConfiguration
-// and names the setting at fault.
-func invalidf(format string, args ...any) error {
-	return fmt.Errorf("%w: limiter: %s", backoff.ErrInvalidConfiguration, fmt.Sprintf(format, args...))
-}
+// settings makes the errors of the settings a Limiter cannot use.
+const settings = setting.Package("limiter")
 
-// errZeroValue is the error of a Limiter not made by New.
-var errZeroValue = invalidf("a zero or nil Limiter; make one with New")
-
-// errNilContext is the error of Allow given a nil context.
-var errNilContext = invalidf("Allow was given a nil context")
+var (
+	errNilContext = settings.NilContext()              // of Allow given a nil context
+	errZero       = settings.NotMade("Limiter", "New") // of a Limiter New did not make
+)
 
 // errUnbalanced is the panic of a Record with no call in flight.
 const errUnbalanced = "limiter: Record without a call in flight (Record called twice, or without Allow)"

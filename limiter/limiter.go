@@ -115,15 +115,7 @@ const (
 // every call with it: New never panics, so that it fits inline in
 // policy.New, which reports it.
 func New(opts ...Option) *Limiter {
-	cfg := defaults()
-	for _, o := range opts {
-		if o == nil {
-			cfg.fail("New was given a nil Option")
-			continue
-		}
-		o(&cfg)
-	}
-	cfg.check()
+	cfg := newConfig(opts)
 	l := &Limiter{cfg: cfg, clock: cfg.clock, err: cfg.err}
 	thresholds := [numPriorities]float64{cfg.low, cfg.standard, 1}
 	l.prioritized = cfg.low < 1 || cfg.standard < 1
@@ -150,15 +142,10 @@ func New(opts ...Option) *Limiter {
 // It makes the Limiter a [guard.Validator]: policy.Guard calls it, so that
 // a Policy with a bad Limiter fails every call before running anything.
 func (l *Limiter) Validate() error {
-	switch {
-	case l == nil:
-		return errZeroValue
-	case l.err != nil:
-		return l.err
-	case !l.ready:
-		return errZeroValue
+	if l == nil || (l.err == nil && !l.ready) {
+		return errZero
 	}
-	return nil
+	return l.err
 }
 
 // Allow asks to admit a call. A nil error admits it: make the call, then
@@ -174,11 +161,14 @@ func (l *Limiter) Validate() error {
 // may use (read from ctx with bulkhead.PriorityFrom) is refused at once
 // with a [ShedError]. A caller whose ctx is done, before it asks or while
 // it waits, is refused with an error that matches ctx.Err() and
-// context.Cause(ctx), and not ErrLimitExceeded. A nil ctx is refused with
-// an error matching [backoff.ErrInvalidConfiguration].
+// context.Cause(ctx), and not ErrLimitExceeded. A Limiter that cannot be
+// used (see Validate) refuses every call with its configuration error. A
+// nil ctx is refused with an error matching
+// [backoff.ErrInvalidConfiguration], as every guard of this repository
+// refuses it.
 func (l *Limiter) Allow(ctx context.Context, _ guard.Call) (guard.Permit, error) {
 	i := standardIndex
-	if ctx != nil && ctx.Err() == nil {
+	if l != nil && ctx != nil && ctx.Err() == nil {
 		if l.prioritized {
 			i = index(bulkhead.PriorityFrom(ctx))
 		}
@@ -213,8 +203,9 @@ func (l *Limiter) stamp() uint64 {
 // often; an extra Record that finds another call in flight frees that
 // call's place, as an extra sync.WaitGroup.Done would. The Permit must be
 // one this Limiter's Allow returned, or the latency it measures is wrong.
+// A Limiter that cannot be used (see Validate) records nothing.
 func (l *Limiter) Record(p guard.Permit, o guard.Outcome) {
-	if !l.ready {
+	if l == nil || !l.ready {
 		return
 	}
 	if o.Abandoned || (o.Err != nil && guard.IsRefusal(o.Err)) {
@@ -264,6 +255,8 @@ func (l *Limiter) failed(now int64) {
 // records how it ended when fn returns, and returns fn's error. The call's
 // place is freed if fn panics too (the call then counts as a failure, the
 // Limiter counting [guard.ErrPanicked] as one), and the panic goes on. A
+// ctx done already is refused before the Limiter is asked, as guard.Run
+// refuses one (see package guard): Stats does not count it as Canceled. A
 // nil ctx or fn is reported as an error matching
 // [backoff.ErrInvalidConfiguration].
 func (l *Limiter) Run(ctx context.Context, fn func(context.Context) error) error {
@@ -371,7 +364,7 @@ func (l *Limiter) acquire(ctx context.Context, i int) error {
 	switch {
 	case ctx == nil:
 		return errNilContext
-	case !l.ready:
+	case l == nil || !l.ready:
 		return l.Validate()
 	case ctx.Err() != nil:
 		l.canceled.Add(1)

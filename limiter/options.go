@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/benbjohnson/clock"
-	"github.com/herdsafe/backoff/internal/typednil"
+	"github.com/herdsafe/backoff/internal/setting"
 )
 
 // Defaults of a Limiter that New is given no option for.
@@ -76,16 +76,12 @@ func defaults() config {
 		decrease: DefaultDecrease,
 		window:   DefaultWindow, samples: DefaultWindowSamples, baseline: DefaultBaseline,
 		low: 1, standard: 1,
-		clock: clock.New(),
+		clock: setting.RealClock,
 	}
 }
 
 // fail records the first setting that cannot be used.
-func (c *config) fail(format string, args ...any) {
-	if c.err == nil {
-		c.err = invalidf(format, args...)
-	}
-}
+func (c *config) fail(format string, args ...any) { settings.Fail(&c.err, format, args...) }
 
 // WithFloor sets the lowest the limit goes, however slow or failing the
 // dependency (default DefaultFloor, 1). It must be in [1, MaxLimit], and
@@ -93,13 +89,7 @@ func (c *config) fail(format string, args ...any) {
 // (WithInitialLimit); when no initial limit is given, the initial limit is
 // raised to the floor if it is below it.
 func WithFloor(n int) Option {
-	return func(c *config) {
-		if n < 1 || n > MaxLimit {
-			c.fail("WithFloor(%d): the floor must be in [1, %d]", n, MaxLimit)
-			return
-		}
-		c.floor = n
-	}
+	return func(c *config) { setting.Between(settings, &c.err, &c.floor, n, 1, MaxLimit, "WithFloor") }
 }
 
 // WithCeiling sets the highest the limit goes, however fast the dependency
@@ -107,13 +97,7 @@ func WithFloor(n int) Option {
 // below the floor or the initial limit; when no initial limit is given, the
 // initial limit is lowered to the ceiling if it is above it.
 func WithCeiling(n int) Option {
-	return func(c *config) {
-		if n < 1 || n > MaxLimit {
-			c.fail("WithCeiling(%d): the ceiling must be in [1, %d]", n, MaxLimit)
-			return
-		}
-		c.ceiling = n
-	}
+	return func(c *config) { setting.Between(settings, &c.err, &c.ceiling, n, 1, MaxLimit, "WithCeiling") }
 }
 
 // WithInitialLimit sets the limit the Limiter starts with, before it has
@@ -121,11 +105,9 @@ func WithCeiling(n int) Option {
 // MaxLimit], and between the floor and the ceiling.
 func WithInitialLimit(n int) Option {
 	return func(c *config) {
-		if n < 1 || n > MaxLimit {
-			c.fail("WithInitialLimit(%d): the initial limit must be in [1, %d]", n, MaxLimit)
-			return
+		if setting.Between(settings, &c.err, &c.initial, n, 1, MaxLimit, "WithInitialLimit") {
+			c.initialSet = true
 		}
-		c.initial, c.initialSet = n, true
 	}
 }
 
@@ -241,11 +223,7 @@ func WithBaseline(d time.Duration) Option {
 // an invalid configuration.
 func WithIsFailure(fn func(error) bool) Option {
 	return func(c *config) {
-		if fn == nil {
-			c.fail("WithIsFailure was given a nil classifier")
-			return
-		}
-		c.isFailure = fn
+		setting.NotNil(settings, &c.err, &c.isFailure, fn, "WithIsFailure", "classifier")
 	}
 }
 
@@ -257,13 +235,7 @@ func WithIsFailure(fn func(error) bool) Option {
 // is refused at once. n must be in [0, MaxLimit]. Keep the queue short: a
 // queue's wait is latency the limiter adds itself.
 func WithQueue(n int) Option {
-	return func(c *config) {
-		if n < 0 || n > MaxLimit {
-			c.fail("WithQueue(%d) is outside [0, %d]", n, MaxLimit)
-			return
-		}
-		c.queue = n
-	}
+	return func(c *config) { setting.Between(settings, &c.err, &c.queue, n, 0, MaxLimit, "WithQueue") }
 }
 
 // WithMaxWait bounds the time a queued caller waits: after d it is refused
@@ -272,13 +244,7 @@ func WithQueue(n int) Option {
 // its context lets it. A negative d is invalid, and so is a positive one
 // without a queue (WithQueue), since nobody would wait.
 func WithMaxWait(d time.Duration) Option {
-	return func(c *config) {
-		if d < 0 {
-			c.fail("WithMaxWait(%v) is negative", d)
-			return
-		}
-		c.maxWait = d
-	}
+	return func(c *config) { setting.NotNegative(settings, &c.err, &c.maxWait, d, "WithMaxWait") }
 }
 
 // WithPriorityThresholds makes the Limiter shed calls by the priority their
@@ -318,16 +284,20 @@ func WithPriorityThresholds(low, standard float64) Option {
 // time package's clock, which runs on virtual time inside a
 // testing/synctest bubble). Allow reads it once for each call it admits,
 // and Record once for each call it measures; its Timer is called only for
-// a caller about to queue with a maximum wait. A nil c, or a typed nil, is
+// a caller about to queue with a maximum wait. A nil c, typed or not, is
 // invalid.
 func WithClock(c clock.Clock) Option {
-	return func(cfg *config) {
-		if c == nil || typednil.Is(c) {
-			cfg.fail("WithClock was given a nil clock")
-			return
-		}
-		cfg.clock = c
-	}
+	return func(cfg *config) { settings.Clock(&cfg.clock, &cfg.err, c) }
+}
+
+// newConfig returns the configuration of the options, over the defaults:
+// the first setting that cannot be used, alone or with the others, in its
+// err.
+func newConfig(opts []Option) config {
+	c := defaults()
+	setting.Apply(settings, &c.err, "New", &c, opts)
+	c.check()
+	return c
 }
 
 // check reports what is wrong with the settings taken together.

@@ -1,18 +1,14 @@
 package limiter_test
 
 import (
-	"context"
-	"errors"
 	"math"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/benbjohnson/clock"
-	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/guardtest"
 	"github.com/herdsafe/backoff/limiter"
-	"github.com/herdsafe/backoff/policy"
 )
 
 // A bad configuration is reported by Validate, naming the setting; the
@@ -52,52 +48,47 @@ func TestInvalidConfiguration(t *testing.T) {
 		{"zero baseline", limiter.New(limiter.WithBaseline(0)), "WithBaseline(0s)"},
 		{"baseline shorter than the window", limiter.New(limiter.WithBaseline(time.Second), limiter.WithWindow(2*time.Second, 10)), "shorter than the window"},
 		{"negative queue", limiter.New(limiter.WithQueue(-1)), "WithQueue(-1)"},
-		{"queue too large", limiter.New(limiter.WithQueue(limiter.MaxLimit + 1)), "WithQueue"},
-		{"negative wait", limiter.New(limiter.WithQueue(1), limiter.WithMaxWait(-time.Second)), "WithMaxWait(-1s)"},
+		{"queue too large", limiter.New(limiter.WithQueue(limiter.MaxLimit + 1)), "WithQueue(2147483648) is outside [0, 2147483647]"},
+		{"negative wait", limiter.New(limiter.WithQueue(1), limiter.WithMaxWait(-time.Second)), "WithMaxWait was given a negative duration (-1s)"},
 		{"wait without a queue", limiter.New(limiter.WithMaxWait(time.Second)), "without WithQueue"},
 		{"thresholds out of order", limiter.New(limiter.WithPriorityThresholds(0.9, 0.5)), "out of order"},
 		{"zero low threshold", limiter.New(limiter.WithPriorityThresholds(0, 0.5)), "low threshold"},
 		{"standard threshold above 1", limiter.New(limiter.WithPriorityThresholds(0.5, 1.5)), "standard threshold"},
 		{"NaN threshold", limiter.New(limiter.WithPriorityThresholds(nan, 0.8)), "WithPriorityThresholds(NaN, 0.8)"},
 		{"nil clock", limiter.New(limiter.WithClock(nil)), "nil clock"},
-		{"typed nil clock", limiter.New(limiter.WithClock(typedNil)), "nil clock"},
+		{"typed nil clock", limiter.New(limiter.WithClock(typedNil)), "WithClock was given a nil *clock.Mock"},
 		{"nil classifier", limiter.New(limiter.WithIsFailure(nil)), "nil classifier"},
-		{"nil option", limiter.New(nil), "nil Option"},
+		{"nil option", limiter.New(nil), "New was given a nil Option"},
 		{"first error wins", limiter.New(limiter.WithFloor(0), limiter.WithQueue(-1)), "WithFloor(0)"},
 		{"zero Limiter", new(limiter.Limiter), "zero or nil Limiter"},
 		{"nil *Limiter", (*limiter.Limiter)(nil), "zero or nil Limiter"},
 	}
-	ctx := context.Background()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := c.l.Validate()
-			if !errors.Is(err, backoff.ErrInvalidConfiguration) || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("Validate() = %v, want ErrInvalidConfiguration naming %q", err, c.want)
-			}
-			if c.l == nil {
-				return // its methods but Validate and Stats dereference nil, as a nil pointer's do
-			}
-			for range 3 {
-				if _, aerr := c.l.Allow(ctx, guard.Call{Attempt: 1}); aerr != err {
-					t.Fatalf("Allow = %v, want the configuration error", aerr)
-				}
-			}
-			called := false
-			if rerr := c.l.Run(ctx, func(context.Context) error { called = true; return nil }); called || !errors.Is(rerr, backoff.ErrInvalidConfiguration) {
-				t.Fatalf("Run called fn %v, returned %v", called, rerr)
-			}
+			guardtest.Refuses(t, c.l, guardtest.Invalid(t, c.l, c.want))
 			c.l.Record(guard.Permit{}, guard.Outcome{}) // no panic, nothing to free
-			if s := c.l.Stats(); s.Limit != 0 || s.InFlight != 0 {
-				t.Fatalf("Stats() = %+v", s)
-			}
-			p := policy.New(policy.Guard(c.l))
-			if perr := p.DoErr(ctx, func(context.Context) error { called = true; return nil }); called || !errors.Is(perr, backoff.ErrInvalidConfiguration) {
-				t.Fatalf("a policy with it called fn %v, returned %v", called, perr)
+			if s := c.l.Stats(); s != (limiter.Stats{}) {
+				t.Fatalf("Stats() = %+v, want zero", s)
 			}
 		})
 	}
-	if s := (*limiter.Limiter)(nil).Stats(); s != (limiter.Stats{}) {
-		t.Errorf("a nil Limiter's Stats: %+v", s)
+}
+
+// A nil context is refused in the words every guard refuses it with,
+// whether the Limiter can be used or not, and takes no place.
+func TestNilContext(t *testing.T) {
+	for name, l := range map[string]*limiter.Limiter{
+		"usable":        limiter.New(limiter.WithInitialLimit(1), limiter.WithCeiling(1)),
+		"misconfigured": limiter.New(limiter.WithFloor(0)),
+		"zero":          {},
+		"nil":           nil,
+	} {
+		t.Run(name, func(t *testing.T) {
+			guardtest.RefusesNilContext(t, l, "limiter")
+			if s := l.Stats(); s.InFlight != 0 || s.Canceled != 0 || s.Refused() != 0 {
+				t.Fatalf("Stats() = %+v, want nothing counted", s)
+			}
+		})
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/limiter"
@@ -86,11 +87,14 @@ func TestQueueIsFIFO(t *testing.T) {
 	})
 }
 
-// A queued caller is refused once its maximum wait passes, and one whose
-// context ends leaves with the context's error; neither holds a place.
+// A queued caller is refused once its maximum wait passes on the
+// Limiter's clock, to the nanosecond, and one whose context ends leaves
+// with the context's error; neither holds a place.
 func TestQueueMaxWaitAndCancel(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := limiter.New(limiter.WithInitialLimit(1), limiter.WithCeiling(1), limiter.WithQueue(2), limiter.WithMaxWait(50*time.Millisecond))
+		const wait = 50 * time.Millisecond
+		mock := clock.NewMock()
+		l := limiter.New(limiter.WithInitialLimit(1), limiter.WithCeiling(1), limiter.WithQueue(2), limiter.WithMaxWait(wait), limiter.WithClock(mock))
 		ctx := context.Background()
 		held := admit(t, l, ctx, 1)[0]
 		out := make(chan result, 2)
@@ -103,7 +107,10 @@ func TestQueueMaxWaitAndCancel(t *testing.T) {
 		if r := next(t, out); r.id != 1 || !errors.Is(r.err, context.Canceled) || errors.Is(r.err, limiter.ErrLimitExceeded) {
 			t.Fatalf("the cancelled caller: %d, %v", r.id, r.err)
 		}
-		time.Sleep(50 * time.Millisecond) // virtual: the maximum wait
+		mock.Add(wait - time.Nanosecond)
+		synctest.Wait()
+		noResult(t, out)
+		mock.Add(time.Nanosecond)
 		synctest.Wait()
 		if r := next(t, out); r.id != 0 || !errors.Is(r.err, limiter.ErrLimitExceeded) {
 			t.Fatalf("the caller past its wait: %d, %v", r.id, r.err)
@@ -119,7 +126,8 @@ func TestQueueMaxWaitAndCancel(t *testing.T) {
 // A limit that grows admits the callers queued into the places it makes.
 func TestQueueAdmitsWhenTheLimitGrows(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := limiter.New(limiter.WithInitialLimit(2), limiter.WithQueue(4), limiter.WithWindow(time.Nanosecond, 1))
+		clk := newManualClock()
+		l := limiter.New(limiter.WithInitialLimit(2), limiter.WithQueue(4), limiter.WithWindow(time.Nanosecond, 1), limiter.WithClock(clk))
 		ctx := context.Background()
 		held := admit(t, l, ctx, 2)
 		out := make(chan result, 2)
@@ -127,7 +135,7 @@ func TestQueueAdmitsWhenTheLimitGrows(t *testing.T) {
 		synctest.Wait()
 		queueCaller(l, ctx, 1, out)
 		synctest.Wait()
-		time.Sleep(10 * time.Millisecond)
+		clk.Add(10 * time.Millisecond) // the first call's latency
 		// The first call's end hands its place to caller 0 and ends a
 		// window in which nothing queued: the limit grows to 3, and caller
 		// 1 takes the place it makes.

@@ -3,10 +3,10 @@ package policy
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sort"
 
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/setting"
 )
 
 // MaxKinds is the most kinds of error one RetryByKind stage limits.
@@ -40,17 +40,23 @@ const MaxKinds = 8
 // on to the caller, after the stages inside have released what they hold.
 // A nil kind, no limits, more than MaxKinds of them, the kind "" or a
 // limit below 1 is reported as backoff.ErrInvalidConfiguration: the
-// Policy then fails every call before running anything.
+// Policy then fails every call before running anything. The mistakes of
+// kind, of limits (the first, in the order of the kinds' names) and of
+// opts (the first bad option) are all reported, joined in that order.
 //
 // A successful call costs what it costs through Retry: kind is not asked,
 // nothing is allocated.
 func RetryByKind(kind func(error) string, limits map[string]int, opts ...backoff.RetryOption) Stage {
 	s := Retry(opts...)
-	k, err := newKindLimits(kind, limits)
-	if s.err == nil {
-		s.err = err
+	var kindErr error
+	if kind == nil {
+		kindErr = settings.Invalid("RetryByKind was given a nil kind function")
 	}
-	s.kinds = k
+	k, limitsErr := newKindLimits(limits)
+	if s.err = setting.Join(kindErr, limitsErr, s.err); s.err == nil {
+		k.kind = kind
+		s.kinds = k
+	}
 	return s
 }
 
@@ -84,14 +90,13 @@ type kindLimits struct {
 // kindCounts are one call's failed attempts by kind, on its stack.
 type kindCounts [MaxKinds]int
 
-// newKindLimits checks and returns the limits of RetryByKind.
-func newKindLimits(kind func(error) string, limits map[string]int) (*kindLimits, error) {
+// newKindLimits checks and returns the limits of RetryByKind, its kind
+// function not set.
+func newKindLimits(limits map[string]int) (*kindLimits, error) {
 	invalid := func(format string, args ...any) error {
-		return fmt.Errorf("%w: RetryByKind "+format, append([]any{backoff.ErrInvalidConfiguration}, args...)...)
+		return settings.Invalid("RetryByKind "+format, args...)
 	}
 	switch {
-	case kind == nil:
-		return nil, invalid("was given a nil kind function")
 	case len(limits) == 0:
 		return nil, invalid("was given no limits")
 	case len(limits) > MaxKinds:
@@ -102,7 +107,7 @@ func newKindLimits(kind func(error) string, limits map[string]int) (*kindLimits,
 		names = append(names, k)
 	}
 	sort.Strings(names) // the first bad limit reported is the same every time
-	l := &kindLimits{kind: kind, place: make(map[string]int, len(limits))}
+	l := &kindLimits{place: make(map[string]int, len(limits))}
 	for i, k := range names {
 		switch n := limits[k]; {
 		case k == "":

@@ -3,6 +3,7 @@ package policy_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -192,6 +193,19 @@ func TestRetryByKindInvalid(t *testing.T) {
 				t.Fatalf("ran %v, err %v; want no call and ErrInvalidConfiguration naming %q", ran, err, c.naming)
 			}
 		})
+	}
+}
+
+// The mistakes of RetryByKind's arguments are all reported, in the order
+// of its parameters: none masks another.
+func TestRetryByKindReportsEveryArgument(t *testing.T) {
+	err := policy.New(policy.RetryByKind(nil, map[string]int{"timeout": 0}, backoff.WithBackOff(nil))).
+		DoErr(context.Background(), func(context.Context) error { return nil })
+	re := asError(t, err)
+	msg := fmt.Sprint(re.Cause)
+	kind, limit, option := strings.Index(msg, "nil kind function"), strings.Index(msg, `limit 0 for the kind "timeout"`), strings.Index(msg, "WithBackOff")
+	if !errors.Is(re.Cause, backoff.ErrInvalidConfiguration) || kind < 0 || limit < kind || option < limit {
+		t.Errorf("Cause = %q, want the kind function, the limit and the option named, in that order", msg)
 	}
 }
 

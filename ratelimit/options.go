@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/benbjohnson/clock"
+	"github.com/herdsafe/backoff/internal/setting"
 	"golang.org/x/time/rate"
 )
 
@@ -17,41 +18,42 @@ type Option func(*config)
 type config struct {
 	maxWait time.Duration // 0: refuse at once
 	clock   clock.Clock
-	err     error // the first setting that could not be used
-}
-
-// fail records the first setting that cannot be used.
-func (c *config) fail(format string, args ...any) {
-	if c.err == nil {
-		c.err = invalid(format, args...)
-	}
+	err     error // what New could not use: see newConfig
 }
 
 // forever is the longest wait of WithWait: as long as the context allows.
 const forever = time.Duration(math.MaxInt64)
 
-// newConfig returns the configuration of New's arguments and opts.
+// newConfig returns the configuration of New's arguments and opts: in
+// its err, what is wrong with the rate, with the burst, and the first bad
+// option, joined.
 func newConfig(r rate.Limit, burst int, opts []Option) *config {
-	c := &config{clock: clock.New()}
+	c := &config{clock: setting.RealClock}
+	setting.Apply(settings, &c.err, "New", c, opts)
+	c.err = setting.Join(checkRate(r), checkBurst(burst), c.err)
+	return c
+}
+
+// checkRate reports what is wrong with the rate New was given.
+func checkRate(r rate.Limit) error {
+	const want = "it must be a positive, finite number of calls a second"
 	switch f := float64(r); {
 	case math.IsNaN(f):
-		c.fail("New was given the rate NaN; it must be a positive, finite number of calls a second")
+		return settings.Invalid("New was given the rate NaN; %s", want)
 	case r == rate.Inf || math.IsInf(f, 0):
-		c.fail("New was given an infinite rate, which limits nothing; it must be a positive, finite number of calls a second")
+		return settings.Invalid("New was given an infinite rate, which limits nothing; %s", want)
 	case r <= 0:
-		c.fail("New was given the rate %v; it must be a positive, finite number of calls a second", f)
+		return settings.Invalid("New was given the rate %v; %s", f, want)
 	}
+	return nil
+}
+
+// checkBurst reports what is wrong with the burst New was given.
+func checkBurst(burst int) error {
 	if burst < 1 {
-		c.fail("New was given the burst %d; it must be at least 1", burst)
+		return settings.Invalid("New was given the burst %d; it must be at least 1", burst)
 	}
-	for _, o := range opts {
-		if o == nil {
-			c.fail("New was given a nil Option")
-			continue
-		}
-		o(c)
-	}
-	return c
+	return nil
 }
 
 // WithWait makes a call that finds no token wait for its turn, for as long
@@ -72,7 +74,7 @@ func WithWait() Option {
 func WithMaxWait(d time.Duration) Option {
 	return func(c *config) {
 		if d <= 0 {
-			c.fail("WithMaxWait was given %v; it must be positive (leave it out to refuse at once)", d)
+			settings.Fail(&c.err, "WithMaxWait was given %v; it must be positive (leave it out to refuse at once)", d)
 			return
 		}
 		c.maxWait = d
@@ -82,14 +84,8 @@ func WithMaxWait(d time.Duration) Option {
 // WithClock sets the clock the Limiter fills its bucket and times its
 // waits on, such as a *clock.Mock in a test or the herd simulator's
 // virtual clock. The default is clock.New(), the time package's (virtual
-// inside a testing/synctest bubble). A nil c is reported as an invalid
-// configuration.
+// inside a testing/synctest bubble). A nil c, typed or not, is reported
+// as an invalid configuration.
 func WithClock(c clock.Clock) Option {
-	return func(cf *config) {
-		if c == nil {
-			cf.fail("WithClock was given a nil clock")
-			return
-		}
-		cf.clock = c
-	}
+	return func(cf *config) { settings.Clock(&cf.clock, &cf.err, c) }
 }

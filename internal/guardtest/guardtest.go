@@ -1,11 +1,12 @@
 // Package guardtest holds the checks that the tests of every guard of the
 // repository share: what package guard and package policy promise of a
-// guard whose configuration is wrong, written once.
+// guard whose configuration is wrong, and of a guard's Run, written once.
 package guardtest
 
 import (
 	"context"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -78,3 +79,61 @@ func RefusesNilContext(t testing.TB, g guard.Guard, pkg string) {
 		}
 	}
 }
+
+// Runner is a guard with a Run method of its own, as every guard of the
+// repository has.
+type Runner interface {
+	Guard
+	Run(ctx context.Context, fn func(context.Context) error) error
+}
+
+// RunIsGuardRun checks that the Run method of the guards fresh makes is
+// guard.Run, with the counts of a guard read by counts (a comparable
+// value): Run calls fn once for an admitted call and returns its error
+// itself; it refuses a ctx already done before the guard is asked, with an
+// error that matches backoff.ErrRefused and wraps context.Cause(ctx), fn
+// not called and nothing counted; it reports a nil ctx and a nil fn both,
+// as an error matching backoff.ErrInvalidConfiguration that is no
+// refusal; and a panic of fn goes on.
+func RunIsGuardRun[G Runner](t *testing.T, fresh func() G, counts func(G) any) {
+	t.Helper()
+	errStop := errors.New("shutting down")
+	done, cancel := context.WithCancelCause(context.Background())
+	cancel(errStop)
+
+	g := fresh()
+	calls := 0
+	if err := g.Run(context.Background(), func(context.Context) error { calls++; return io.EOF }); err != io.EOF || calls != 1 {
+		t.Errorf("Run = %v after %d calls, want fn's error after 1", err, calls)
+	}
+
+	before := counts(g)
+	err := g.Run(done, func(context.Context) error { calls++; return nil })
+	if !errors.Is(err, backoff.ErrRefused) || !errors.Is(err, errStop) || calls != 1 {
+		t.Errorf("Run(done) = %v after %d more calls, want a refusal wrapping the cause, fn not called", err, calls-1)
+	}
+	if after := counts(g); after != before {
+		t.Errorf("Run(done) changed the counts from %+v to %+v: the guard was asked", before, after)
+	}
+
+	//lint:ignore SA1012 a nil context is what is tested
+	err = g.Run(nil, nil)
+	if !errors.Is(err, backoff.ErrInvalidConfiguration) || guard.IsRefusal(err) ||
+		!contains(err, "nil context") || !contains(err, "nil function") {
+		t.Errorf("Run(nil, nil) = %v, want ErrInvalidConfiguration naming both", err)
+	}
+
+	g = fresh()
+	if v := recovered(func() { _ = g.Run(context.Background(), func(context.Context) error { panic("boom") }) }); v != "boom" {
+		t.Errorf("recovered %v, want fn's panic", v)
+	}
+}
+
+// recovered runs fn and returns what it panicked with.
+func recovered(fn func()) (v any) {
+	defer func() { v = recover() }()
+	fn()
+	return nil
+}
+
+func contains(err error, s string) bool { return err != nil && strings.Contains(err.Error(), s) }

@@ -3,13 +3,16 @@ package ratelimit_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/guardtest"
 	"github.com/herdsafe/backoff/ratelimit"
 )
 
@@ -120,8 +123,27 @@ func TestRun(t *testing.T) {
 	if calls != 1 {
 		t.Errorf("fn ran %d times, want 1", calls)
 	}
-	if err := l.Run(ctx, nil); !errors.Is(err, backoff.ErrInvalidConfiguration) {
-		t.Errorf("Run(nil fn) = %v, want ErrInvalidConfiguration", err)
+}
+
+// TestRunIsGuardRun: Run is guard.Run, as every guard's is: a ctx done
+// already is refused before the Limiter is asked (no token taken, nothing
+// counted), with an error that matches backoff.ErrRefused and wraps the
+// ctx's cause; a nil ctx, fn or Limiter is reported as guard.Run reports
+// it.
+func TestRunIsGuardRun(t *testing.T) {
+	fresh := func() *ratelimit.Limiter { return ratelimit.New(1, 1, ratelimit.WithClock(clock.NewMock())) }
+	guardtest.RunIsGuardRun(t, fresh, func(l *ratelimit.Limiter) any { return l.Stats() })
+
+	l := fresh()
+	done, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("caller gone"))
+	_ = l.Run(done, func(context.Context) error { return nil })
+	if !admitted(t, l, context.Background()) {
+		t.Error("Run with a ctx done took the only token")
+	}
+	err := (*ratelimit.Limiter)(nil).Run(context.Background(), func(context.Context) error { return nil })
+	if !errors.Is(err, backoff.ErrInvalidConfiguration) || !strings.Contains(err.Error(), "guard.Run was given a nil Guard") {
+		t.Errorf("Run on a nil Limiter = %v, want guard.Run's ErrInvalidConfiguration", err)
 	}
 }
 

@@ -2,24 +2,13 @@ package ratelimit
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"sync/atomic"
 	"time"
 
 	"github.com/benbjohnson/clock"
-	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
 	"golang.org/x/time/rate"
 )
-
-// ErrRateLimited is the error of a call the Limiter refused because no
-// token was to be had in time: at once, without WithWait or WithMaxWait;
-// within the longest wait allowed, or before the context's deadline, with
-// them. Through Limiter.Run, guard.Run or a policy it comes back wrapped in
-// an error that matches backoff.ErrRefused (in a policy, the Cause of the
-// *backoff.Error): match it with errors.Is.
-var ErrRateLimited = errors.New("ratelimit: rate limit exceeded")
 
 // A Limiter admits calls at a rate, with a burst; see the package
 // documentation. It is a [guard.Guard] and a [guard.Validator].
@@ -57,7 +46,8 @@ var (
 // so that it fits inline in policy.New: a setting it cannot use makes a
 // Limiter that refuses every call with an error matching
 // backoff.ErrInvalidConfiguration that names the setting, which Validate
-// reports and policy.Guard reports for the Policy.
+// reports and policy.Guard reports for the Policy. A bad rate, a bad burst
+// and the first bad option are all reported, joined in that order.
 func New(r rate.Limit, burst int, opts ...Option) *Limiter {
 	c := newConfig(r, burst, opts)
 	if c.err != nil {
@@ -66,31 +56,16 @@ func New(r rate.Limit, burst int, opts ...Option) *Limiter {
 	return &Limiter{lim: rate.NewLimiter(r, burst), clock: c.clock, maxWait: c.maxWait}
 }
 
-// invalid returns an error that matches backoff.ErrInvalidConfiguration
-// and names the setting that is wrong.
-func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: ratelimit: %s", backoff.ErrInvalidConfiguration, fmt.Sprintf(format, args...))
-}
-
-var (
-	errZero       = invalid("a zero or nil Limiter; make one with New")
-	errNilContext = invalid("Allow was given a nil context")
-)
-
-// Validate reports why the Limiter cannot be used: the first setting New
-// could not use, or that it is a zero Limiter. The error matches
+// Validate reports why the Limiter cannot be used: what New could not use
+// (of its rate, its burst and the first bad option, each that is wrong),
+// or that it is a zero Limiter. The error matches
 // backoff.ErrInvalidConfiguration. policy.Guard calls it, so that a Policy
 // with a bad Limiter fails before it runs anything.
 func (l *Limiter) Validate() error {
-	switch {
-	case l == nil:
-		return errZero
-	case l.err != nil:
-		return l.err
-	case l.lim == nil:
+	if l == nil || (l.err == nil && l.lim == nil) {
 		return errZero
 	}
-	return nil
+	return l.err
 }
 
 // Allow takes a token for the call, as a [guard.Guard]: it admits the
@@ -179,8 +154,10 @@ func (l *Limiter) Record(guard.Permit, guard.Outcome) {}
 // without calling fn, an error that matches [backoff.ErrRefused] and
 // wraps Allow's error (ErrRateLimited, or ctx's cause), so that a retry
 // driver around Run stops at once. fn's error is returned unchanged, and a
-// panic of fn goes on to the caller. A nil ctx or fn is reported as an
-// error matching backoff.ErrInvalidConfiguration.
+// panic of fn goes on to the caller. A ctx done already is refused before
+// the Limiter is asked, as guard.Run refuses one (see package guard): it
+// takes no token. A nil ctx or fn is reported as an error matching
+// backoff.ErrInvalidConfiguration.
 func (l *Limiter) Run(ctx context.Context, fn func(context.Context) error) error {
 	return guard.Run(ctx, l, guard.Call{Attempt: 1}, fn)
 }
