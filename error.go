@@ -56,9 +56,6 @@ var (
 	ErrInvalidConfiguration = setting.ErrInvalid
 )
 
-// settings makes the errors of the settings the driver cannot use.
-const settings = setting.Package("")
-
 // Error is the error returned by Retry for every failure. It records the
 // last error returned by the operation (LastErr) together with the reason
 // retrying stopped (Cause), so callers never lose either piece of

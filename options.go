@@ -32,6 +32,9 @@ type options struct {
 	err           error // the first invalid setting
 }
 
+// settings makes the errors of the settings the driver cannot use.
+const settings = setting.Package("")
+
 // defaults are Retry's: the default ExponentialBackOff, no attempt
 // limit, DefaultMaxElapsedTime. Every call that passes no option shares
 // them, read-only.
