@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync/atomic"
 	"time"
 
@@ -13,13 +14,34 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// ErrRateLimited is the error of a call the Limiter refused because no
-// token was to be had in time: at once, without WithWait or WithMaxWait;
-// within the longest wait allowed, or before the context's deadline, with
-// them. Through Limiter.Run, guard.Run or a policy it comes back wrapped in
-// an error that matches backoff.ErrRefused (in a policy, the Cause of the
-// *backoff.Error): match it with errors.Is.
+// ErrRateLimited is matched, with errors.Is, by the error of a call the
+// Limiter refused because no token was to be had in time: at once, without
+// WithWait or WithMaxWait; within the longest wait allowed, or before the
+// context's deadline, with them. Through Limiter.Run, guard.Run or a
+// policy it comes back wrapped in an error that matches backoff.ErrRefused
+// (in a policy, the Cause of the *backoff.Error).
+//
+// The refusal itself has a method RetryAfter() time.Duration, which
+// returns how long from the moment it is called until the Limiter has a
+// token again, counting the tokens the calls waiting have reserved: the
+// wait a server's shedding middleware tells the client (package pushback
+// reads it, and so httpshed's Retry-After and grpcbackoff's pushback do).
+// Read it with errors.As into an interface{ RetryAfter() time.Duration }.
 var ErrRateLimited = errors.New("ratelimit: rate limit exceeded")
+
+// limited is the refusal of a call for want of a token. It holds only its
+// Limiter, so that refusing allocates nothing: it reads the time until the
+// next token when asked.
+type limited struct{ l *Limiter }
+
+func (e limited) Error() string { return ErrRateLimited.Error() }
+
+// Is reports whether target is ErrRateLimited.
+func (e limited) Is(target error) bool { return target == ErrRateLimited }
+
+// RetryAfter returns how long until the Limiter has a token, from now on
+// its clock; 0 if it has one now.
+func (e limited) RetryAfter() time.Duration { return e.l.untilToken() }
 
 // A Limiter admits calls at a rate, with a burst; see the package
 // documentation. It is a [guard.Guard] and a [guard.Validator].
@@ -122,7 +144,7 @@ func (l *Limiter) Allow(ctx context.Context, _ guard.Call) (guard.Permit, error)
 	}
 	if l.maxWait == 0 {
 		l.refused.Add(1)
-		return guard.Permit{}, ErrRateLimited
+		return guard.Permit{}, limited{l}
 	}
 	return guard.Permit{}, l.wait(ctx, now)
 }
@@ -134,7 +156,7 @@ func (l *Limiter) wait(ctx context.Context, now time.Time) error {
 	if !r.OK() || delay > l.maxWait || l.overruns(ctx, delay) {
 		r.CancelAt(now)
 		l.refused.Add(1)
-		return ErrRateLimited
+		return limited{l}
 	}
 	if delay == 0 { // a token came in between
 		return nil
@@ -161,6 +183,21 @@ var epoch = time.Now()
 
 // now reads the Limiter's clock.
 func (l *Limiter) now() time.Time { return epoch.Add(l.clock.Since(epoch)) }
+
+// untilToken returns how long until the bucket holds a token, from now on
+// the Limiter's clock: 0 if it holds one, else the tokens missing over the
+// rate, saturating at the largest Duration.
+func (l *Limiter) untilToken() time.Duration {
+	tokens := l.lim.TokensAt(l.now())
+	if tokens >= 1 {
+		return 0
+	}
+	d := math.Ceil((1 - tokens) / float64(l.lim.Limit()) * float64(time.Second))
+	if !(d < math.MaxInt64) {
+		return math.MaxInt64
+	}
+	return time.Duration(d)
+}
 
 // overruns reports whether a wait of delay from now would end after ctx's
 // deadline.
