@@ -16,8 +16,8 @@ import (
 //
 //   - An error with a RetryAfter() time.Duration method that returns more
 //     than 0: that wait, the base at least. A breaker's *breaker.OpenError
-//     names the time until the breaker admits a probe, a ratelimit
-//     Limiter's refusal the time until its next token.
+//     names the time until the breaker admits a probe, a
+//     ratelimit.Limiter's refusal the time until its next token.
 //   - A *bulkhead.Bulkhead full (bulkhead.ErrBulkheadFull), or a
 //     *limiter.Limiter at its limit (limiter.ErrLimitExceeded): the base
 //     times the guard's load, (in flight + queued) ÷ capacity (the
