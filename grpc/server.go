@@ -85,8 +85,8 @@ func WithShedCode(c codes.Code) ServerOption {
 // is also the longest a client of this package obeys by default). See
 // UnaryServerInterceptor for how the wait grows with the guard's state.
 // The trailer counts whole milliseconds, so base must be one at least, and
-// at most max; a max beyond the trailer's largest value (about 24.8 days)
-// is taken as that value.
+// at most max; a base or a max beyond the trailer's largest value (about
+// 24.8 days) is taken as that value.
 func WithPushback(base, max time.Duration) ServerOption {
 	return func(s *shedder) {
 		if base < time.Millisecond || max < base {

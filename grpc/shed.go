@@ -12,9 +12,10 @@ import (
 const maxTrailer = math.MaxInt32 * time.Millisecond
 
 // newRule returns the pushback rule of the shedder's settings, in the
-// trailer's whole milliseconds.
+// trailer's whole milliseconds: a base or a maximum beyond what the
+// trailer holds is taken as its largest value.
 func (s *shedder) newRule() pushback.Rule {
-	return pushback.Rule{Base: s.base, Max: min(s.max, maxTrailer), Unit: time.Millisecond, Random: s.random}
+	return pushback.Rule{Base: min(s.base, maxTrailer), Max: min(s.max, maxTrailer), Unit: time.Millisecond, Random: s.random}
 }
 
 // wait returns the pushback of a call the guard refused with refusal: the

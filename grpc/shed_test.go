@@ -55,6 +55,8 @@ func TestServerPushbackRandom(t *testing.T) {
 		{"above_one", 3, nil, 2 * time.Second},              // taken as just below 1
 		{"base", 0.5, []grpcbackoff.ServerOption{grpcbackoff.WithPushback(40*time.Millisecond, time.Minute)}, 60 * time.Millisecond}, // 40 + 0.5 × 41
 		{"capped", 0.9, []grpcbackoff.ServerOption{grpcbackoff.WithPushback(time.Second, 1200*time.Millisecond)}, 1200 * time.Millisecond},
+		{"beyond_the_trailer", 0, []grpcbackoff.ServerOption{grpcbackoff.WithPushback(math.MaxInt64, math.MaxInt64)}, math.MaxInt32 * time.Millisecond},
+		{"max_beyond_the_trailer", 0.9, []grpcbackoff.ServerOption{grpcbackoff.WithPushback(time.Hour*24*365, math.MaxInt64)}, math.MaxInt32 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := shedOnce(t, full, append(tc.opts, draw(tc.u))...); got != tc.want {
