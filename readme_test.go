@@ -136,6 +136,7 @@ var readmeImports = map[string]string{
 	"herd":        "github.com/herdsafe/backoff/herd",
 	"httpretry":   "github.com/herdsafe/backoff/httpretry",
 	"httpshed":    "github.com/herdsafe/backoff/httpshed",
+	"pushback":    "github.com/herdsafe/backoff/pushback",
 	"otelbackoff": "github.com/herdsafe/backoff/otel",
 	"prombackoff": "github.com/herdsafe/backoff/prometheus",
 	"redisguard":  "github.com/herdsafe/backoff/redisguard",

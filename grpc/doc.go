@@ -64,8 +64,10 @@
 // UnaryServerInterceptor and StreamServerInterceptor shed the calls a guard
 // refuses (a bulkhead full, a throttle or a budget of the server's own
 // spent, a breaker open) with UNAVAILABLE, or RESOURCE_EXHAUSTED, and a
-// grpc-retry-pushback-ms trailer that tells the client when to come back,
-// jittered so that the clients it sheds do not come back together.
+// grpc-retry-pushback-ms trailer that tells the client when to come back:
+// the wait of package github.com/herdsafe/backoff/pushback, read from the
+// guard's state and spread so that the clients it sheds do not come back
+// together, as package httpshed's Retry-After is, in milliseconds.
 //
 // # Tests
 //

@@ -114,6 +114,8 @@ func TestServerBadInput(t *testing.T) {
 		{"other_code", bulkhead.New(1), []grpcbackoff.ServerOption{grpcbackoff.WithShedCode(codes.Internal)}, "WithShedCode(Internal)"},
 		{"zero_pushback", bulkhead.New(1), []grpcbackoff.ServerOption{grpcbackoff.WithPushback(0, time.Second)}, "WithPushback(0s, 1s)"},
 		{"max_below_base", bulkhead.New(1), []grpcbackoff.ServerOption{grpcbackoff.WithPushback(2*time.Second, time.Second)}, "WithPushback(2s, 1s)"},
+		{"pushback_below_a_millisecond", bulkhead.New(1), []grpcbackoff.ServerOption{grpcbackoff.WithPushback(500*time.Microsecond, time.Second)}, "WithPushback(500µs, 1s)"},
+		{"nil_random", bulkhead.New(1), []grpcbackoff.ServerOption{grpcbackoff.WithPushbackRandom(nil)}, "WithPushbackRandom was given a nil function"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ran := false

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/internal/typednil"
+	"github.com/herdsafe/backoff/pushback"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -26,12 +28,12 @@ type ServerOption func(*shedder)
 
 // shedder is the configuration of a server interceptor, built once.
 type shedder struct {
-	g           guard.Guard
-	code        codes.Code
-	pushback    time.Duration
-	maxPushback time.Duration
-	random      func(n int64) int64 // uniform in [0, n)
-	err         error
+	g         guard.Guard
+	code      codes.Code
+	base, max time.Duration  // WithPushback's
+	random    func() float64 // WithPushbackRandom's
+	rule      pushback.Rule  // of base, max and random
+	err       error
 }
 
 func (s *shedder) fail(format string, args ...any) {
@@ -41,7 +43,7 @@ func (s *shedder) fail(format string, args ...any) {
 }
 
 func newShedder(name string, g guard.Guard, opts []ServerOption) *shedder {
-	s := &shedder{g: g, code: codes.Unavailable, pushback: DefaultPushback, maxPushback: DefaultMaxPushback, random: randomN}
+	s := &shedder{g: g, code: codes.Unavailable, base: DefaultPushback, max: DefaultMaxPushback, random: rand.Float64}
 	switch {
 	case g == nil || typednil.Is(g):
 		s.fail("%s was given a nil guard.Guard", name)
@@ -59,6 +61,7 @@ func newShedder(name string, g guard.Guard, opts []ServerOption) *shedder {
 		}
 		o(s)
 	}
+	s.rule = s.newRule()
 	return s
 }
 
@@ -76,19 +79,37 @@ func WithShedCode(c codes.Code) ServerOption {
 	}
 }
 
-// WithPushback sets the wait a shed call asks for when the guard tells
-// nothing more (default DefaultPushback), and the longest wait it asks
-// for (default DefaultMaxPushback, which is also the longest a client of
-// this package obeys by default). See UnaryServerInterceptor for how the
-// wait grows with the guard's state. base must be positive and at most
-// max.
+// WithPushback sets the shortest wait a shed call asks for, the wait when
+// the guard tells nothing more (default DefaultPushback), and the longest
+// wait it asks for, the spread included (default DefaultMaxPushback, which
+// is also the longest a client of this package obeys by default). See
+// UnaryServerInterceptor for how the wait grows with the guard's state.
+// The trailer counts whole milliseconds, so base must be one at least, and
+// at most max; a base or a max beyond the trailer's largest value (about
+// 24.8 days) is taken as that value.
 func WithPushback(base, max time.Duration) ServerOption {
 	return func(s *shedder) {
-		if base <= 0 || max < base {
-			s.fail("WithPushback(%v, %v): the base must be positive and at most the maximum", base, max)
+		if base < time.Millisecond || max < base {
+			s.fail("WithPushback(%v, %v): the base must be a millisecond at least, the trailer's unit, and at most the maximum", base, max)
 			return
 		}
-		s.pushback, s.maxPushback = base, max
+		s.base, s.max = base, max
+	}
+}
+
+// WithPushbackRandom replaces the random source of the pushback's spread:
+// fn returns a draw in [0, 1) each time it is called, from any goroutine
+// at once. The default is math/rand/v2's Float64, which takes no lock. A
+// test or a simulation passes a function of its own, to fix the waits: 0
+// adds no spread. A draw outside [0, 1), or NaN, is taken as the nearest
+// bound of that range. A nil fn is invalid.
+func WithPushbackRandom(fn func() float64) ServerOption {
+	return func(s *shedder) {
+		if fn == nil {
+			s.fail("WithPushbackRandom was given a nil function")
+			return
+		}
+		s.random = fn
 	}
 }
 
@@ -105,23 +126,28 @@ func WithPushback(base, max time.Duration) ServerOption {
 // UNAVAILABLE (or WithShedCode's code), the refusal's message, and a
 // grpc-retry-pushback-ms trailer: the wait the server asks of the client,
 // which clients of this package, and gRPC's own retries, obey. The wait is
-// computed from the guard's state at the refusal, then jittered:
+// package pushback's Rule, in whole milliseconds, from WithPushback's base
+// and maximum, computed from the guard's state at the refusal:
 //
-//   - a breaker.Breaker that is open asks for the time it stays open (its
-//     OpenError's Duration);
-//   - a bulkhead.Bulkhead asks for the base wait times its load, the calls
-//     in flight and queued over its capacity;
+//   - a refusal with a RetryAfter() time.Duration method asks for that
+//     wait: a breaker.Breaker that is open, the time until it admits a
+//     probe (its OpenError's RetryAfter); a ratelimit.Limiter, the time
+//     until its next token;
+//   - a bulkhead.Bulkhead, or a limiter.Limiter, asks for the base wait
+//     times its load, the calls in flight and queued over its capacity
+//     (the limiter's current limit);
 //   - a throttle.Throttle asks for the base wait over 1 − p, p being its
 //     probability of rejection, as a client turned away with probability p
 //     comes back 1/(1 − p) times on average;
-//   - any other guard asks for the base wait (WithPushback).
+//   - any other guard asks for the base wait.
 //
-// The wait sent is that wait d plus a random extra, uniform in [0, d), so
+// The wait is never shorter than the base. The wait sent is that wait d
+// spread, drawn uniformly from [d, 2d + 1 ms) in whole milliseconds, so
 // that the clients shed at the same moment come back over a span as long
 // as the wait instead of all at once: never less than d, and never more
-// than WithPushback's maximum. A client that gave up (its context is done)
-// gets its context's status and no pushback; a handler's own errors pass
-// unchanged.
+// than WithPushback's maximum (WithPushbackRandom fixes the draws). A
+// client that gave up (its context is done) gets its context's status and
+// no pushback; a handler's own errors pass unchanged.
 //
 // The interceptor is safe for concurrent use; an admitted call costs what
 // the guard's Allow and Record cost and, for a retry, the reading of the

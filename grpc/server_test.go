@@ -65,18 +65,23 @@ func pushbackOf(t *testing.T, trailer metadata.MD) time.Duration {
 	return time.Duration(ms) * time.Millisecond
 }
 
-// wantWithin fails unless d is in [lo, hi), the range of a jittered
-// pushback, give or take the truncation to whole milliseconds.
+// wantWithin fails unless d is in [lo, hi] and whole milliseconds.
 func wantWithin(t *testing.T, d, lo, hi time.Duration) {
 	t.Helper()
-	if d < lo-time.Millisecond || d >= hi {
-		t.Errorf("pushback %v, want it in [%v, %v)", d, lo, hi)
+	if d < lo || d > hi || d%time.Millisecond != 0 {
+		t.Errorf("pushback %v, want whole milliseconds in [%v, %v]", d, lo, hi)
 	}
+}
+
+// spreadOf is the range of the pushback sent for a wait of d: [d, 2d +
+// 1 ms) in whole milliseconds, d rounded up to them at least.
+func spreadOf(d time.Duration) (lo, hi time.Duration) {
+	return (d + time.Millisecond - 1).Truncate(time.Millisecond), (2*d + time.Millisecond - 1).Truncate(time.Millisecond)
 }
 
 // A bulkhead's refusal is answered with UNAVAILABLE, without running the
 // handler, and a pushback of the base wait times the bulkhead's load,
-// jittered: in [d, 2d), and never above the maximum.
+// spread: in [d, 2d], and never above the maximum.
 func TestServerBulkheadSheds(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -90,7 +95,7 @@ func TestServerBulkheadSheds(t *testing.T) {
 			[]grpcbackoff.ServerOption{grpcbackoff.WithPushback(100*time.Millisecond, time.Minute)}, codes.Unavailable},
 		{"resource_exhausted", 0, time.Second, 2 * time.Second,
 			[]grpcbackoff.ServerOption{grpcbackoff.WithShedCode(codes.ResourceExhausted)}, codes.ResourceExhausted},
-		{"capped", 0, time.Second, 1500*time.Millisecond + time.Millisecond,
+		{"capped", 0, time.Second, 1500 * time.Millisecond,
 			[]grpcbackoff.ServerOption{grpcbackoff.WithPushback(time.Second, 1500*time.Millisecond)}, codes.Unavailable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -164,7 +169,7 @@ func TestServerBreakerPushback(t *testing.T) {
 	if len(e.calls()) != 1 {
 		t.Errorf("the server ran %d handlers, want 1", len(e.calls()))
 	}
-	wantWithin(t, pushbackOf(t, trailer), 10*time.Second, 20*time.Second)
+	wantWithin(t, pushbackOf(t, trailer), 10*time.Second, 20*time.Second) // the open duration; the clock did not move
 }
 
 // A throttle asks for the base wait over 1 − p, p its probability of
@@ -185,8 +190,8 @@ func TestServerThrottlePushback(t *testing.T) {
 	if p <= 0.5 {
 		t.Fatalf("probability %v: the throttle should reject most calls", p)
 	}
-	d := time.Duration(float64(100*time.Millisecond) / (1 - p))
-	wantWithin(t, pushbackOf(t, trailer), d, 2*d)
+	lo, hi := spreadOf(time.Duration(float64(100*time.Millisecond) / (1 - p)))
+	wantWithin(t, pushbackOf(t, trailer), lo, hi)
 }
 
 // A budget of the server's own sees the clients' attempt numbers, from
@@ -312,5 +317,5 @@ func TestServerPushbackIsObeyed(t *testing.T) {
 	if len(waits) != 1 {
 		t.Fatalf("waits %v, want one", waits)
 	}
-	wantWithin(t, waits[0], 5*time.Second, 10*time.Second) // the server's pushback, not the Policy's 1 s
+	wantWithin(t, waits[0], 5*time.Second, 10*time.Second) // the server's pushback, spread, not the Policy's 1 s
 }

@@ -1,70 +1,25 @@
 package grpcbackoff
 
 import (
-	"errors"
-	"math/rand/v2"
+	"math"
 	"time"
 
-	"github.com/herdsafe/backoff/breaker"
-	"github.com/herdsafe/backoff/bulkhead"
-	"github.com/herdsafe/backoff/throttle"
+	"github.com/herdsafe/backoff/pushback"
 )
 
+// maxTrailer is the longest wait a grpc-retry-pushback-ms trailer holds:
+// the largest signed 32-bit number of milliseconds.
+const maxTrailer = math.MaxInt32 * time.Millisecond
+
+// newRule returns the pushback rule of the shedder's settings, in the
+// trailer's whole milliseconds: a base or a maximum beyond what the
+// trailer holds is taken as its largest value.
+func (s *shedder) newRule() pushback.Rule {
+	return pushback.Rule{Base: min(s.base, maxTrailer), Max: min(s.max, maxTrailer), Unit: time.Millisecond, Random: s.random}
+}
+
 // wait returns the pushback of a call the guard refused with refusal: the
-// wait the guard's state asks for (see UnaryServerInterceptor), jittered
-// and capped.
+// wait of package pushback's Rule (see UnaryServerInterceptor).
 func (s *shedder) wait(refusal error) time.Duration {
-	d := s.pushback
-	var open *breaker.OpenError
-	if errors.As(refusal, &open) && open.Duration > 0 {
-		d = open.Duration
-	} else {
-		d = scale(d, load(s.g))
-	}
-	if d >= s.maxPushback {
-		return s.maxPushback
-	}
-	d += time.Duration(s.random(int64(d)))
-	return min(d, s.maxPushback)
-}
-
-// load returns how many times the base wait the state of g asks for: 1
-// for a guard that tells nothing more.
-func load(g any) float64 {
-	switch g := g.(type) {
-	case *bulkhead.Bulkhead:
-		st := g.Stats()
-		if st.Capacity > 0 {
-			return max(1, float64(st.InFlight+st.Queued)/float64(st.Capacity))
-		}
-	case *throttle.Throttle:
-		if p := g.Stats().Probability; p > 0 {
-			if p >= 1 {
-				return maxLoad
-			}
-			return min(maxLoad, 1/(1-p))
-		}
-	}
-	return 1
-}
-
-// maxLoad bounds a load, which the maximum pushback bounds anyway, so that
-// scaling cannot overflow.
-const maxLoad = 1e6
-
-// scale returns d × f, saturated at the largest Duration.
-func scale(d time.Duration, f float64) time.Duration {
-	v := float64(d) * f
-	if v >= float64(1<<63-1) {
-		return 1<<63 - 1
-	}
-	return time.Duration(v)
-}
-
-// randomN draws uniformly from [0, n), for n > 0.
-func randomN(n int64) int64 {
-	if n <= 0 {
-		return 0
-	}
-	return rand.Int64N(n)
+	return s.rule.Wait(s.g, refusal)
 }

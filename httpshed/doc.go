@@ -16,18 +16,21 @@
 //
 // # Retry-After
 //
-// The wait a refused request is told comes from the guard's state (see
-// Shedder.RetryAfter): a breaker's time until it admits a probe; for a
-// bulkhead, WithRetryAfter's base (1 s), longer in proportion to the
-// callers queued for its slots; for a throttle, the base divided by the
-// chance that a request gets through, 1 − its rejection probability, the
-// time a client trying once per base would expect to wait; otherwise the
-// base. The header counts whole seconds, so the wait is rounded up to
-// them, and spread: a random number of seconds, up to half of it (at least
-// one), is added, so that the clients refused in the same instant are told
-// different times. A client of package httpretry adds up to a second of
-// its own (httpretry.RetryAfterWait), which fills the seconds between
-// them. The wait is at most WithMaxRetryAfter (2 minutes).
+// The wait a refused request is told is the one package pushback computes
+// from the guard's state (see Shedder.RetryAfter), as grpcbackoff's server
+// interceptors do for gRPC: a breaker's time until it admits a probe; for
+// a bulkhead or an adaptive limiter, WithRetryAfter's base (1 s) times its
+// load, the callers in flight and queued over its capacity; for a
+// throttle, the base divided by the chance that a request gets through, 1
+// − its rejection probability, the time a client trying once per base
+// would expect to wait; a rate limiter's time until its next token;
+// otherwise the base, which is also the shortest wait told. The wait is
+// spread so that the clients refused in the same instant are told
+// different times: a wait of n seconds becomes each of n to 2n seconds
+// with the same chance (a wait d is drawn from [d, 2d + 1 s) and cut down
+// to whole seconds, the header's unit). A client of package httpretry adds up to a
+// second of its own (httpretry.RetryAfterWait), which fills the seconds
+// between them. The wait is at most WithMaxRetryAfter (2 minutes).
 //
 // # What the guard sees
 //

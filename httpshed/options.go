@@ -10,9 +10,11 @@ import (
 type Option func(*Shedder)
 
 // WithRetryAfter sets the base of the wait the Shedder tells a refused
-// request, before the guard's state lengthens it and the spread is added
-// (see Shedder.RetryAfter). The default is DefaultRetryAfter, one second,
-// the header's resolution. A d below one second is invalid: Retry-After
+// request: the shortest wait it tells, before the guard's state lengthens
+// it and the spread is added (see Shedder.RetryAfter). A guard that names
+// a shorter wait of its own (a breaker about to half-open) is told the
+// base. The default is DefaultRetryAfter, one second, the header's
+// resolution. A d below one second is invalid: Retry-After
 // counts whole seconds, and 0 would tell every client to come back at once.
 func WithRetryAfter(d time.Duration) Option {
 	return func(s *Shedder) {

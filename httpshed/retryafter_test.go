@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -12,14 +13,15 @@ import (
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/limiter"
 	"github.com/herdsafe/backoff/throttle"
 )
 
 // fixed returns a random source that always draws u.
 func fixed(u float64) Option { return WithRandom(func() float64 { return u }) }
 
-// The wait is rounded up to whole seconds and spread by 0 to ⌈n/2⌉
-// seconds, drawn uniformly, within the maximum.
+// The wait d is spread over [d, 2d + 1 s), cut down to whole seconds and
+// never below d rounded up, within the maximum.
 func TestRetryAfterSpread(t *testing.T) {
 	cases := []struct {
 		name string
@@ -33,8 +35,9 @@ func TestRetryAfterSpread(t *testing.T) {
 		{"base_half", time.Second, DefaultMaxRetryAfter, 0.5, 2 * time.Second},
 		{"base_low", time.Second, DefaultMaxRetryAfter, 0.49, time.Second},
 		{"rounded_up", 1500 * time.Millisecond, DefaultMaxRetryAfter, 0, 2 * time.Second},
-		{"long", 20 * time.Second, DefaultMaxRetryAfter, 0.99, 30 * time.Second},
-		{"long_mid", 20 * time.Second, DefaultMaxRetryAfter, 0.5, 25 * time.Second},
+		{"rounded_up_top", 1500 * time.Millisecond, DefaultMaxRetryAfter, 0.99, 3 * time.Second}, // 1.5 + 0.99 × 2.5 s
+		{"long", 20 * time.Second, DefaultMaxRetryAfter, 0.99, 40 * time.Second},                 // 20 + 0.99 × 21 s
+		{"long_mid", 20 * time.Second, DefaultMaxRetryAfter, 0.5, 30 * time.Second},              // 20 + 0.5 × 21 s
 		{"at_the_max", 20 * time.Second, 22 * time.Second, 0.99, 22 * time.Second},
 		{"draw_above_one", time.Second, DefaultMaxRetryAfter, 5, 2 * time.Second},
 		{"draw_negative", time.Second, DefaultMaxRetryAfter, -1, time.Second},
@@ -60,13 +63,13 @@ func TestRetryAfterIsRandom(t *testing.T) {
 	seen := map[time.Duration]int{}
 	for range 1000 {
 		d := s.RetryAfter(errors.New("refused"))
-		if d < 10*time.Second || d > 15*time.Second || d%time.Second != 0 {
-			t.Fatalf("RetryAfter = %v; want whole seconds in [10s, 15s]", d)
+		if d < 10*time.Second || d > 20*time.Second || d%time.Second != 0 {
+			t.Fatalf("RetryAfter = %v; want whole seconds in [10s, 20s]", d)
 		}
 		seen[d]++
 	}
-	if len(seen) != 6 {
-		t.Errorf("told %v; want each of the 6 whole seconds from 10 s to 15 s", seen)
+	if len(seen) != 11 {
+		t.Errorf("told %v; want each of the 11 whole seconds from 10 s to 20 s", seen)
 	}
 }
 
@@ -157,5 +160,69 @@ func TestRetryAfterOfAThrottle(t *testing.T) {
 	}
 	if got := New(th, fixed(0), WithMaxRetryAfter(5*time.Second)).RetryAfter(throttle.ErrThrottled); got != 5*time.Second {
 		t.Errorf("RetryAfter = %v; want the maximum", got)
+	}
+}
+
+// A breaker that half-opens sooner than the base is told the base: the
+// base is the shortest wait told.
+func TestRetryAfterOfABreakerNeverBelowTheBase(t *testing.T) {
+	clk := clock.NewMock()
+	cb := breaker.New(breaker.WithClock(clk), breaker.WithConsecutiveFailures(1), breaker.WithOpenDuration(3*time.Second))
+	p, err := cb.Allow(context.Background(), guard.Call{Attempt: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cb.Record(p, guard.Outcome{Err: errors.New("down")})
+	_, err = cb.Allow(context.Background(), guard.Call{Attempt: 1})
+	if got := New(cb, fixed(0), WithRetryAfter(5*time.Second)).RetryAfter(err); got != 5*time.Second {
+		t.Errorf("RetryAfter = %v with 3 s left open and a base of 5 s; want the base", got)
+	}
+}
+
+// An adaptive limiter at its limit tells the base times (in flight +
+// queued) ÷ its limit.
+func TestRetryAfterOfALimiter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := limiter.New(limiter.WithInitialLimit(2), limiter.WithQueue(3))
+		for range 2 {
+			if _, err := l.Allow(context.Background(), guard.Call{Attempt: 1}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		queued := make(chan error, 3)
+		for range 3 {
+			go func() {
+				_, err := l.Allow(ctx, guard.Call{Attempt: 1})
+				queued <- err
+			}()
+		}
+		synctest.Wait() // all three queued
+		_, err := l.Allow(context.Background(), guard.Call{Attempt: 1})
+		if !errors.Is(err, limiter.ErrLimitExceeded) {
+			t.Fatalf("the limiter at its limit returned %v", err)
+		}
+		if got := New(l, fixed(0)).RetryAfter(err); got != 3*time.Second {
+			t.Errorf("RetryAfter = %v with 2 in flight and 3 queued for a limit of 2; want 2.5 s rounded up, 3 s", got)
+		}
+		cancel()
+		for range 3 {
+			if err := <-queued; !errors.Is(err, context.Canceled) {
+				t.Errorf("a queued caller ended with %v", err)
+			}
+		}
+	})
+}
+
+// Telling a refused request its wait allocates nothing.
+func TestRetryAfterAllocatesNothing(t *testing.T) {
+	b := bulkhead.New(1)
+	if _, err := b.Allow(context.Background(), guard.Call{Attempt: 1}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := b.Allow(context.Background(), guard.Call{Attempt: 1})
+	s := New(b)
+	if n := testing.AllocsPerRun(1000, func() { _ = s.RetryAfter(err) }); n != 0 {
+		t.Errorf("%v allocations per RetryAfter, want 0", n)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/internal/typednil"
+	"github.com/herdsafe/backoff/pushback"
 )
 
 // Defaults of a Shedder.
@@ -30,6 +31,7 @@ type Shedder struct {
 	base   time.Duration
 	max    time.Duration
 	random func() float64
+	rule   pushback.Rule // of base, max and random
 	status int
 	err    error // why the Shedder cannot be used
 }
@@ -63,6 +65,7 @@ func New(g guard.Guard, opts ...Option) *Shedder {
 	if s.err == nil && s.max < s.base {
 		s.fail("httpshed.WithMaxRetryAfter(%v) is shorter than the base wait, httpshed.WithRetryAfter(%v)", s.max, s.base)
 	}
+	s.rule = s.newRule()
 	return s
 }
 

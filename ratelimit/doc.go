@@ -20,6 +20,11 @@
 //		// over the rate: shed
 //	}
 //
+// A refusal says when the next token comes: its RetryAfter() time.Duration
+// method (see ErrRateLimited), which a server's shedding middleware
+// (package httpshed, grpcbackoff's server interceptors) tells its clients
+// as the wait before they come back.
+//
 // Put it outside the retry stage to limit the calls, inside it to limit
 // the attempts (each retry then takes a token of its own, and a refusal
 // stops the retry stage at once, its Cause the refusal).

@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"context"
+	"math"
 	"sync/atomic"
 	"time"
 
@@ -97,7 +98,7 @@ func (l *Limiter) Allow(ctx context.Context, _ guard.Call) (guard.Permit, error)
 	}
 	if l.maxWait == 0 {
 		l.refused.Add(1)
-		return guard.Permit{}, ErrRateLimited
+		return guard.Permit{}, limited{l}
 	}
 	return guard.Permit{}, l.wait(ctx, now)
 }
@@ -109,7 +110,7 @@ func (l *Limiter) wait(ctx context.Context, now time.Time) error {
 	if !r.OK() || delay > l.maxWait || l.overruns(ctx, delay) {
 		r.CancelAt(now)
 		l.refused.Add(1)
-		return ErrRateLimited
+		return limited{l}
 	}
 	if delay == 0 { // a token came in between
 		return nil
@@ -136,6 +137,21 @@ var epoch = time.Now()
 
 // now reads the Limiter's clock.
 func (l *Limiter) now() time.Time { return epoch.Add(l.clock.Since(epoch)) }
+
+// untilToken returns how long until the bucket holds a token, from now on
+// the Limiter's clock: 0 if it holds one, else the tokens missing over the
+// rate, saturating at the largest Duration.
+func (l *Limiter) untilToken() time.Duration {
+	tokens := l.lim.TokensAt(l.now())
+	if tokens >= 1 {
+		return 0
+	}
+	d := math.Ceil((1 - tokens) / float64(l.lim.Limit()) * float64(time.Second))
+	if !(d < math.MaxInt64) {
+		return math.MaxInt64
+	}
+	return time.Duration(d)
+}
 
 // overruns reports whether a wait of delay from now would end after ctx's
 // deadline.

@@ -60,8 +60,8 @@ func TestRefusesAtOnceByDefault(t *testing.T) {
 	ctx := context.Background()
 	admitted(t, l, ctx)
 	_, err := l.Allow(ctx, guard.Call{Attempt: 1})
-	if err != ratelimit.ErrRateLimited {
-		t.Fatalf("Allow = %v, want ErrRateLimited itself", err)
+	if !errors.Is(err, ratelimit.ErrRateLimited) || err.Error() != ratelimit.ErrRateLimited.Error() {
+		t.Fatalf("Allow = %v, want ErrRateLimited", err)
 	}
 	noWait(t, clk)
 }
