@@ -76,10 +76,15 @@ const (
 // each of them, joined, the options of package breaker as breaker.New
 // reports them.
 func NewBreaker(client redis.Scripter, name string, opts ...Option) *Breaker {
-	c := newConfig(breakerKind, name, opts)
+	c := newConfig(breakerKind, "NewBreaker", name, opts)
 	b := &Breaker{cfg: c, local: breaker.New(c.breaker...)}
 	s, _ := fleet.TakeBreaker(b.local)
 	var unshared error
+	if s.Unshared == "" && s.Rule == fleet.RateOfCalls {
+		s.Unshared = "WithFailureRate"
+	} else if s.Unshared == "" && s.Rule == fleet.RateOverTime {
+		s.Unshared = "WithFailureRateOver"
+	}
 	if s.Unshared != "" {
 		unshared = settings.Invalid("WithBreaker was given breaker.%s, which a shared breaker does not support", s.Unshared)
 	}
@@ -92,7 +97,7 @@ func NewBreaker(client redis.Scripter, name string, opts ...Option) *Breaker {
 	ttl := c.ttl + c.open + c.probeTimeout
 	b.args = [6]any{c.threshold, c.open.Microseconds(), c.probes, c.successes,
 		c.probeTimeout.Microseconds(), millis(ttl)}
-	b.link = newLink(client, breakerScript, c.key("breaker"), c)
+	b.link = newLink(client, breakerScript, c, c.key("breaker"))
 	return b
 }
 
@@ -181,16 +186,8 @@ func (b *Breaker) argv(op string, gen uint64, v verdict) []any {
 	a := make([]any, 0, 13)
 	a = append(a, op)
 	a = append(a, b.args[:]...)
-	a = append(a, b.shift(), og, of, reset, gen, uint8(v))
+	a = append(a, b.cfg.serverShift(), og, of, reset, gen, uint8(v))
 	return a
-}
-
-// shift is the test seam that moves the server's clock, in µs.
-func (b *Breaker) shift() int64 {
-	if b.cfg.shift == nil {
-		return 0
-	}
-	return b.cfg.shift().Microseconds()
 }
 
 // reply is a breaker script's reply.
