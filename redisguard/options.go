@@ -67,14 +67,11 @@ type config struct {
 
 	// What the guard takes of its local fallback, which the options of
 	// WithBreaker or WithBudget made (see package internal/fleet).
-	isFailure         func(error) bool
-	threshold         int
-	open              time.Duration
-	probes, successes int
-	onChange          func(from, to uint8)
+	isFailure func(error) bool
+	onChange  func(from, to uint8)
 
-	// shift is added to the server's time by the breaker's script: zero
-	// but in this package's tests, which move the server's clock so.
+	// shift is added to the server's time by the scripts: zero but in
+	// this package's tests, which move the server's clock so.
 	shift func() time.Duration
 
 	nameErr error // what is wrong with the name

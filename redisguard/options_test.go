@@ -75,9 +75,15 @@ func TestBadConfiguration(t *testing.T) {
 		{"nil ratio option", good, "ratio", "x", []Option{nil}, "NewRatio was given a nil Option"},
 		{"ratio without a client", nil, "ratio", "x", nil, "client is nil"},
 		{"ratio, brace in name", good, "ratio", "}", nil, "brace"},
-		{"a rule a fleet does not share", good, "breaker", "x", []Option{WithBreaker(breaker.WithFailureRate(0.5, 1, 10))}, "breaker.WithFailureRate, which a shared breaker does not support"},
-		{"a growing open duration", good, "breaker", "x", []Option{WithBreaker(breaker.WithOpenBackOff(backoff.NewExponentialBackOff()))}, "breaker.WithOpenBackOff"},
-		{"a time-based rule", good, "breaker", "x", []Option{WithBreaker(breaker.WithFailureRateOver(0.5, 1, time.Minute))}, "breaker.WithFailureRateOver"},
+		{"a growing open duration", good, "breaker", "x", []Option{WithBreaker(breaker.WithOpenBackOff(backoff.NewExponentialBackOff()))}, "breaker.WithOpenBackOff, which a shared breaker does not support"},
+		{"a growing open duration with a rate", good, "breaker", "x", []Option{WithBreaker(breaker.WithFailureRate(0.5, 1, 10), breaker.WithOpenBackOff(backoff.NewExponentialBackOff()))}, "breaker.WithOpenBackOff"},
+		{"a zero failure rate", good, "breaker", "x", []Option{WithBreaker(breaker.WithFailureRate(0, 1, 10))}, "breaker: WithFailureRate was given the rate 0"},
+		{"a window shorter than its minimum", good, "breaker", "x", []Option{WithBreaker(breaker.WithFailureRate(0.5, 20, 10))}, "breaker: WithFailureRate was given a window of 10 calls"},
+		{"a NaN rate over time", good, "breaker", "x", []Option{WithBreaker(breaker.WithFailureRateOver(math.NaN(), 1, time.Minute))}, "breaker: WithFailureRateOver was given the rate NaN"},
+		{"a period too short", good, "breaker", "x", []Option{WithBreaker(breaker.WithFailureRateOver(0.5, 1, time.Millisecond))}, "breaker: WithFailureRateOver was given the period 1ms"},
+		{"slow calls without a rate", good, "breaker", "x", []Option{WithBreaker(breaker.WithSlowCalls(time.Second, 0.5))}, "breaker: WithSlowCalls needs a failure-rate rule"},
+		{"slow calls of a bad rate", good, "breaker", "x", []Option{WithBreaker(breaker.WithFailureRate(0.5, 1, 10), breaker.WithSlowCalls(time.Second, 2))}, "breaker: WithSlowCalls was given the rate 2"},
+		{"slow calls too fast to time", good, "breaker", "x", []Option{WithBreaker(breaker.WithFailureRateOver(0.5, 1, time.Second), breaker.WithSlowCalls(time.Nanosecond, 0.5))}, "breaker: WithSlowCalls was given the duration 1ns"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -23,6 +23,7 @@ type ratio struct {
 
 	seen   atomic.Pointer[seenWindow]
 	unsent atomic.Int64 // first attempts counted and not sent yet
+	since  atomic.Int64 // when the first of them was, in Unix ns of the clock
 	sendAt atomic.Int64 // when they are sent, in Unix ns of the clock
 }
 
@@ -58,10 +59,11 @@ type seenWindow struct {
 // First attempts cost no round trip of their own: an instance counts them
 // and sends the count with its next round trip, which a first attempt
 // makes itself when the last sending is WithStaleness old (0: every first
-// attempt makes one). So a first attempt counts in the fleet's window up
-// to the staleness later than it was made, and a busy instance makes about
-// one round trip per staleness period for its first attempts, whatever its
-// traffic. A round trip that fails drops the count it carried: the
+// attempt makes one), and a busy instance makes about one round trip per
+// staleness period for its first attempts, whatever its traffic. The count
+// goes with how long ago the first of them was made, measured on the
+// instance's clock, and counts in the slot of that time on the server's
+// clock (or not at all if that slot has left the window). A round trip that fails drops the count it carried: the
 // window forgets those first attempts rather than count them twice. The
 // local fallback counts the first attempts of the time it decides, from an
 // empty window.
@@ -97,8 +99,11 @@ func (b *Budget) deposit(ctx context.Context) {
 		_, _ = b.local.Allow(ctx, firstAttempt)
 		return
 	}
-	r.unsent.Add(1)
-	if !b.link.local.Load() && !r.due(b.cfg.clock.Now(), b.cfg.staleness) {
+	now := b.cfg.clock.Now()
+	if r.unsent.Add(1) == 1 {
+		r.since.Store(now.UnixNano())
+	}
+	if !b.link.local.Load() && !r.due(now, b.cfg.staleness) {
 		return
 	}
 	if _, ok := b.sendRatio(ctx, "d"); !ok {
@@ -140,7 +145,11 @@ func (b *Budget) allowRatio(ctx context.Context) (ok, shared bool) {
 func (b *Budget) sendRatio(ctx context.Context, op string) (admitted, ok bool) {
 	r := b.ratio
 	n := r.unsent.Swap(0)
-	reply, err := b.link.run(ctx, op, r.width, r.reserve, r.ratio, r.ttl, b.cfg.serverShift(), n)
+	var age int64
+	if n > 0 {
+		age = max(b.cfg.clock.Now().UnixNano()-r.since.Load(), 0) / 1000
+	}
+	reply, err := b.link.run(ctx, op, r.width, r.reserve, r.ratio, r.ttl, b.cfg.serverShift(), n, age)
 	if err != nil {
 		return false, false
 	}

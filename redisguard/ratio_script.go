@@ -10,7 +10,8 @@ package redisguard
 // allows whatever the traffic), 4 the retries allowed per million first
 // attempts, 5 the key's TTL (ms), 6 a shift added to the server's time (µs;
 // 0 but in tests), 7 the first attempts the instance counted since it last
-// sent them, counted first.
+// sent them, counted first, 8 how long ago the first of them was counted
+// (µs, on the instance's clock), whose slot they count in.
 //
 // An admission is granted while the window's retries are fewer than the
 // reserve plus the ratio of its first attempts, rounded down, computed
@@ -19,7 +20,7 @@ package redisguard
 // first attempts, retries}, those of the window after the step.
 var ratioScript = serverTimeLua("6") + windowLua + `
 local w = window(KEYS[1], now, tonumber(ARGV[2]), {'q', 'r'})
-w.add('q', tonumber(ARGV[7]))
+w.add('q', tonumber(ARGV[7]), now - tonumber(ARGV[8]))
 local admitted = 0
 if ARGV[1] == 'a' then
   local q, ratio = w.sum.q, tonumber(ARGV[4])

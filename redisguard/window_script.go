@@ -11,46 +11,59 @@ package redisguard
 //
 // window(key, now, width, kinds) reads the window of the hash key at the
 // server's time now (µs), its slots width µs long, counting the kinds (a
-// list of one-letter names). It returns w: w.sum[kind] the count of the
-// window, w.add(kind, n) counts n more in the current slot, and w.save()
-// writes the current slot if it changed, reporting whether it did.
+// list of names). It returns w: w.sum[kind] the count of the window;
+// w.add(kind, n, at) counts n more in the slot of the time at (µs, now if
+// nil; events of a slot that has left the window are dropped, and those
+// of a time to come counted now); and w.save() writes the slots that
+// changed, reporting whether any did.
 const windowLua = `
 local function window(key, now, width, kinds)
   local e = math.floor(now / width)
-  local cur = e % 10
   local names = {}
   for i = 0, 9 do
     names[#names + 1] = 'e' .. i
     for _, k in ipairs(kinds) do names[#names + 1] = k .. i end
   end
   local h = redis.call('HMGET', key, unpack(names))
-  local w = {sum = {}, slot = {}}
-  local stride, dirty = #kinds + 1, false
-  for _, k in ipairs(kinds) do w.sum[k], w.slot[k] = 0, 0 end
+  local w, slots, stride = {sum = {}}, {}, #kinds + 1
+  for _, k in ipairs(kinds) do w.sum[k] = 0 end
   for i = 0, 9 do
     local se = tonumber(h[i * stride + 1])
     if se and se > e - 10 and se <= e then
+      local slot = {epoch = se}
       for x, k in ipairs(kinds) do
-        local v = tonumber(h[i * stride + 1 + x]) or 0
-        w.sum[k] = w.sum[k] + v
-        if i == cur then w.slot[k] = v end
+        slot[k] = tonumber(h[i * stride + 1 + x]) or 0
+        w.sum[k] = w.sum[k] + slot[k]
       end
+      slots[i] = slot
     end
   end
-  function w.add(k, n)
-    if n > 0 then
-      w.sum[k], w.slot[k], dirty = w.sum[k] + n, w.slot[k] + n, true
+  function w.add(k, n, at)
+    if n <= 0 then return end
+    local ep = math.min(math.floor((at or now) / width), e)
+    if ep <= e - 10 then return end
+    local slot = slots[ep % 10]
+    if not slot or slot.epoch ~= ep then
+      slot = {epoch = ep}
+      for _, kind in ipairs(kinds) do slot[kind] = 0 end
+      slots[ep % 10] = slot
     end
+    slot[k], slot.dirty, w.sum[k] = slot[k] + n, true, w.sum[k] + n
   end
   function w.save()
-    if not dirty then return false end
-    local f = {'e' .. cur, string.format('%.0f', e)}
-    for _, k in ipairs(kinds) do
-      f[#f + 1] = k .. cur
-      f[#f + 1] = string.format('%.0f', w.slot[k])
+    local saved = false
+    for i, slot in pairs(slots) do
+      if slot.dirty then
+        local f = {'e' .. i, string.format('%.0f', slot.epoch)}
+        for _, k in ipairs(kinds) do
+          f[#f + 1] = k .. i
+          f[#f + 1] = string.format('%.0f', slot[k])
+        end
+        redis.call('HSET', key, unpack(f))
+        saved = true
+      end
     end
-    redis.call('HSET', key, unpack(f))
-    return true
+    return saved
   end
   return w
 end
