@@ -367,3 +367,23 @@ func TestRateBreakerSuccessAllocatesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestRateBreakerUnreachable: with no server, the local fallback, a
+// breaker.New of the same failure rate, decides from the first call.
+func TestRateBreakerUnreachable(t *testing.T) {
+	v := newVirtual()
+	c := faultClient("127.0.0.1:1")
+	defer c.Close()
+	b := NewBreaker(c, name(t), WithBreaker(breaker.WithFailureRate(0.5, 4, 10)), v.option())
+	for i := range 4 {
+		if err := call(b, []error{nil, errDown}[min(i, 1)]); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	if err := call(b, nil); !isOpen(err, breaker.Open) || b.State() != breaker.Open {
+		t.Fatalf("3 failures of 4, Redis unreachable: %v (%v), want the local breaker open", err, b.State())
+	}
+	if s := b.Stats(); s.Link.Shared || s.Link.Fallbacks != 1 || s.Local.Failures != 3 || s.Local.Transitions != 1 {
+		t.Errorf("Stats = %+v; want local, one fallback, the fallback tripped by 3 failures", s)
+	}
+}
