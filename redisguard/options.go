@@ -209,15 +209,18 @@ func WithOnRecover(fn func()) Option {
 }
 
 // WithBreaker gives a shared breaker the options of package breaker that
-// it shares across the fleet: breaker.WithConsecutiveFailures,
-// breaker.WithOpenDuration (on the Redis server's clock; durations finer
-// than a microsecond are cut), breaker.WithHalfOpen (the fleet admits that
-// many probes in all), breaker.WithIsFailure, breaker.WithStateChange and
-// breaker.WithClock, with their defaults and ranges. The local fallback is
-// breaker.New with the same options, which reports those it cannot use.
-// The failure-rate rules and the growing open duration
-// (breaker.WithFailureRate, breaker.WithFailureRateOver,
-// breaker.WithOpenBackOff) are not shared: NewBreaker reports them as an
+// it shares across the fleet: the trip rules breaker.WithConsecutiveFailures,
+// breaker.WithFailureRate (the fleet's last calls) and
+// breaker.WithFailureRateOver (the fleet's calls of the last period, on
+// the Redis server's clock), breaker.WithSlowCalls (a call's duration is
+// measured on the instance's clock, from Allow to Record, modulo 2^39 µs,
+// about 6 days), breaker.WithOpenDuration (on the server's clock;
+// durations finer than a microsecond are cut), breaker.WithHalfOpen (the
+// fleet admits that many probes in all), breaker.WithIsFailure,
+// breaker.WithStateChange and breaker.WithClock, with their defaults and
+// ranges. The local fallback is breaker.New with the same options, which
+// reports those it cannot use. The growing open duration
+// (breaker.WithOpenBackOff) is not shared: NewBreaker reports it as an
 // invalid configuration. Several WithBreaker add up, in order.
 //
 // What breaker.WithStateChange's hook is told of are the changes of the
