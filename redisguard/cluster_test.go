@@ -87,7 +87,7 @@ func clusterGuards(v *virtual) []clusterGuard {
 // holds each one's hash slot.
 func slotOwners(t *testing.T, c *redis.ClusterClient, names []string) map[string]string {
 	t.Helper()
-	slots, err := c.ClusterSlots(bg).Result()
+	shards, err := c.ClusterShards(bg).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,9 +97,15 @@ func slotOwners(t *testing.T, c *redis.ClusterClient, names []string) map[string
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, r := range slots {
-			if int64(r.Start) <= slot && slot <= int64(r.End) {
-				owners[n] = r.Nodes[0].Addr
+		for _, sh := range shards {
+			for _, r := range sh.Slots {
+				if r.Start <= slot && slot <= r.End {
+					for _, node := range sh.Nodes {
+						if node.Role == "master" {
+							owners[n] = fmt.Sprintf("%s:%d", node.IP, node.Port)
+						}
+					}
+				}
 			}
 		}
 	}
