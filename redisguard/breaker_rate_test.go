@@ -49,7 +49,7 @@ func TestRateBreakerMatchesLocal(t *testing.T) {
 	open := WithBreaker(breaker.WithOpenDuration(10*time.Second), breaker.WithHalfOpen(2, 2))
 	tests := []struct {
 		name  string
-		width time.Duration // a slot of the time window, to align; 0 for none
+		width time.Duration // a slot of the time window, to align; 0 for none (a slot of 1 s leaves the real time the test takes a second)
 		opts  []breaker.Option
 		steps []rateStep
 	}{
@@ -80,7 +80,7 @@ func TestRateBreakerMatchesLocal(t *testing.T) {
 			steps(1, nil, 0),
 			later(10*time.Second, steps(2, nil, 0)), steps(3, nil, 2*time.Second), steps(1, nil, 0),
 		)},
-		{"slow_calls_over_time", time.Second / 10, []breaker.Option{breaker.WithFailureRateOver(0.9, 2, time.Second), breaker.WithSlowCalls(100*time.Millisecond, 0.6)}, cat(
+		{"slow_calls_over_time", time.Second, []breaker.Option{breaker.WithFailureRateOver(0.9, 2, 10*time.Second), breaker.WithSlowCalls(100*time.Millisecond, 0.6)}, cat(
 			steps(2, nil, 0), steps(2, errDown, 200*time.Millisecond), steps(1, nil, 200*time.Millisecond), // 3 slow of 5: trips
 			steps(1, nil, 0),
 		)},

@@ -14,7 +14,8 @@ import (
 // alignSlot moves v's server clock to a millisecond past the start of a
 // slot of width on the server of addr: the slots of the server's window
 // and those of a local window made now then begin together (within the
-// real time the test takes, which is far shorter than a slot).
+// real time the test takes, which must be shorter than a slot: the tests
+// take slots of a second).
 func (v *virtual) alignSlot(t *testing.T, addr string, width time.Duration) {
 	t.Helper()
 	now, err := admin(t, addr).Time(bg).Result()
@@ -42,39 +43,33 @@ type ratioStep struct {
 func TestRatioMatchesLocal(t *testing.T) {
 	addr := needRedis(t)
 	tests := []struct {
-		name   string
-		window time.Duration // 0: the default
-		opts   []budget.Option
-		steps  []ratioStep
+		name  string
+		opts  []budget.Option
+		steps []ratioStep
 	}{
-		{"finagle_defaults", 0, nil, []ratioStep{{0, 50, 120}, {time.Second, 5, 5}}},
-		{"ratio_only", 0, []budget.Option{budget.WithMinRetriesPerSecond(0), budget.WithRetryRatio(0.3)},
+		{"finagle_defaults", nil, []ratioStep{{0, 50, 120}, {time.Second, 5, 5}}},
+		{"ratio_only", []budget.Option{budget.WithMinRetriesPerSecond(0), budget.WithRetryRatio(0.3)},
 			[]ratioStep{{0, 10, 5}, {0, 10, 5}, {0, 3, 2}}},
-		{"ratio_above_one", 0, []budget.Option{budget.WithMinRetriesPerSecond(0), budget.WithRetryRatio(2.5)},
+		{"ratio_above_one", []budget.Option{budget.WithMinRetriesPerSecond(0), budget.WithRetryRatio(2.5)},
 			[]ratioStep{{0, 4, 12}, {0, 1, 4}}},
-		{"no_retries_at_all", 0, []budget.Option{budget.WithMinRetriesPerSecond(0), budget.WithRetryRatio(0)},
+		{"no_retries_at_all", []budget.Option{budget.WithMinRetriesPerSecond(0), budget.WithRetryRatio(0)},
 			[]ratioStep{{0, 20, 3}}},
-		{"reserve_only", time.Second, []budget.Option{budget.WithMinRetriesPerSecond(3), budget.WithRetryRatio(0)},
-			[]ratioStep{{0, 0, 5}, {500 * time.Millisecond, 0, 2}, {time.Second, 0, 5}}},
-		{"window_slides", time.Second, []budget.Option{budget.WithMinRetriesPerSecond(0), budget.WithRetryRatio(1)},
+		{"reserve_only", []budget.Option{budget.WithMinRetriesPerSecond(0.3), budget.WithRetryRatio(0)},
+			[]ratioStep{{0, 0, 5}, {5 * time.Second, 0, 2}, {10 * time.Second, 0, 5}}},
+		{"window_slides", []budget.Option{budget.WithMinRetriesPerSecond(0), budget.WithRetryRatio(1)},
 			[]ratioStep{
 				{0, 5, 6},
-				{500 * time.Millisecond, 2, 3},
-				{450 * time.Millisecond, 0, 1},
-				{100 * time.Millisecond, 0, 3}, // the first slot has left the window
-				{500 * time.Millisecond, 1, 3}, // so has the middle one
-				{2 * time.Second, 0, 1},        // all forgotten
+				{5 * time.Second, 2, 3},
+				{4500 * time.Millisecond, 0, 1},
+				{time.Second, 0, 3},      // the first slot has left the window
+				{5 * time.Second, 1, 3},  // so has the middle one
+				{20 * time.Second, 0, 1}, // all forgotten
 			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := newVirtual()
-			w := budget.DefaultWindow
-			if tt.window != 0 {
-				w = tt.window
-				tt.opts = append(tt.opts, budget.WithWindow(w))
-			}
-			v.alignSlot(t, addr, w/10)
+			v.alignSlot(t, addr, budget.DefaultWindow/10)
 			local := budget.NewRatio(append([]budget.Option{budget.WithClock(v.mock)}, tt.opts...)...)
 			shared := NewRatio(newClient(t, addr), name(t), WithBudget(tt.opts...), WithStaleness(0), generous, v.option())
 			admitted, refused := 0, 0
