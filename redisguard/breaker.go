@@ -60,33 +60,6 @@ type view struct {
 	calls, windowFails, windowSlow uint64
 }
 
-// A Breaker's Permit.Token: localBit for a call the local fallback
-// admitted (the fallback's own Token in the other bits); otherwise
-// paidBit if Allow made a round trip, probeBit for a half-open probe, the
-// generation of the shared state in genBits bits (see genTag), and with
-// the slow-call rule the microseconds from the Breaker's base to Allow,
-// modulo 2^timeBits, above them.
-const (
-	paidBit  = 1 // Allow made a round trip
-	probeBit = 2 // a half-open probe
-
-	genShift  = 2
-	genBits   = 22
-	genMod    = 1<<genBits - 1 // the tags of the generations, from 1
-	timeShift = genShift + genBits
-	timeBits  = 63 - timeShift // 39: about 6 days
-	timeMask  = 1<<timeBits - 1
-)
-
-// genTag is generation gen as a Permit holds it: never 0, so that a zero
-// Permit matches no generation.
-func genTag(gen uint64) uint64 { return (gen-1)%genMod + 1 }
-
-// genOf returns the generation whose tag is tag, the latest at most cur.
-func genOf(tag, cur uint64) uint64 {
-	return cur - (genTag(cur)+genMod-tag)%genMod
-}
-
 // NewBreaker returns a Breaker named name, shared through client by every
 // instance that makes one with the same name and key prefix: its state
 // lives in the hash "backoff:{name}:breaker", and the window of a
@@ -133,9 +106,6 @@ func NewBreaker(client redis.Scripter, name string, opts ...Option) *Breaker {
 	b.link = newLink(client, breakerScript, c, c.key("breaker"), c.key("window"))
 	return b
 }
-
-// rated reports whether the breaker trips on a failure rate.
-func (b *Breaker) rated() bool { return b.rule.Rule != fleet.Consecutive }
 
 // Validate reports why the Breaker cannot be used: its first bad option,
 // or client, or that it is a zero Breaker. The error matches
@@ -206,31 +176,6 @@ func (b *Breaker) Allow(ctx context.Context, c guard.Call) (guard.Permit, error)
 	}
 	b.rejections.Add(1)
 	return guard.Permit{}, &breaker.OpenError{State: v.state, Duration: v.wait}
-}
-
-// token returns the Token of a Permit of generation gen issued at now,
-// which only the slow-call rule reads.
-func (b *Breaker) token(gen uint64, now time.Time) uint64 {
-	t := genTag(gen) << genShift
-	if b.rule.SlowAfter > 0 {
-		t |= b.micros(now) << timeShift
-	}
-	return t
-}
-
-// micros returns now in microseconds from the base, modulo 2^timeBits.
-func (b *Breaker) micros(now time.Time) uint64 {
-	return uint64(now.Sub(b.base).Microseconds()) & timeMask
-}
-
-// slow reports whether the call admitted with token, ending now, was slow:
-// false without the slow-call rule.
-func (b *Breaker) slow(token uint64) bool {
-	if b.rule.SlowAfter == 0 {
-		return false
-	}
-	took := (b.micros(b.cfg.clock.Now()) - token>>timeShift) & timeMask
-	return time.Duration(took)*time.Microsecond > b.rule.SlowAfter
 }
 
 // allowLocal asks the local fallback.
@@ -395,58 +340,6 @@ func (b *Breaker) record(p guard.Permit, v verdict) {
 		b.uncount(v, slow)
 		b.ignored.Add(1)
 	}
-}
-
-// owe decides whether the outcome v, slow or not, of a closed state's call
-// of generation gen, whose Allow made a round trip if paid, waits for the
-// next round trip (it is then owed, or needs sending at all), or goes now.
-func (b *Breaker) owe(cur *view, gen uint64, v verdict, slow, paid bool) bool {
-	if b.link.local.Load() {
-		return !b.rated() && v == success && cur.fails == 0
-	}
-	if b.rated() {
-		if v == failure || slow {
-			calls, fails, slows := b.owed.counts(gen)
-			t := tally{calls: cur.calls + calls + 1, fails: cur.windowFails + fails, slow: cur.windowSlow + slows}
-			if v == failure {
-				t.fails++
-			}
-			if slow {
-				t.slow++
-			}
-			if b.trips(t) {
-				return false // a call that may trip the breaker goes at once
-			}
-		}
-		b.owed.add(gen, v, slow, b.cfg.clock)
-		return true
-	}
-	switch {
-	case v == success && cur.fails == 0:
-		return true
-	case !paid:
-		return false
-	}
-	if _, fails, _ := b.owed.counts(gen); v == success || cur.fails+fails+1 < uint64(b.rule.Threshold) {
-		b.owed.add(gen, v, false, b.cfg.clock)
-		return true
-	}
-	return false // a failure that may trip the breaker goes at once
-}
-
-// tally is the calls of a failure-rate rule's window, and the failures and
-// slow calls among them.
-type tally struct{ calls, fails, slow uint64 }
-
-// trips reports whether t trips a failure-rate rule, as the script and
-// package breaker decide.
-func (b *Breaker) trips(t tally) bool {
-	if t.calls < uint64(b.rule.MinCalls) || t.calls == 0 {
-		return false
-	}
-	n := float64(t.calls)
-	return float64(min(t.fails, t.calls))/n >= b.rule.Rate ||
-		b.rule.SlowAfter > 0 && float64(min(t.slow, t.calls))/n >= b.rule.SlowRate
 }
 
 // count and uncount keep the counts of the verdicts, and of the slow

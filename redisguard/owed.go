@@ -120,3 +120,40 @@ func (o *owed) take(clk clock.Clock) owedArgs {
 	a.slowFails, a.slowOks = min(a.slowFails, a.fails), min(a.slowOks, a.oks)
 	return a
 }
+
+// owe decides whether the outcome v, slow or not, of a closed state's call
+// of generation gen, whose Allow made a round trip if paid, waits for the
+// next round trip (it is then owed, or needs sending at all), or goes now.
+func (b *Breaker) owe(cur *view, gen uint64, v verdict, slow, paid bool) bool {
+	if b.link.local.Load() {
+		return !b.rated() && v == success && cur.fails == 0
+	}
+	if b.rated() {
+		if v == failure || slow {
+			calls, fails, slows := b.owed.counts(gen)
+			t := tally{calls: cur.calls + calls + 1, fails: cur.windowFails + fails, slow: cur.windowSlow + slows}
+			if v == failure {
+				t.fails++
+			}
+			if slow {
+				t.slow++
+			}
+			if b.trips(t) {
+				return false // a call that may trip the breaker goes at once
+			}
+		}
+		b.owed.add(gen, v, slow, b.cfg.clock)
+		return true
+	}
+	switch {
+	case v == success && cur.fails == 0:
+		return true
+	case !paid:
+		return false
+	}
+	if _, fails, _ := b.owed.counts(gen); v == success || cur.fails+fails+1 < uint64(b.rule.Threshold) {
+		b.owed.add(gen, v, false, b.cfg.clock)
+		return true
+	}
+	return false // a failure that may trip the breaker goes at once
+}
