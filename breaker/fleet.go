@@ -9,6 +9,9 @@ import (
 // Breaker made by New, its local fallback.
 func init() { fleet.TakeBreaker = takeFleet }
 
+// fleetRules are the trip rules as package fleet names them.
+var fleetRules = [...]int{consecutiveRule: fleet.Consecutive, countRule: fleet.RateOfCalls, timeRule: fleet.RateOverTime}
+
 // takeFleet is fleet.TakeBreaker.
 func takeFleet(g guard.Guard) (fleet.Breaker, bool) {
 	b, ok := g.(*Breaker)
@@ -17,7 +20,14 @@ func takeFleet(g guard.Guard) (fleet.Breaker, bool) {
 	}
 	c := &b.cfg
 	s := fleet.Breaker{
+		Rule:      fleetRules[c.rule],
 		Threshold: int(c.threshold),
+		Rate:      c.rate,
+		MinCalls:  int(c.minCalls),
+		Calls:     c.calls,
+		Period:    c.period,
+		SlowAfter: c.slow.after,
+		SlowRate:  c.slow.rate,
 		Open:      c.open,
 		Probes:    int(c.probes),
 		Successes: int(c.successes),
@@ -27,12 +37,7 @@ func takeFleet(g guard.Guard) (fleet.Breaker, bool) {
 	if fn := c.onChange; fn != nil {
 		s.OnChange = func(from, to uint8) { fn(State(from), State(to)) }
 	}
-	switch {
-	case c.rule == countRule:
-		s.Unshared = "WithFailureRate"
-	case c.rule == timeRule:
-		s.Unshared = "WithFailureRateOver"
-	case c.backOff != nil:
+	if c.backOff != nil {
 		s.Unshared = "WithOpenBackOff"
 	}
 	c.isFailure, c.onChange = nil, nil

@@ -24,10 +24,20 @@ func benchGuards(b *testing.B) map[string]guard.Guard {
 		"breaker/local":              breaker.New(),
 		"breaker/shared":             NewBreaker(c, name(b), opts...),
 		"breaker/shared-staleness-0": NewBreaker(c, name(b)+"-0", append(opts, WithStaleness(0))...),
+		"ratio/local":                budget.NewRatio(),
+		"ratio/shared":               NewRatio(c, name(b)+"-ratio", opts...),
+		"rate-breaker/local":         breaker.New(rate),
+		"rate-breaker/shared":        NewBreaker(c, name(b)+"-rate", append(opts, WithBreaker(rate))...),
 	}
 }
 
-var benchOrder = []string{"budget/local", "budget/shared", "breaker/local", "breaker/shared", "breaker/shared-staleness-0"}
+// rate is the failure-rate rule of the benchmarks' rate breakers.
+var rate = breaker.WithFailureRate(0.5, 20, 100)
+
+var benchOrder = []string{
+	"budget/local", "budget/shared", "ratio/local", "ratio/shared",
+	"breaker/local", "breaker/shared", "breaker/shared-staleness-0", "rate-breaker/local", "rate-breaker/shared",
+}
 
 // BenchmarkAdmittedSuccess: one first attempt that succeeds, Allow and
 // Record.

@@ -14,10 +14,12 @@ import (
 
 // Breaker is a circuit breaker that every instance of a service shares
 // through Redis: breaker.New's closed, open and half-open cycle with its
-// consecutive-failures rule, kept once for the fleet, so that the fleet's
-// failures trip it and the fleet's probes, breaker.WithHalfOpen's number in all,
-// test the dependency. It is a [guard.Guard], and refuses calls with a
-// [*breaker.OpenError], which matches [breaker.ErrCircuitOpen].
+// trip rule (failures in a row, or a failure rate over the last calls or
+// over a period, with or without slow calls), kept once for the fleet, so
+// that the fleet's failures trip it and the fleet's probes,
+// breaker.WithHalfOpen's number in all, test the dependency. It is a
+// [guard.Guard], and refuses calls with a [*breaker.OpenError], which
+// matches [breaker.ErrCircuitOpen].
 //
 // A Breaker is safe for concurrent use. Its zero value refuses every call
 // with an error matching [backoff.ErrInvalidConfiguration]; make one with
@@ -27,8 +29,10 @@ type Breaker struct {
 	err   error
 	link  *link
 	local *breaker.Breaker
+	rule  fleet.Breaker // the local fallback's settings
+	base  time.Time     // the clock's reading at NewBreaker, from which slow calls are timed
 
-	args [6]any // the script's ARGV 2 to 7, fixed
+	args [12]any // the script's ARGV 2 to 13, fixed
 
 	view atomic.Pointer[view]
 	owed owed
@@ -39,6 +43,7 @@ type Breaker struct {
 	ignored     atomic.Uint64
 	rejections  atomic.Uint64
 	transitions atomic.Uint64
+	slowCalls   atomic.Uint64
 }
 
 // view is the shared state as one round trip saw it.
@@ -49,26 +54,24 @@ type view struct {
 	until time.Time // Open: when it admits a probe, on the local clock
 	full  bool      // HalfOpen with its probes taken
 	at    time.Time // when the round trip returned, on the local clock
-}
 
-// The bits of a Breaker's Permit.Token besides localBit; the generation
-// of the shared state takes the others.
-const (
-	paidBit  = 1 // Allow made a round trip
-	probeBit = 2 // a half-open probe
-)
+	// The closed state's window of a failure-rate rule: its calls, and
+	// the failures and slow calls among them.
+	calls, windowFails, windowSlow uint64
+}
 
 // NewBreaker returns a Breaker named name, shared through client by every
 // instance that makes one with the same name and key prefix: its state
-// lives in the hash "backoff:{name}:breaker". It takes the options of
+// lives in the hash "backoff:{name}:breaker", and the window of a
+// failure-rate rule in "backoff:{name}:window". It takes the options of
 // breaker.New that a fleet can share, given with WithBreaker, with the same
 // defaults and ranges; WithProbeTimeout; and those of every guard of this
 // package (WithTimeout, WithRetryInterval, WithStaleness, WithTTL,
-// WithKeyPrefix, WithOnFallback, WithOnRecover). The failure-rate and
-// slow-call rules, the growing open duration and the manual controls of
-// package breaker are not supported (ForceOpen, ForceClosed and Reset
-// return an invalid configuration). Every instance of one breaker must be
-// given the same configuration.
+// WithKeyPrefix, WithOnFallback, WithOnRecover). The growing open duration
+// (breaker.WithOpenBackOff) is not supported, and nor are the manual
+// controls of package breaker (ForceOpen, ForceClosed and Reset return an
+// invalid configuration). Every instance of one breaker must be given the
+// same configuration.
 //
 // client must honour the deadlines of contexts, as for NewTokenBucket.
 // NewBreaker makes no round trip. A bad client, name or option makes a
@@ -76,7 +79,7 @@ const (
 // each of them, joined, the options of package breaker as breaker.New
 // reports them.
 func NewBreaker(client redis.Scripter, name string, opts ...Option) *Breaker {
-	c := newConfig(breakerKind, name, opts)
+	c := newConfig(breakerKind, "NewBreaker", name, opts)
 	b := &Breaker{cfg: c, local: breaker.New(c.breaker...)}
 	s, _ := fleet.TakeBreaker(b.local)
 	var unshared error
@@ -88,11 +91,19 @@ func NewBreaker(client redis.Scripter, name string, opts ...Option) *Breaker {
 		return b
 	}
 	c.isFailure, c.onChange, c.clock = s.IsFailure, s.OnChange, s.Clock
-	c.threshold, c.open, c.probes, c.successes = s.Threshold, s.Open, s.Probes, s.Successes
-	ttl := c.ttl + c.open + c.probeTimeout
-	b.args = [6]any{c.threshold, c.open.Microseconds(), c.probes, c.successes,
-		c.probeTimeout.Microseconds(), millis(ttl)}
-	b.link = newLink(client, breakerScript, c.key("breaker"), c)
+	b.rule, b.base = s, s.Clock.Now()
+	ttl := c.ttl + s.Open + c.probeTimeout + s.Period
+	size := int64(s.Calls)
+	if s.Rule == fleet.RateOverTime {
+		size = max((s.Period / 10).Microseconds(), 1)
+	}
+	var slowRate float64
+	if s.SlowAfter > 0 {
+		slowRate = s.SlowRate
+	}
+	b.args = [12]any{s.Rule, s.Threshold, s.Open.Microseconds(), s.Probes, s.Successes,
+		c.probeTimeout.Microseconds(), millis(ttl), 0, s.Rate, s.MinCalls, size, slowRate}
+	b.link = newLink(client, breakerScript, c, c.key("breaker"), c.key("window"))
 	return b
 }
 
@@ -109,11 +120,14 @@ func (b *Breaker) Validate() error {
 // Allow asks the shared breaker to admit a call, as a [guard.Guard].
 // While the state this instance's last round trip saw is closed and
 // younger than the staleness (WithStaleness), Allow admits the call with
-// no round trip; while it is open, Allow refuses the call with no round
-// trip until the open duration it was told of has passed. Otherwise Allow
-// makes one round trip, which decides on the shared state, and turns it
-// half-open when its open duration has passed; half-open, the fleet
-// admits breaker.WithHalfOpen's probes in all. A refusal is an [*breaker.OpenError].
+// no round trip (with failures in a row, unless an outcome is owed);
+// while it is open, Allow refuses the call with no round trip until the
+// open duration it was told of has passed. Otherwise Allow makes one
+// round trip, which sends what this instance owes, decides on the shared
+// state, and turns it half-open when its open duration has passed;
+// half-open, the fleet admits breaker.WithHalfOpen's probes in all. A
+// refusal is an [*breaker.OpenError]. With breaker.WithSlowCalls, Allow
+// reads the clock once, to time the call.
 //
 // When Redis fails or is slower than the timeout, the local fallback, a
 // breaker.New of the same configuration, decides instead (see the package
@@ -128,12 +142,12 @@ func (b *Breaker) Allow(ctx context.Context, c guard.Call) (guard.Permit, error)
 	if !b.link.ready() {
 		return b.allowLocal(ctx, c)
 	}
-	if v := b.view.Load(); v != nil && !b.owed.any.Load() {
+	if v := b.view.Load(); v != nil && (b.rated() || !b.owed.any.Load()) {
 		now := b.cfg.clock.Now()
 		switch {
 		case v.state == breaker.Closed:
 			if now.Sub(v.at) < b.cfg.staleness {
-				return guard.Permit{Token: v.gen << 2}, nil
+				return guard.Permit{Token: b.token(v.gen, now)}, nil
 			}
 		case v.state == breaker.Open:
 			if wait := v.until.Sub(now); wait > 0 {
@@ -145,7 +159,7 @@ func (b *Breaker) Allow(ctx context.Context, c guard.Call) (guard.Permit, error)
 			return guard.Permit{}, &breaker.OpenError{State: breaker.HalfOpen}
 		}
 	}
-	r, err := b.link.run(ctx, b.argv("a", 0, neutral)...)
+	r, err := b.link.run(ctx, b.argv("a", 0, neutral, false)...)
 	if err != nil {
 		return b.allowLocal(ctx, c)
 	}
@@ -154,7 +168,7 @@ func (b *Breaker) Allow(ctx context.Context, c guard.Call) (guard.Permit, error)
 		return b.allowLocal(ctx, c)
 	}
 	if v.admitted {
-		t := v.gen<<2 | paidBit
+		t := b.token(v.gen, b.cfg.clock.Now()) | paidBit
 		if v.probe {
 			t |= probeBit
 		}
@@ -175,22 +189,23 @@ func (b *Breaker) allowLocal(ctx context.Context, c guard.Call) (guard.Permit, e
 }
 
 // argv returns the script's arguments for the step op, with what this
-// instance owes, and the record of gen judged v.
-func (b *Breaker) argv(op string, gen uint64, v verdict) []any {
-	og, of, reset := b.owed.take()
-	a := make([]any, 0, 13)
+// instance owes, and the record of gen judged v, slow or not.
+func (b *Breaker) argv(op string, gen uint64, v verdict, slow bool) []any {
+	o := b.owed.take(b.cfg.clock)
+	a := make([]any, 0, 23)
 	a = append(a, op)
 	a = append(a, b.args[:]...)
-	a = append(a, b.shift(), og, of, reset, gen, uint8(v))
+	a[8] = b.cfg.serverShift()
+	a = append(a, o.gen, o.fails, o.slowFails, o.oks, o.slowOks, o.reset, o.age, gen, uint8(v), bit(slow))
 	return a
 }
 
-// shift is the test seam that moves the server's clock, in µs.
-func (b *Breaker) shift() int64 {
-	if b.cfg.shift == nil {
-		return 0
+// bit is 1 for true, 0 for false.
+func bit(on bool) uint8 {
+	if on {
+		return 1
 	}
-	return b.cfg.shift().Microseconds()
+	return 0
 }
 
 // reply is a breaker script's reply.
@@ -209,10 +224,12 @@ type reply struct {
 func (b *Breaker) see(r []any) (reply, bool) {
 	v, ok := ints(r, 9)
 	var entered []any
-	if ok && len(r) > 9 {
+	var window []int64
+	if ok && len(r) == 13 {
 		entered, ok = r[9].([]any)
+		window, _ = ints(r[10:], 3)
 	}
-	if !ok {
+	if !ok || window == nil {
 		b.link.failed(errReply)
 		return reply{}, false
 	}
@@ -226,7 +243,8 @@ func (b *Breaker) see(r []any) (reply, bool) {
 		ignored:  v[6] == 1,
 	}
 	now := b.cfg.clock.Now()
-	b.store(&view{state: rp.state, gen: rp.gen, fails: rp.fails, until: now.Add(rp.wait), full: v[7] == 1, at: now})
+	b.store(&view{state: rp.state, gen: rp.gen, fails: rp.fails, until: now.Add(rp.wait), full: v[7] == 1, at: now,
+		calls: uint64(window[0]), windowFails: uint64(window[1]), windowSlow: uint64(window[2])})
 	from := breaker.State(v[8])
 	for _, e := range entered {
 		to, _ := e.(int64)
@@ -254,19 +272,26 @@ func (b *Breaker) store(nv *view) {
 }
 
 // Record tells the shared breaker how a call that Allow admitted ended, as
-// a [guard.Guard]: a success, a failure (an error breaker.WithIsFailure counts;
-// by default any), or neither (an abandoned call, an inner guard's
-// refusal). A record of a call admitted before the last change of state
-// this instance saw counts for nothing.
+// a [guard.Guard]: a success, a failure (an error breaker.WithIsFailure
+// counts; by default any), or neither (an abandoned call, an inner guard's
+// refusal); with breaker.WithSlowCalls, a success or a failure that took
+// longer than its duration, from Allow to Record on the breaker's clock,
+// is also slow. A record of a call admitted before the last change of
+// state this instance saw counts for nothing.
 //
-// Another call's record makes a round trip for a failure, and for a
-// success when the count of failures in a row it saw is not 0, unless its
-// Allow made one already: then the outcome is owed, and sent with this
-// instance's next round trip (the next Allow makes one while anything is
-// owed), so that the call costs one round trip, not two. Two records are
-// sent at once whatever their Allow made, so that the fleet learns of them
-// without delay: a probe's, and a failure that may trip the breaker by the
-// count this instance knows. When Redis fails, the local fallback counts
+// With failures in a row, another call's record makes a round trip for a
+// failure, and for a success when the count of failures in a row it saw
+// is not 0, unless its Allow made one already: then the outcome is owed,
+// and sent with this instance's next round trip (the next Allow makes one
+// while anything is owed), so that the call costs one round trip, not
+// two. With a failure rate, every outcome counts in the window, and every
+// one is owed: sent with the round trip of the next Allow that finds the
+// state it saw stale, so that a healthy instance makes about one round
+// trip per staleness period, whatever its traffic and the failures below
+// the rate. Two records are sent at once, so that the fleet learns of
+// them without delay: a probe's, and a failure or slow call that may trip
+// the breaker by the counts this instance knows (those its last round
+// trip saw and those it owes). When Redis fails, the local fallback counts
 // the call instead.
 func (b *Breaker) Record(p guard.Permit, o guard.Outcome) {
 	if b.Validate() != nil {
@@ -280,48 +305,58 @@ func (b *Breaker) Record(p guard.Permit, o guard.Outcome) {
 // record records a call judged v.
 func (b *Breaker) record(p guard.Permit, v verdict) {
 	if p.Token&localBit != 0 {
-		b.count(v)
+		b.count(v, false)
 		b.local.Record(guard.Permit{Token: p.Token &^ localBit}, localOutcome(v))
 		return
 	}
-	gen := p.Token >> 2
+	tag := p.Token >> genShift & genMod
 	cur := b.view.Load()
-	if gen == 0 || cur == nil || (cur.gen != gen && p.Token&probeBit == 0) {
+	if tag == 0 || cur == nil {
 		b.ignored.Add(1)
 		return
 	}
-	b.count(v)
+	gen := genOf(tag, cur.gen)
+	if cur.gen != gen && p.Token&probeBit == 0 {
+		b.ignored.Add(1)
+		return
+	}
+	slow := v != neutral && b.slow(p.Token)
+	b.count(v, slow)
 	if p.Token&probeBit == 0 {
-		switch {
-		case v == neutral, v == success && cur.fails == 0:
+		if v == neutral || b.owe(cur, gen, v, slow, p.Token&paidBit != 0) {
 			return
-		case p.Token&paidBit != 0 && !b.link.local.Load():
-			if v == success || cur.fails+b.owed.failures(gen)+1 < uint64(b.cfg.threshold) {
-				b.owed.add(gen, v)
-				return
-			}
-			// A failure that may trip the breaker goes at once.
 		}
 	}
 	if !b.link.ready() {
 		b.feedLocal(v)
 		return
 	}
-	r, err := b.link.run(context.Background(), b.argv("r", gen, v)...)
+	r, err := b.link.run(context.Background(), b.argv("r", gen, v, slow)...)
 	if err != nil {
 		b.feedLocal(v)
 		return
 	}
 	if rp, ok := b.see(r); ok && rp.ignored {
-		b.uncount(v)
+		b.uncount(v, slow)
 		b.ignored.Add(1)
 	}
 }
 
-// count and uncount keep the counts of the verdicts.
-func (b *Breaker) count(v verdict) { b.counter(v).Add(1) }
+// count and uncount keep the counts of the verdicts, and of the slow
+// calls.
+func (b *Breaker) count(v verdict, slow bool) {
+	b.counter(v).Add(1)
+	if slow {
+		b.slowCalls.Add(1)
+	}
+}
 
-func (b *Breaker) uncount(v verdict) { b.counter(v).Add(^uint64(0)) }
+func (b *Breaker) uncount(v verdict, slow bool) {
+	b.counter(v).Add(^uint64(0))
+	if slow {
+		b.slowCalls.Add(^uint64(0))
+	}
+}
 
 func (b *Breaker) counter(v verdict) *atomic.Uint64 {
 	switch v {
@@ -395,6 +430,16 @@ type BreakerStats struct {
 	// Transitions counts the changes of the shared state that this
 	// instance's round trips made.
 	Transitions uint64
+	// Slow counts this instance's records, as successes or as failures,
+	// of calls slower than breaker.WithSlowCalls' duration: 0 without it.
+	Slow uint64
+	// WindowCalls is the number of calls in the fleet's window of a
+	// failure-rate rule, and WindowFailures and WindowSlow the failures
+	// and the slow calls among them, as this instance's last round trip
+	// saw them in the closed state: 0 with failures in a row.
+	WindowCalls    uint64
+	WindowFailures uint64
+	WindowSlow     uint64
 	// Link is the figures of the way to Redis.
 	Link Link
 	// Local is the local fallback's own counts.
@@ -415,11 +460,13 @@ func (b *Breaker) Stats() BreakerStats {
 		Ignored:     b.ignored.Load(),
 		Rejections:  b.rejections.Load(),
 		Transitions: b.transitions.Load(),
+		Slow:        b.slowCalls.Load(),
 		Link:        b.link.stats(),
 		Local:       b.local.Counts(),
 	}
 	if v := b.view.Load(); v != nil {
 		s.ConsecutiveFailures = v.fails
+		s.WindowCalls, s.WindowFailures, s.WindowSlow = v.calls, v.windowFails, v.windowSlow
 	}
 	return s
 }

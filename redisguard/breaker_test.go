@@ -101,32 +101,44 @@ func TestBreakerTripsAcrossInstances(t *testing.T) {
 }
 
 // TestBreakerHalfOpenProbesExact: when the open duration has passed, the
-// fleet's concurrent callers get exactly WithHalfOpen's probes.
+// fleet's concurrent callers get exactly WithHalfOpen's probes, whatever
+// the trip rule.
 func TestBreakerHalfOpenProbesExact(t *testing.T) {
-	v := newVirtual()
-	f := sharedBreakers(t, v, 3, WithBreaker(breaker.WithConsecutiveFailures(1)), WithBreaker(breaker.WithOpenDuration(time.Minute)), WithBreaker(breaker.WithHalfOpen(2, 2)))
-	if err := call(f[0], errDown); err != nil {
-		t.Fatal(err)
-	}
-	v.advance(time.Minute)
-	var wg sync.WaitGroup
-	var probes atomic.Int64
-	for i := range 60 {
-		wg.Add(1)
-		go func(b *Breaker) {
-			defer wg.Done()
-			_, err := b.Allow(bg, first)
-			switch {
-			case err == nil:
-				probes.Add(1)
-			case !isOpen(err, breaker.HalfOpen):
-				t.Errorf("Allow = %v, want admitted or a half-open refusal", err)
+	for rule, trip := range map[string]breaker.Option{
+		"in_a_row":       breaker.WithConsecutiveFailures(1),
+		"rate_of_calls":  breaker.WithFailureRate(0.5, 1, 10),
+		"rate_over_time": breaker.WithFailureRateOver(0.5, 1, time.Minute),
+	} {
+		t.Run(rule, func(t *testing.T) {
+			v := newVirtual()
+			f := sharedBreakers(t, v, 3, WithBreaker(trip), WithBreaker(breaker.WithOpenDuration(time.Minute)), WithBreaker(breaker.WithHalfOpen(2, 2)))
+			if err := call(f[0], errDown); err != nil {
+				t.Fatal(err)
 			}
-		}(f[i%3])
-	}
-	wg.Wait()
-	if got := probes.Load(); got != 2 {
-		t.Errorf("%d probes admitted, want exactly 2", got)
+			if got := f[0].State(); got != breaker.Open {
+				t.Fatalf("after a failure: %v, want open", got)
+			}
+			v.advance(time.Minute)
+			var wg sync.WaitGroup
+			var probes atomic.Int64
+			for i := range 60 {
+				wg.Add(1)
+				go func(b *Breaker) {
+					defer wg.Done()
+					_, err := b.Allow(bg, first)
+					switch {
+					case err == nil:
+						probes.Add(1)
+					case !isOpen(err, breaker.HalfOpen):
+						t.Errorf("Allow = %v, want admitted or a half-open refusal", err)
+					}
+				}(f[i%3])
+			}
+			wg.Wait()
+			if got := probes.Load(); got != 2 {
+				t.Errorf("%d probes admitted, want exactly 2", got)
+			}
+		})
 	}
 }
 

@@ -5,17 +5,18 @@
 // dependency from one process; N processes with local budgets still send
 // N times the retries.
 //
-// [NewTokenBucket] is budget.NewTokenBucket's gRPC retry throttling, and
-// [NewBreaker] is breaker.New's circuit breaker with its consecutive
-// failures rule; they take the options of package budget and breaker
-// themselves, given with [WithBudget] and [WithBreaker], with their
-// defaults, which the local guard each keeps as its fallback validates
-// (the ratio budget, budget.NewRatio, and the breaker's failure-rate and
-// slow-call rules and growing open duration are not offered shared, and a
-// shared breaker refuses the manual controls, ForceOpen, ForceClosed and
-// Reset, as an invalid configuration: see [Breaker.ForceOpen]).
-// Both are [guard.Guard] values, so a Policy takes either as it takes
-// the local ones:
+// [NewTokenBucket] is budget.NewTokenBucket's gRPC retry throttling,
+// [NewRatio] budget.NewRatio's ratio of retries to requests over a window
+// of time, and [NewBreaker] breaker.New's circuit breaker with each of its
+// trip rules: failures in a row, a failure rate over the last calls or
+// over a period, and slow calls. They take the options of package budget
+// and breaker themselves, given with [WithBudget] and [WithBreaker], with
+// their defaults, which the local guard each keeps as its fallback
+// validates (the breaker's growing open duration, breaker.WithOpenBackOff,
+// is not offered shared, and a shared breaker refuses the manual controls,
+// ForceOpen, ForceClosed and Reset, as an invalid configuration: see
+// [Breaker.ForceOpen]). All are [guard.Guard] values, so a Policy takes
+// them as it takes the local ones:
 //
 //	client := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true})
 //	retries := redisguard.NewTokenBucket(client, "payments", redisguard.WithBudget(budget.WithMaxTokens(10)))
@@ -31,13 +32,20 @@
 // Each decision is one Lua script, run atomically on the server: loaded
 // once and called by its SHA-1 (EVALSHA), and sent whole again (EVAL) when
 // the server answers NOSCRIPT (after a restart, a SCRIPT FLUSH, a
-// failover). The breaker's times are read from the server's clock in the
+// failover, another node of a cluster). The times of the breaker and of
+// the ratio budget's window are read from the server's clock in the
 // script (TIME), so instances whose clocks disagree agree on when the
-// breaker opens and half-opens; an instance only measures durations it
-// was told, on its own clock. Keys expire on their own (PEXPIRE, WithTTL),
-// and all the keys of one name share the hash tag {name}
-// ("backoff:{payments}:tokens", "backoff:{payments}:breaker"), so that
-// they live in one Redis Cluster slot, as a script's keys must there.
+// breaker opens and half-opens and on what the window holds; an instance
+// only measures durations, on its own clock: those it was told, a slow
+// call's, and the age of what it sends late. Keys expire on their own
+// (PEXPIRE, WithTTL), and all the keys of one guard share the hash tag
+// {name}: "backoff:{payments}:tokens" for a token bucket,
+// "backoff:{payments}:ratio" for a ratio budget, and
+// "backoff:{payments}:breaker" with, for a failure-rate rule,
+// "backoff:{payments}:window" for a breaker. So they live in one Redis
+// Cluster slot, as a script's keys must there, and a *redis.ClusterClient
+// serves the guards as a *redis.Client does (any redis.Scripter does,
+// redis.UniversalClient among them).
 //
 // # When Redis fails
 //
@@ -48,7 +56,7 @@
 // client's first round trip also opens its connection, which may take
 // longer than the timeout with a remote server: ping the client once at
 // start, or keep idle connections (MinIdleConns). A round trip that fails, for any reason, turns the guard to its local fallback:
-// a budget.NewTokenBucket or a breaker.New of the same configuration,
+// a budget.NewTokenBucket, budget.NewRatio or breaker.New of the same configuration,
 // made with the guard and kept for its life, which decides every call from
 // then on. The turn calls WithOnFallback's hook with the error, and counts
 // in [Link].Fallbacks. After WithRetryInterval (DefaultRetryInterval, 1 s)
@@ -64,12 +72,18 @@
 // A guard adds at most one round trip to an admitted call, and none to
 // most:
 //
-//   - Budget: a first attempt's Allow makes none (first attempts are always
-//     admitted) and its Record makes one, which sends the outcome. A
-//     retry's Allow makes one, which decides and charges the retry; its
+//   - Token bucket: a first attempt's Allow makes none (first attempts are
+//     always admitted) and its Record makes one, which sends the outcome.
+//     A retry's Allow makes one, which decides and charges the retry; its
 //     Record makes none (a refund is owed, and sent with the next round
 //     trip). A retry is refused with no round trip while the count seen
 //     last, less than WithStaleness ago, is spent.
+//   - Ratio budget: a first attempt's Allow counts it, and makes a round
+//     trip that sends the count only when the last sending is WithStaleness
+//     old, so a busy instance makes about one per staleness period; its
+//     Record makes none. A retry's Allow makes one, which decides and
+//     counts the retry, and is refused with no round trip while the window
+//     seen last, less than the staleness ago, would refuse it.
 //   - Breaker: Allow admits with no round trip while the state its last
 //     round trip saw is closed and younger than WithStaleness
 //     (DefaultStaleness, 100 ms), and refuses with none while the open
@@ -77,9 +91,13 @@
 //     makes none while the failures in a row it saw are 0, so a healthy
 //     instance makes about one round trip per staleness period, whatever
 //     its traffic. A failure makes one, unless the call's Allow made one:
-//     then it is sent with the next. Two kinds of call cost two round
-//     trips, so that the fleet learns at once what they say: a half-open
-//     probe, and the failure that trips the breaker.
+//     then it is sent with the next. With a failure rate, every outcome
+//     counts, and every one is owed, sent with the round trip of the next
+//     Allow that finds its view stale: a healthy instance still makes
+//     about one round trip per staleness period. Two kinds of call cost
+//     two round trips, so that the fleet learns at once what they say: a
+//     half-open probe, and the failure (or slow call) that may trip the
+//     breaker.
 //
 // # Consistency
 //
@@ -89,7 +107,11 @@
 // WithStaleness old: for that long after another instance trips the
 // breaker, an instance may still admit calls on the closed state it saw,
 // and a success of an instance that saw no failures does not reset the
-// fleet's count (which makes the breaker trip no later). A failure that
-// is owed reaches the fleet with the instance's next call. A budget
-// refusal may be that old; an admission never is.
+// fleet's count (which makes the breaker trip no later). An outcome that
+// is owed reaches the fleet with the instance's next round trip, and so
+// does a ratio budget's count of first attempts: a window over time
+// counts them in the slot of when the first of them was, by the age the
+// instance measured; the window of the last calls counts an instance's
+// batch in no particular order among itself. A budget refusal may be
+// that old; an admission never is.
 package redisguard

@@ -13,8 +13,8 @@ import (
 const settings = setting.Package("redisguard")
 
 var (
-	errNilContext = settings.NilContext()                                     // of Allow given a nil context
-	errZero       = settings.NotMade("guard", "NewTokenBucket or NewBreaker") // of a guard no constructor made
+	errNilContext = settings.NilContext()                                               // of Allow given a nil context
+	errZero       = settings.NotMade("guard", "NewTokenBucket, NewRatio or NewBreaker") // of a guard no constructor made
 )
 
 // errCounted is the error the guards hand their local fallback for a call

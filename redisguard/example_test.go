@@ -52,6 +52,36 @@ func ExampleNewTokenBucket() {
 	// the fleet's tokens: 5
 }
 
+// Two instances of a service share one ratio budget: the requests of one
+// of them allow the retries of the other, a fraction of the fleet's.
+func ExampleNewRatio() {
+	ctx := context.Background()
+	clientA, clientB := newClient(), newClient()
+	defer clientA.Close()
+	defer clientB.Close()
+	// One retry per two requests, with no reserve; the staleness of 0 sends
+	// each request at once, as the example needs.
+	opts := []redisguard.Option{
+		redisguard.WithBudget(budget.WithMinRetriesPerSecond(0), budget.WithRetryRatio(0.5)),
+		redisguard.WithStaleness(0), timeout,
+	}
+	a := redisguard.NewRatio(clientA, "example-catalog", opts...)
+	b := redisguard.NewRatio(clientB, "example-catalog", opts...)
+
+	for range 4 { // four requests of instance a
+		p, _ := a.Allow(ctx, guard.Call{Attempt: 1})
+		a.Record(p, guard.Outcome{})
+	}
+	for i := range 3 { // three retries of instance b
+		_, err := b.Allow(ctx, guard.Call{Attempt: 2})
+		fmt.Printf("instance b, retry %d: %v\n", i+1, err)
+	}
+	// Output:
+	// instance b, retry 1: <nil>
+	// instance b, retry 2: <nil>
+	// instance b, retry 3: budget: retry budget exhausted
+}
+
 // The failures of one instance open the breaker for the whole fleet.
 func ExampleNewBreaker() {
 	ctx := context.Background()

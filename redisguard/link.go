@@ -40,13 +40,15 @@ type link struct {
 	decisions  atomic.Uint64 // calls that found the link local
 }
 
-// newLink returns the link of a guard of c running src on its key.
-func newLink(client redis.Scripter, src, key string, c *config) *link {
+// newLink returns the link of a guard of c running src on its keys, which
+// share a hash tag (see config.key), so that a cluster keeps them in one
+// slot.
+func newLink(client redis.Scripter, src string, c *config, keys ...string) *link {
 	return &link{
 		client:     client,
 		script:     redis.NewScript(src),
 		src:        src,
-		keys:       []string{key},
+		keys:       keys,
 		timeout:    c.timeout,
 		every:      c.retryEvery,
 		clock:      c.clock,

@@ -16,7 +16,8 @@ import (
 // port and stops afterwards. Without one, the tests that need a server
 // skip, and so do the examples, unless REDISGUARD_REQUIRE=1, which makes
 // them fail (CI sets it). The fault tests start servers of their own,
-// which they stop and restart, and need the redis-server command.
+// which they stop and restart, and need the redis-server command. TestMain
+// also starts a Redis Cluster for the cluster tests (see startCluster).
 var (
 	testAddr   string // the server of the tests, "" if there is none
 	testReason string // why there is none
@@ -60,6 +61,12 @@ func TestMain(m *testing.M) {
 	} else {
 		srv, testAddr = s, s.addr
 	}
+	if c, err := startCluster(); err != nil {
+		clusterReason = err.Error()
+		fmt.Fprintf(os.Stderr, "redisguard: no Redis Cluster (%s): the cluster tests skip\n", clusterReason)
+	} else {
+		testCluster = c
+	}
 	if testAddr == "" && !required() {
 		fmt.Fprintf(os.Stderr, "redisguard: no Redis server (%s): the tests that need one skip\n", testReason)
 		_ = flag.Set("test.skip", "^Example")
@@ -79,6 +86,12 @@ func (r run) Run() int {
 	code := r.m.Run()
 	if r.srv != nil {
 		r.srv.stop()
+	}
+	if testCluster != nil {
+		if err := testCluster.stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "redisguard:", err)
+			code = 1
+		}
 	}
 	if err := reap(); err != nil {
 		fmt.Fprintln(os.Stderr, "redisguard:", err)

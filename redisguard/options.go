@@ -67,14 +67,11 @@ type config struct {
 
 	// What the guard takes of its local fallback, which the options of
 	// WithBreaker or WithBudget made (see package internal/fleet).
-	isFailure         func(error) bool
-	threshold         int
-	open              time.Duration
-	probes, successes int
-	onChange          func(from, to uint8)
+	isFailure func(error) bool
+	onChange  func(from, to uint8)
 
-	// shift is added to the server's time by the breaker's script: zero
-	// but in this package's tests, which move the server's clock so.
+	// shift is added to the server's time by the scripts: zero but in
+	// this package's tests, which move the server's clock so.
 	shift func() time.Duration
 
 	nameErr error // what is wrong with the name
@@ -101,15 +98,16 @@ func (c *config) only(k kind, name string) bool {
 		return true
 	}
 	if k == budgetKind {
-		c.fail("%s applies to a budget (NewTokenBucket), not to a breaker", name)
+		c.fail("%s applies to a budget (NewTokenBucket or NewRatio), not to a breaker", name)
 	} else {
 		c.fail("%s applies to a breaker (NewBreaker), not to a budget", name)
 	}
 	return false
 }
 
-// newConfig returns the configuration of opts over the defaults.
-func newConfig(k kind, name string, opts []Option) *config {
+// newConfig returns the configuration of opts, given to constructor,
+// over the defaults.
+func newConfig(k kind, constructor, name string, opts []Option) *config {
 	c := &config{
 		kind:         k,
 		name:         name,
@@ -125,10 +123,6 @@ func newConfig(k kind, name string, opts []Option) *config {
 		c.nameErr = settings.Invalid("the guard's name is empty")
 	case strings.ContainsAny(name, "{}"):
 		c.nameErr = settings.Invalid("the guard's name %q has a brace, which would break the keys' hash tag", name)
-	}
-	constructor := "NewTokenBucket"
-	if k == breakerKind {
-		constructor = "NewBreaker"
 	}
 	setting.Apply(settings, &c.err, constructor, c, opts)
 	return c
@@ -160,25 +154,28 @@ func WithRetryInterval(d time.Duration) Option {
 // round trip may be (DefaultStaleness unless told otherwise). A breaker
 // admits calls while the state its last round trip saw is closed and
 // younger than d; a budget refuses a retry without a round trip while the
-// count its last round trip saw is spent and younger than d. 0 makes every
-// such decision a round trip. A negative d is an invalid configuration.
+// count or window its last round trip saw is spent and younger than d; a
+// ratio budget sends the first attempts it counted once the last sending
+// is d old. 0 makes every such decision a round trip. A negative d is an invalid configuration.
 func WithStaleness(d time.Duration) Option {
 	return func(c *config) { c.duration(&c.staleness, "WithStaleness", d, 0, "must not be negative") }
 }
 
 // WithTTL sets how long a guard's key outlives the last call that wrote
 // it (DefaultTTL unless told otherwise); Redis then forgets it, and the
-// guard starts again from a full budget or a closed breaker. A breaker's
-// key also outlives its open duration and probe timeout. d must be at
+// guard starts again from a full budget or a closed breaker. A ratio
+// budget's key also outlives its window, and a breaker's its open
+// duration and probe timeout. d must be at
 // least a millisecond.
 func WithTTL(d time.Duration) Option {
 	return func(c *config) { c.duration(&c.ttl, "WithTTL", d, time.Millisecond, "must be at least 1ms") }
 }
 
 // WithKeyPrefix sets the first part of the guard's keys, DefaultKeyPrefix
-// unless told otherwise: the keys are "prefix:{name}:tokens" for a budget
-// and "prefix:{name}:breaker" for a breaker. It must not be empty nor hold
-// a brace.
+// unless told otherwise: the keys are "prefix:{name}:tokens" for a token
+// bucket, "prefix:{name}:ratio" for a ratio budget and
+// "prefix:{name}:breaker" for a breaker. It must not be empty nor hold a
+// brace.
 func WithKeyPrefix(p string) Option {
 	return func(c *config) {
 		if p == "" || strings.ContainsAny(p, "{}") {
@@ -212,15 +209,18 @@ func WithOnRecover(fn func()) Option {
 }
 
 // WithBreaker gives a shared breaker the options of package breaker that
-// it shares across the fleet: breaker.WithConsecutiveFailures,
-// breaker.WithOpenDuration (on the Redis server's clock; durations finer
-// than a microsecond are cut), breaker.WithHalfOpen (the fleet admits that
-// many probes in all), breaker.WithIsFailure, breaker.WithStateChange and
-// breaker.WithClock, with their defaults and ranges. The local fallback is
-// breaker.New with the same options, which reports those it cannot use.
-// The failure-rate rules and the growing open duration
-// (breaker.WithFailureRate, breaker.WithFailureRateOver,
-// breaker.WithOpenBackOff) are not shared: NewBreaker reports them as an
+// it shares across the fleet: the trip rules breaker.WithConsecutiveFailures,
+// breaker.WithFailureRate (the fleet's last calls) and
+// breaker.WithFailureRateOver (the fleet's calls of the last period, on
+// the Redis server's clock), breaker.WithSlowCalls (a call's duration is
+// measured on the instance's clock, from Allow to Record, modulo 2^39 µs,
+// about 6 days), breaker.WithOpenDuration (on the server's clock;
+// durations finer than a microsecond are cut), breaker.WithHalfOpen (the
+// fleet admits that many probes in all), breaker.WithIsFailure,
+// breaker.WithStateChange and breaker.WithClock, with their defaults and
+// ranges. The local fallback is breaker.New with the same options, which
+// reports those it cannot use. The growing open duration
+// (breaker.WithOpenBackOff) is not shared: NewBreaker reports it as an
 // invalid configuration. Several WithBreaker add up, in order.
 //
 // What breaker.WithStateChange's hook is told of are the changes of the
@@ -239,16 +239,19 @@ func WithBreaker(opts ...breaker.Option) Option {
 	}
 }
 
-// WithBudget gives a shared token bucket the options of package budget
-// for a token bucket: budget.WithMaxTokens, budget.WithTokenRatio,
-// budget.WithIsFailure and budget.WithClock, with their defaults and
-// ranges; the options of a ratio budget are reported as an invalid
-// configuration. The local fallback is budget.NewTokenBucket with the same
-// options, which reports those it cannot use. budget.WithIsFailure's
-// classifier runs in Record, once per call, with no lock held; if it
-// panics, the call counts neither way and the panic goes on.
-// budget.WithClock's clock times the retry interval, the staleness and the
-// local fallback. Several WithBudget add up, in order.
+// WithBudget gives a shared budget the options of package budget: for
+// NewTokenBucket, those of budget.NewTokenBucket (budget.WithMaxTokens,
+// budget.WithTokenRatio, budget.WithIsFailure, budget.WithClock); for
+// NewRatio, those of budget.NewRatio (budget.WithWindow,
+// budget.WithMinRetriesPerSecond, budget.WithRetryRatio,
+// budget.WithClock); with their defaults and ranges. The local fallback is
+// budget.NewTokenBucket or budget.NewRatio with the same options, which
+// reports those it cannot use, the other budget's among them.
+// budget.WithIsFailure's classifier runs in Record, once per call, with no
+// lock held; if it panics, the call counts neither way and the panic goes
+// on. budget.WithClock's clock times the retry interval, the staleness and
+// the local fallback (a shared ratio budget's window is on the Redis
+// server's clock). Several WithBudget add up, in order.
 func WithBudget(opts ...budget.Option) Option {
 	return func(c *config) {
 		if c.only(budgetKind, "WithBudget") {
@@ -270,6 +273,14 @@ func WithProbeTimeout(d time.Duration) Option {
 		}
 		c.duration(&c.probeTimeout, "WithProbeTimeout", d, time.Millisecond, "must be at least 1ms")
 	}
+}
+
+// serverShift is the test seam that moves the server's clock, in µs.
+func (c *config) serverShift() int64 {
+	if c.shift == nil {
+		return 0
+	}
+	return c.shift().Microseconds()
 }
 
 // millis returns d in whole milliseconds, at least 1.

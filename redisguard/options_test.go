@@ -30,7 +30,7 @@ func TestBadConfiguration(t *testing.T) {
 	tests := []struct {
 		name   string
 		client redis.Scripter
-		guard  string // "budget" or "breaker"
+		guard  string // "budget" (a token bucket), "ratio" or "breaker"
 		gname  string
 		opts   []Option
 		want   string
@@ -64,15 +64,35 @@ func TestBadConfiguration(t *testing.T) {
 		{"a budget's options to a breaker", good, "breaker", "x", []Option{WithBudget(budget.WithMaxTokens(5))}, "WithBudget applies to a budget"},
 		{"a breaker's options to a budget", good, "budget", "x", []Option{WithBreaker(breaker.WithOpenDuration(time.Second))}, "WithBreaker applies to a breaker"},
 		{"a ratio budget's option", good, "budget", "x", []Option{WithBudget(budget.WithWindow(time.Second))}, "budget: WithWindow applies to a ratio budget"},
-		{"a rule a fleet does not share", good, "breaker", "x", []Option{WithBreaker(breaker.WithFailureRate(0.5, 1, 10))}, "breaker.WithFailureRate, which a shared breaker does not support"},
-		{"a growing open duration", good, "breaker", "x", []Option{WithBreaker(breaker.WithOpenBackOff(backoff.NewExponentialBackOff()))}, "breaker.WithOpenBackOff"},
-		{"a time-based rule", good, "breaker", "x", []Option{WithBreaker(breaker.WithFailureRateOver(0.5, 1, time.Minute))}, "breaker.WithFailureRateOver"},
+		{"a token bucket's option to a ratio budget", good, "ratio", "x", []Option{WithBudget(budget.WithMaxTokens(3))}, "budget: WithMaxTokens applies to a token bucket"},
+		{"a classifier to a ratio budget", good, "ratio", "x", []Option{WithBudget(budget.WithIsFailure(func(error) bool { return true }))}, "budget: WithIsFailure applies to a token bucket"},
+		{"a short window", good, "ratio", "x", []Option{WithBudget(budget.WithWindow(time.Millisecond))}, "budget: WithWindow was given a window of 1ms"},
+		{"NaN retry ratio", good, "ratio", "x", []Option{WithBudget(budget.WithRetryRatio(math.NaN()))}, "budget: WithRetryRatio"},
+		{"negative reserve", good, "ratio", "x", []Option{WithBudget(budget.WithMinRetriesPerSecond(-1))}, "budget: WithMinRetriesPerSecond"},
+		{"nil ratio clock", good, "ratio", "x", []Option{WithBudget(budget.WithClock(nil))}, "budget: WithClock"},
+		{"a breaker's options to a ratio budget", good, "ratio", "x", []Option{WithBreaker(breaker.WithHalfOpen(1, 1))}, "WithBreaker applies to a breaker"},
+		{"a probe timeout to a ratio budget", good, "ratio", "x", []Option{WithProbeTimeout(time.Second)}, "WithProbeTimeout applies to a breaker"},
+		{"nil ratio option", good, "ratio", "x", []Option{nil}, "NewRatio was given a nil Option"},
+		{"ratio without a client", nil, "ratio", "x", nil, "client is nil"},
+		{"ratio, brace in name", good, "ratio", "}", nil, "brace"},
+		{"a growing open duration", good, "breaker", "x", []Option{WithBreaker(breaker.WithOpenBackOff(backoff.NewExponentialBackOff()))}, "breaker.WithOpenBackOff, which a shared breaker does not support"},
+		{"a growing open duration with a rate", good, "breaker", "x", []Option{WithBreaker(breaker.WithFailureRate(0.5, 1, 10), breaker.WithOpenBackOff(backoff.NewExponentialBackOff()))}, "breaker.WithOpenBackOff"},
+		{"a zero failure rate", good, "breaker", "x", []Option{WithBreaker(breaker.WithFailureRate(0, 1, 10))}, "breaker: WithFailureRate was given the rate 0"},
+		{"a window shorter than its minimum", good, "breaker", "x", []Option{WithBreaker(breaker.WithFailureRate(0.5, 20, 10))}, "breaker: WithFailureRate was given a window of 10 calls"},
+		{"a NaN rate over time", good, "breaker", "x", []Option{WithBreaker(breaker.WithFailureRateOver(math.NaN(), 1, time.Minute))}, "breaker: WithFailureRateOver was given the rate NaN"},
+		{"a period too short", good, "breaker", "x", []Option{WithBreaker(breaker.WithFailureRateOver(0.5, 1, time.Millisecond))}, "breaker: WithFailureRateOver was given the period 1ms"},
+		{"slow calls without a rate", good, "breaker", "x", []Option{WithBreaker(breaker.WithSlowCalls(time.Second, 0.5))}, "breaker: WithSlowCalls needs a failure-rate rule"},
+		{"slow calls of a bad rate", good, "breaker", "x", []Option{WithBreaker(breaker.WithFailureRate(0.5, 1, 10), breaker.WithSlowCalls(time.Second, 2))}, "breaker: WithSlowCalls was given the rate 2"},
+		{"slow calls too fast to time", good, "breaker", "x", []Option{WithBreaker(breaker.WithFailureRateOver(0.5, 1, time.Second), breaker.WithSlowCalls(time.Nanosecond, 0.5))}, "breaker: WithSlowCalls was given the duration 1ns"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var g guardtest.Guard
-			if tt.guard == "budget" {
+			if tt.guard == "budget" || tt.guard == "ratio" {
 				b := NewTokenBucket(tt.client, tt.gname, tt.opts...)
+				if tt.guard == "ratio" {
+					b = NewRatio(tt.client, tt.gname, tt.opts...)
+				}
 				g = b
 				if s := b.Stats(); s != (BudgetStats{}) {
 					t.Errorf("Stats = %+v, want zero", s)
@@ -146,7 +166,7 @@ func TestKeys(t *testing.T) {
 		{"a:b", "svc", "tokens", "svc:{a:b}:tokens"},
 	}
 	for _, tt := range tests {
-		c := newConfig(budgetKind, tt.name, []Option{WithKeyPrefix(tt.prefix)})
+		c := newConfig(budgetKind, "NewTokenBucket", tt.name, []Option{WithKeyPrefix(tt.prefix)})
 		if got := c.key(tt.suffix); got != tt.want {
 			t.Errorf("key(%q, %q, %q) = %q, want %q", tt.name, tt.prefix, tt.suffix, got, tt.want)
 		}
@@ -172,13 +192,15 @@ func TestAllowNilContext(t *testing.T) {
 		{"TokenBucket_invalid", NewTokenBucket(client, "")},
 		{"TokenBucket_zero", &Budget{}},
 		{"TokenBucket_nil", (*Budget)(nil)},
+		{"Ratio", NewRatio(client, "x")},
+		{"Ratio_invalid", NewRatio(client, "x", WithTTL(0))},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			guardtest.RefusesNilContext(t, tt.g, "redisguard")
 		})
 	}
-	for _, i := range []int{0, 4} { // the valid guards
+	for _, i := range []int{0, 4, 8} { // the valid guards
 		if n := roundTrips(tests[i].g); n != 0 {
 			t.Errorf("%s: %d round trips after Allow(nil), want none", tests[i].name, n)
 		}

@@ -23,18 +23,20 @@ import (
 
 // server is a redis-server process of the tests, on a loopback port.
 type server struct {
-	addr string
-	port int
-	dir  string
-	cmd  *exec.Cmd
-	done chan struct{} // closed once the process's output is drained
+	addr  string
+	port  int
+	dir   string
+	extra []string // arguments beyond the tests' own
+	cmd   *exec.Cmd
+	done  chan struct{} // closed once the process's output is drained
 }
 
 // startServer starts redis-server on port, or on a free port if port is
-// 0, and returns once it accepts connections. It keeps nothing on disk: its
-// directory, made in serverRoot, stays empty, and whoever stops the server
-// for the last time removes it.
-func startServer(port int) (*server, error) {
+// 0, with the extra arguments, and returns once it accepts connections. It
+// keeps nothing on disk but what extra asks for (a cluster's node file):
+// its directory, made in serverRoot, and whoever stops the server for the
+// last time removes it.
+func startServer(port int, extra ...string) (*server, error) {
 	path, err := exec.LookPath("redis-server")
 	if err != nil {
 		return nil, fmt.Errorf("redis-server is not installed: %w", err)
@@ -48,7 +50,7 @@ func startServer(port int) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &server{addr: "127.0.0.1:" + strconv.Itoa(port), port: port, dir: dir}
+	s := &server{addr: "127.0.0.1:" + strconv.Itoa(port), port: port, dir: dir, extra: extra}
 	if err := s.start(path); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
@@ -58,10 +60,10 @@ func startServer(port int) (*server, error) {
 
 // start runs the process and waits for it to say it is ready.
 func (s *server) start(path string) error {
-	s.cmd = exec.Command(path,
+	s.cmd = exec.Command(path, append([]string{
 		"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no", "--dir", s.dir,
-		"--daemonize", "no", "--loglevel", "notice")
+		"--daemonize", "no", "--loglevel", "notice"}, s.extra...)...)
 	out, err := s.cmd.StdoutPipe()
 	if err != nil {
 		return err

@@ -1,6 +1,6 @@
 // Package fleet is what the fleet-wide guards of module redisguard learn
-// of the local guards they are made of: the settings that breaker.New and
-// budget.NewTokenBucket made of their options, which a fleet-wide guard
+// of the local guards they are made of: the settings that breaker.New,
+// budget.NewTokenBucket and budget.NewRatio made of their options, which a fleet-wide guard
 // keeps in Redis for the whole fleet, and the classifier and hook it runs
 // itself. A fleet-wide guard thus takes the options of package breaker or
 // budget, validated by the local guard that is also its fallback, and
@@ -17,9 +17,26 @@ import (
 	"github.com/herdsafe/backoff/guard"
 )
 
+// The trip rules of a Breaker.
+const (
+	Consecutive  = iota // failures in a row (WithConsecutiveFailures)
+	RateOfCalls         // the failure rate of the last calls (WithFailureRate)
+	RateOverTime        // the failure rate of the last period (WithFailureRateOver)
+)
+
 // Breaker is what a fleet-wide breaker takes of a breaker.New.
 type Breaker struct {
-	Threshold int           // failures in a row that trip it (WithConsecutiveFailures)
+	Rule      int           // Consecutive, RateOfCalls or RateOverTime
+	Threshold int           // Consecutive: failures in a row that trip it
+	Rate      float64       // the rate rules: the failure rate that trips it
+	MinCalls  int           // the rate rules: the calls the window needs first
+	Calls     int           // RateOfCalls: the window's size
+	Period    time.Duration // RateOverTime: the window's length
+	// SlowAfter and SlowRate are WithSlowCalls' duration and rate: a call
+	// slower than SlowAfter is slow, and the share SlowRate of slow calls
+	// trips the breaker; SlowAfter is 0 without the slow-call rule.
+	SlowAfter time.Duration
+	SlowRate  float64
 	Open      time.Duration // how long it stays open (WithOpenDuration)
 	Probes    int           // probes admitted half-open (WithHalfOpen)
 	Successes int           // probe successes that close it (WithHalfOpen)
@@ -30,7 +47,7 @@ type Breaker struct {
 	OnChange func(from, to uint8)
 	Clock    clock.Clock
 	// Unshared names the first option given that a fleet-wide breaker
-	// cannot share, such as "WithFailureRate", or is "".
+	// cannot share, such as "WithOpenBackOff", or is "".
 	Unshared string
 }
 
@@ -57,3 +74,15 @@ type TokenBucket struct {
 // classifier away from it, as TakeBreaker does. ok is false if g is not
 // such a token bucket.
 var TakeTokenBucket func(g guard.Guard) (s TokenBucket, ok bool)
+
+// Ratio is what a fleet-wide ratio budget takes of a budget.NewRatio.
+type Ratio struct {
+	Window  time.Duration // the window's length (WithWindow)
+	Reserve uint64        // the retries a window allows whatever the traffic (WithMinRetriesPerSecond)
+	Ratio   uint64        // the retries allowed per million first attempts (WithRetryRatio)
+	Clock   clock.Clock   // WithClock's
+}
+
+// TakeRatio returns the settings of g, a ratio budget of budget.NewRatio
+// that nothing has used yet. ok is false if g is not such a budget.
+var TakeRatio func(g guard.Guard) (s Ratio, ok bool)

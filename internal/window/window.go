@@ -73,6 +73,9 @@ func (w *Window) Init(clk clock.Clock, d, offset time.Duration) {
 	}
 }
 
+// Clock returns the clock w counts on.
+func (w *Window) Clock() clock.Clock { return w.clk }
+
 // Width returns the length of a slot.
 func (w *Window) Width() time.Duration { return w.width }
 

@@ -1,6 +1,6 @@
 package redisguard
 
-// budgetScript is a shared token bucket's one step, atomic on the server.
+// tokensScript is a shared token bucket's one step, atomic on the server.
 // KEYS[1] holds the count, in thousandths of a token; no key is a full
 // bucket. ARGV: 1 the step ("r" a record, "a" a retry's admission), 2 the
 // capacity, 3 the refunds the instance owes (added first), 4 the outcome's
@@ -10,7 +10,7 @@ package redisguard
 // takes one token at once (the retry is charged before it fails; a
 // success or a neutral outcome refunds it). It returns {admitted, tokens
 // taken, count}.
-const budgetScript = `
+const tokensScript = `
 local cap = tonumber(ARGV[2])
 local c = tonumber(redis.call('GET', KEYS[1]) or cap)
 local function add(d)
