@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/queue"
 	"github.com/herdsafe/backoff/internal/setting"
 )
 
@@ -190,7 +191,7 @@ func (b *PriorityBulkhead) refuse(ctx context.Context) error {
 		return b.Validate()
 	}
 	b.canceled.Add(1)
-	return canceled(ctx)
+	return queue.Canceled(string(settings), ctx)
 }
 
 // Record frees the slot of a call that [PriorityBulkhead.Allow] admitted.
