@@ -163,11 +163,9 @@ func WithGradient(tolerance float64) Option {
 // (0, 1); NaN is invalid.
 func WithDecrease(factor float64) Option {
 	return func(c *config) {
-		if !(factor > 0 && factor < 1) {
-			c.fail("WithDecrease(%v): the factor must be in (0, 1)", factor)
-			return
+		if setting.ProperFraction(settings, &c.err, factor, "WithDecrease", "factor") {
+			c.decrease = factor
 		}
-		c.decrease = factor
 	}
 }
 
@@ -265,14 +263,7 @@ func WithMaxWait(d time.Duration) Option {
 // threshold must be in (0, 1], and low not above standard; NaN is invalid.
 func WithPriorityThresholds(low, standard float64) Option {
 	return func(c *config) {
-		switch {
-		case !(low > 0 && low <= 1):
-			c.fail("WithPriorityThresholds(%v, %v): the low threshold is outside (0, 1]", low, standard)
-		case !(standard > 0 && standard <= 1):
-			c.fail("WithPriorityThresholds(%v, %v): the standard threshold is outside (0, 1]", low, standard)
-		case low > standard:
-			c.fail("WithPriorityThresholds(%v, %v): the low threshold is above the standard one; the thresholds are out of order", low, standard)
-		default:
+		if setting.Thresholds(settings, &c.err, low, standard, "WithPriorityThresholds") {
 			c.low, c.standard = low, standard
 		}
 	}
