@@ -78,7 +78,9 @@ type priorityConfig struct {
 // the bulkhead is full.
 func WithThresholds(low, standard float64) PriorityOption {
 	return func(c *priorityConfig) {
-		c.low, c.standard = low, standard
+		if setting.Thresholds(settings, &c.err, low, standard, "WithThresholds") {
+			c.low, c.standard = low, standard
+		}
 	}
 }
 
@@ -108,23 +110,17 @@ func NewPriority(capacity int, opts ...PriorityOption) *PriorityBulkhead {
 	return b
 }
 
-// checkThresholds reports what is wrong with the thresholds low and
-// standard for a bulkhead of the given capacity.
+// checkThresholds reports a threshold, low or standard, that leaves no
+// slot for its calls in a bulkhead of the given capacity.
 func checkThresholds(capacity int, low, standard float64) error {
 	for _, t := range []struct {
 		name  string
 		value float64
 	}{{"low", low}, {"standard", standard}} {
-		if !(t.value > 0 && t.value <= 1) { // NaN fails too
-			return settings.Invalid("WithThresholds: the %s threshold %v is outside (0, 1]", t.name, t.value)
-		}
 		if slots(t.value, capacity) < 1 {
-			return settings.Invalid("WithThresholds: the %s threshold %v of a capacity of %d leaves no slot for %s-priority calls",
-				t.name, t.value, capacity, t.name)
+			return settings.Invalid("NewPriority(%d): the %s threshold %v (WithThresholds) leaves no slot for %s-priority calls",
+				capacity, t.name, t.value, t.name)
 		}
-	}
-	if low > standard {
-		return settings.Invalid("WithThresholds: the low threshold %v is above the standard threshold %v", low, standard)
 	}
 	return nil
 }
