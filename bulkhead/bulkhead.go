@@ -55,7 +55,7 @@ func New(capacity int, opts ...Option) *Bulkhead {
 	if b.err == nil {
 		limit = capacity
 	}
-	b.q.Init(queue.Config{Settings: cfg.wait, Limit: limit, Clock: cfg.clock, Name: string(settings), Refused: ErrBulkheadFull})
+	b.q.Init(queue.Config{Settings: cfg.wait, Limit: limit, Clock: cfg.clock, Name: string(settings), Refused: ErrBulkheadFull, Unbalanced: errUnbalanced})
 	return b
 }
 
@@ -102,9 +102,7 @@ func (b *Bulkhead) Allow(ctx context.Context, _ guard.Call) (guard.Permit, error
 // often; an extra Record that finds another call in flight frees that
 // call's slot, as an extra sync.WaitGroup.Done would.
 func (b *Bulkhead) Record(guard.Permit, guard.Outcome) {
-	if !b.q.Release() {
-		panic(errUnbalanced)
-	}
+	b.q.Release()
 }
 
 // Run runs fn in a slot of the bulkhead: it is [guard.Run] with

@@ -115,7 +115,7 @@ func New(opts ...Option) *Limiter {
 		l.shed[i] = ShedError{Priority: bulkhead.Low + bulkhead.Priority(i), Threshold: t}
 		l.shedOnly[i] = t < 1
 	}
-	l.q.Init(queue.Config{Settings: cfg.wait, Clock: cfg.clock, Name: string(settings), Refused: ErrLimitExceeded})
+	l.q.Init(queue.Config{Settings: cfg.wait, Clock: cfg.clock, Name: string(settings), Refused: ErrLimitExceeded, Unbalanced: errUnbalanced})
 	if l.err != nil {
 		return l
 	}
@@ -199,11 +199,11 @@ func (l *Limiter) Record(p guard.Permit, o guard.Outcome) {
 		return
 	}
 	if o.Abandoned || (o.Err != nil && guard.IsRefusal(o.Err)) {
-		l.release()
+		l.q.Release()
 		return
 	}
 	now := int64(max(0, l.clock.Now().Sub(l.origin)))
-	l.release()
+	l.q.Release()
 	if o.Err != nil && (l.cfg.isFailure == nil || l.classify(now, o.Err)) {
 		l.failed(now)
 		return
@@ -317,14 +317,6 @@ func (l *Limiter) notePeak(n uint64) {
 		if n <= p || l.peak.CompareAndSwap(p, n) {
 			return
 		}
-	}
-}
-
-// release frees the place of a call that ends, or hands it to the caller
-// that has waited longest.
-func (l *Limiter) release() {
-	if !l.q.Release() {
-		panic(errUnbalanced)
 	}
 }
 

@@ -13,6 +13,7 @@
 package queue
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync"
@@ -42,13 +43,14 @@ type Queue struct {
 	state atomic.Uint64
 	limit atomic.Uint64 // below 1<<32
 
-	size     uint64 // the most callers queued at once
-	maxWait  time.Duration
-	clock    clock.Clock
-	name     string // the guard's, which starts the messages of its context errors
-	refused  error  // the refusal of a caller that finds no slot and no queue
-	full     error  // the refusal of a caller that finds the queue full too
-	timedOut error  // the refusal of a caller that waited maxWait
+	size       uint64 // the most callers queued at once
+	maxWait    time.Duration
+	clock      clock.Clock
+	name       string // the guard's, which starts the messages of its context errors
+	refused    error  // the refusal of a caller that finds no slot and no queue
+	full       error  // the refusal of a caller that finds the queue full too
+	timedOut   error  // the refusal of a caller that waited maxWait
+	unbalanced string // the panic of a release too many
 
 	mu      sync.Mutex // guards waiters, and the queued count of state against increase
 	waiters waitList
@@ -76,6 +78,9 @@ type Config struct {
 	// and what the refusals of a full queue and of a maximum wait reached
 	// match with errors.Is.
 	Refused error
+	// Unbalanced is the panic of a release with no call in flight: the
+	// guard's Record called once too often.
+	Unbalanced string
 }
 
 // Init makes q ready with cfg, before it is shared. cfg is taken as it is:
@@ -87,6 +92,7 @@ func (q *Queue) Init(cfg Config) {
 	q.clock = cfg.Clock
 	q.name = cfg.Name
 	q.refused = cfg.Refused
+	q.unbalanced = cfg.Unbalanced
 	q.full = fmt.Errorf("%w, and so is its queue", cfg.Refused)
 	if cfg.MaxWait > 0 {
 		q.timedOut = fmt.Errorf("%w: not admitted within the maximum wait of %v", cfg.Refused, cfg.MaxWait)
@@ -124,22 +130,32 @@ func (q *Queue) TryAcquire(limit uint64) (uint64, bool) {
 
 // Release frees the slot of a call that ends, or hands it to the caller
 // that has waited longest if the calls in flight are within the limit. It
-// reports false, and changes nothing, if no call is in flight: a release
-// too many. Nobody queued, it is a compare-and-swap, and no lock.
-func (q *Queue) Release() bool {
+// panics with Config.Unbalanced, and changes nothing, if no call is in
+// flight: a release too many, a guard's Record called once too often.
+// Nobody queued, it is a compare-and-swap, and no lock.
+func (q *Queue) Release() {
 	for {
 		s := q.state.Load()
-		inFlight := s & slotMask
 		switch {
-		case inFlight == 0:
-			return false
-		case s >= oneWaiter && inFlight <= q.limit.Load():
-			return q.handOff()
+		case s >= oneWaiter:
+			// Someone is queued, so a call is in flight: the limit is
+			// reached, at least 1.
+			if s&slotMask <= q.limit.Load() {
+				q.handOff()
+				return
+			}
+		case s == 0:
+			q.tooMany()
 		}
 		if q.state.CompareAndSwap(s, s-1) {
-			return true
+			return
 		}
 	}
+}
+
+// tooMany panics for a release with no call in flight.
+func (q *Queue) tooMany() {
+	panic(cmp.Or(q.unbalanced, "queue: Release without a call in flight")) // the words of a zero Queue
 }
 
 // SetLimit makes n, at most math.MaxInt32, the limit, and admits the oldest
@@ -265,25 +281,24 @@ func (q *Queue) leave(w *waiter) bool {
 }
 
 // handOff passes a freed slot to the oldest waiter, or frees it if the
-// waiters left before the lock was taken. It reports false if no call was
-// in flight.
-func (q *Queue) handOff() bool {
+// waiters left before the lock was taken.
+func (q *Queue) handOff() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if w := q.waiters.pop(); w != nil {
 		q.state.Add(lessWaiter) // the slot stays taken: it is w's now
 		w.granted = true
 		close(w.ready)
-		return true
+		return
 	}
 	// Nobody is queued, and nobody can queue while the lock is held.
 	for {
 		s := q.state.Load()
 		if s&slotMask == 0 {
-			return false
+			q.tooMany()
 		}
 		if q.state.CompareAndSwap(s, s-1) {
-			return true
+			return
 		}
 	}
 }

@@ -17,8 +17,11 @@ import (
 	"go.uber.org/goleak"
 )
 
-// errFull is the sentinel of the tests' guard.
+// errFull is the sentinel of the tests' guard, and errUnbalanced its panic
+// for a Record too many.
 var errFull = errors.New("guard: full")
+
+const errUnbalanced = "guard: Record without a call in flight"
 
 // gate is the least guard on a Queue, as Bulkhead and Limiter use theirs:
 // Allow tries the fast path, then Acquire; Record releases.
@@ -31,11 +34,7 @@ func (g gate) Allow(ctx context.Context, _ guard.Call) (guard.Permit, error) {
 	return guard.Permit{}, g.Acquire(ctx)
 }
 
-func (g gate) Record(guard.Permit, guard.Outcome) {
-	if !g.Release() {
-		panic("a release too many")
-	}
-}
+func (g gate) Record(guard.Permit, guard.Outcome) { g.Release() }
 
 // newGate returns a gate of limit slots and a queue of size, timing the
 // maximum wait on clk (the time package's clock if nil).
@@ -44,7 +43,7 @@ func newGate(limit, size int, maxWait time.Duration, clk clock.Clock) gate {
 		clk = clock.New()
 	}
 	q := new(queue.Queue)
-	q.Init(queue.Config{Settings: queue.Settings{Size: size, MaxWait: maxWait}, Limit: limit, Clock: clk, Name: "guard", Refused: errFull})
+	q.Init(queue.Config{Settings: queue.Settings{Size: size, MaxWait: maxWait}, Limit: limit, Clock: clk, Name: "guard", Refused: errFull, Unbalanced: errUnbalanced})
 	return gate{q}
 }
 
@@ -442,20 +441,35 @@ func TestSetLimit(t *testing.T) {
 	})
 }
 
-// A release too many is reported, and changes nothing; a zero Queue admits
-// nobody.
+// A release too many panics with the guard's words, and changes nothing;
+// a zero Queue admits nobody.
 func TestReleaseTooManyAndZeroQueue(t *testing.T) {
 	g := newGate(2, 1, 0, nil)
-	if g.Release() {
-		t.Error("Release with nothing in flight reported a slot freed")
+	fill(t, g, 1)
+	release(g, 1)
+	if v := recovered(g.Release); v != errUnbalanced {
+		t.Errorf("a release too many panicked with %v, want %q", v, errUnbalanced)
 	}
-	fill(t, g, 2)
+	fill(t, g, 2) // both slots are still there, and no more
+	if _, ok := g.TryAcquire(g.Limit()); ok {
+		t.Error("a third call admitted")
+	}
 	wantLoad(t, g, 2, 0)
 
 	var zero queue.Queue
-	if _, ok := zero.TryAcquire(zero.Limit()); ok || zero.Release() {
-		t.Error("a zero Queue admitted a call, or released one")
+	if _, ok := zero.TryAcquire(zero.Limit()); ok {
+		t.Error("a zero Queue admitted a call")
 	}
+	if v := recovered(zero.Release); v == nil {
+		t.Error("a zero Queue released a call")
+	}
+}
+
+// recovered runs fn and returns what it panicked with.
+func recovered(fn func()) (v any) {
+	defer func() { v = recover() }()
+	fn()
+	return nil
 }
 
 // The Queue starts no goroutine, not even for a queued caller's timer:
