@@ -1,6 +1,12 @@
 package queue
 
-import "context"
+import (
+	"context"
+	"errors"
+)
+
+// errZero is the refusal of a zero Queue, which Init did not make ready.
+var errZero = errors.New("queue: a zero Queue admits nobody")
 
 // contextError is the error of a caller whose context ended before it was
 // admitted: it matches both ctx.Err() and context.Cause(ctx), and not the

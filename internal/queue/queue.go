@@ -191,7 +191,7 @@ func (q *Queue) Acquire(ctx context.Context) error {
 		if _, ok := q.TryAcquire(q.limit.Load()); ok {
 			return nil
 		}
-		return q.refused
+		return cmp.Or(q.refused, errZero)
 	}
 	// The timer is made before the caller queues, outside the lock: a test
 	// that sees the caller queued may advance a mock clock past it.

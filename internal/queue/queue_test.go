@@ -460,6 +460,9 @@ func TestReleaseTooManyAndZeroQueue(t *testing.T) {
 	if _, ok := zero.TryAcquire(zero.Limit()); ok {
 		t.Error("a zero Queue admitted a call")
 	}
+	if err := zero.Acquire(context.Background()); err == nil || queue.GaveUp(err) {
+		t.Errorf("a zero Queue's Acquire = %v, want a refusal", err)
+	}
 	if v := recovered(zero.Release); v == nil {
 		t.Error("a zero Queue released a call")
 	}
