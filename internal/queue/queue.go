@@ -162,8 +162,8 @@ func (q *Queue) tooMany() {
 // waiters into the slots a higher limit makes. A lower limit takes no slot
 // back: the calls in flight above it keep theirs, and the slots they free
 // are not handed on until the calls in flight are within it. A higher
-// limit takes the lock, though nobody may be queued: a caller queueing
-// under the old limit as it changes is then admitted too.
+// limit takes the lock even when nobody seems queued, so that a caller
+// queueing under the old limit as it changes is admitted too.
 func (q *Queue) SetLimit(n int) {
 	if uint64(n) > q.limit.Swap(uint64(n)) {
 		q.admitWaiters()
