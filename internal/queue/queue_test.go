@@ -57,6 +57,20 @@ func fill(t *testing.T, g gate, n int) {
 	}
 }
 
+// queueCallers takes, in a testing/synctest bubble, every slot of g, and
+// queues n callers on it in the order of their ids, from 0: each queued
+// before the next arrives.
+func queueCallers(t *testing.T, g gate, n int) *guardtest.Waiters {
+	t.Helper()
+	fill(t, g, int(g.Limit()))
+	w := guardtest.NewWaiters(n)
+	for i := range n {
+		w.Start(g, context.Background(), i)
+		synctest.Wait()
+	}
+	return w
+}
+
 // release gives back n slots of g.
 func release(g gate, n int) {
 	for range n {
@@ -92,12 +106,7 @@ func TestFIFO(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const n = 6
 		g := newGate(1, n, 0, nil)
-		fill(t, g, 1)
-		w := guardtest.NewWaiters(n)
-		for i := range n {
-			w.Start(g, context.Background(), i)
-			synctest.Wait() // i is queued before i+1 arrives
-		}
+		w := queueCallers(t, g, n)
 		wantLoad(t, g, 1, n)
 		for i := range n {
 			w.None(t)
@@ -188,10 +197,7 @@ func TestMaxWaitOnMockClock(t *testing.T) {
 		const wait = 3 * time.Second
 		mock := clock.NewMock()
 		g := newGate(1, 1, wait, mock)
-		fill(t, g, 1)
-		w := guardtest.NewWaiters(1)
-		w.Start(g, context.Background(), 1)
-		synctest.Wait()
+		w := queueCallers(t, g, 1)
 		mock.Add(wait - time.Nanosecond)
 		synctest.Wait()
 		w.None(t)
@@ -231,10 +237,7 @@ func TestSlotWithinMaxWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		mock := clock.NewMock()
 		g := newGate(1, 1, time.Second, mock)
-		fill(t, g, 1)
-		w := guardtest.NewWaiters(1)
-		w.Start(g, context.Background(), 1)
-		synctest.Wait()
+		w := queueCallers(t, g, 1)
 		mock.Add(time.Second / 2)
 		release(g, 1)
 		synctest.Wait()
@@ -254,10 +257,7 @@ func TestSlotAsMaxWaitRunsOut(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			mock := clock.NewMock()
 			g := newGate(1, 1, time.Second, mock)
-			fill(t, g, 1)
-			w := guardtest.NewWaiters(1)
-			w.Start(g, context.Background(), 1)
-			synctest.Wait()
+			w := queueCallers(t, g, 1)
 			release(g, 1)         // handed over...
 			mock.Add(time.Second) // ...and the timer fires before the waiter runs
 			synctest.Wait()
@@ -403,12 +403,7 @@ func TestSetLimit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const n = 3
 		g := newGate(2, n, 0, nil)
-		fill(t, g, 2)
-		w := guardtest.NewWaiters(n)
-		for i := range n {
-			w.Start(g, context.Background(), i)
-			synctest.Wait()
-		}
+		w := queueCallers(t, g, n)
 		g.SetLimit(4)
 		synctest.Wait()
 		admitted := map[int]bool{} // both woken at once: they report in either order
