@@ -95,7 +95,7 @@ func WithConsecutiveFailures(n int) Option {
 func WithFailureRate(rate float64, minCalls, calls int) Option {
 	return func(c *config) {
 		switch {
-		case !c.rateIn("WithFailureRate", rate):
+		case !setting.Fraction(settings, &c.err, rate, "WithFailureRate", "rate"):
 		case minCalls < 1:
 			c.fail("WithFailureRate was given minCalls %d; it must be at least 1", minCalls)
 		case calls < minCalls:
@@ -125,7 +125,7 @@ func WithFailureRate(rate float64, minCalls, calls int) Option {
 func WithFailureRateOver(rate float64, minCalls int, period time.Duration) Option {
 	return func(c *config) {
 		switch {
-		case !c.rateIn("WithFailureRateOver", rate):
+		case !setting.Fraction(settings, &c.err, rate, "WithFailureRateOver", "rate"):
 		case minCalls < 1:
 			c.fail("WithFailureRateOver was given minCalls %d; it must be at least 1", minCalls)
 		case period < MinWindowPeriod:
@@ -134,16 +134,6 @@ func WithFailureRateOver(rate float64, minCalls int, period time.Duration) Optio
 			c.rule, c.rate, c.minCalls, c.period = timeRule, rate, uint64(minCalls), period
 		}
 	}
-}
-
-// rateIn reports whether r, the rate the option named option was given,
-// lies in (0, 1], NaN not; if not, it records the error, as fail does.
-func (c *config) rateIn(option string, r float64) bool {
-	if r > 0 && r <= 1 {
-		return true
-	}
-	c.fail("%s was given the rate %v; it must lie in (0, 1]", option, r)
-	return false
 }
 
 // WithOpenDuration sets how long the breaker stays open before it admits a

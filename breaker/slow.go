@@ -1,6 +1,10 @@
 package breaker
 
-import "time"
+import (
+	"time"
+
+	"github.com/herdsafe/backoff/internal/setting"
+)
 
 // slowRule is the slow-call rule's settings: WithSlowCalls'.
 type slowRule struct {
@@ -52,7 +56,7 @@ func WithSlowCalls(after time.Duration, rate float64) Option {
 		switch {
 		case after < MinSlowCall:
 			c.fail("WithSlowCalls was given the duration %v; it must be at least %v", after, MinSlowCall)
-		case !c.rateIn("WithSlowCalls", rate):
+		case !setting.Fraction(settings, &c.err, rate, "WithSlowCalls", "rate"):
 		default:
 			c.slow.after, c.slow.rate = after, rate
 		}

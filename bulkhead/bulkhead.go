@@ -2,12 +2,10 @@ package bulkhead
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
-	"time"
 
-	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/queue"
 	"github.com/herdsafe/backoff/internal/setting"
 )
 
@@ -29,24 +27,9 @@ import (
 // maximum wait, its timer. The bulkhead starts no goroutine and calls no
 // function of yours, but for the clock's Timer.
 type Bulkhead struct {
-	// state holds the calls in flight in its low 32 bits and the callers
-	// queued in its high 32 bits, so that one compare-and-swap admits a
-	// call only if a slot is free and nobody is queued. Callers queue only
-	// when every slot is taken, and a freed slot passes to a queued caller
-	// without being given back, so while anyone is queued every slot is
-	// taken.
-	state atomic.Uint64
-	limit uint64 // the capacity; 0 when the bulkhead is unusable, so that the fast path refuses
-
+	q        queue.Queue // its limit 0 when the bulkhead is unusable, so that the fast path refuses
 	capacity int
-	queue    uint64 // the most callers queued at once
-	maxWait  time.Duration
-	clock    clock.Clock
-	timedOut error // the refusal of a caller that waited maxWait
 	err      error // why the bulkhead is unusable
-
-	mu      sync.Mutex // guards waiters, and the queued count of state against increase
-	waiters waitList
 
 	refused  atomic.Uint64
 	canceled atomic.Uint64
@@ -55,12 +38,6 @@ type Bulkhead struct {
 var (
 	_ guard.Guard     = (*Bulkhead)(nil)
 	_ guard.Validator = (*Bulkhead)(nil)
-)
-
-const (
-	oneWaiter  uint64 = 1 << 32
-	lessWaiter        = ^(oneWaiter - 1) // added to state, it takes one waiter away
-	slotMask          = oneWaiter - 1
 )
 
 // New returns a Bulkhead that admits at most capacity calls at a time,
@@ -72,22 +49,13 @@ const (
 func New(capacity int, opts ...Option) *Bulkhead {
 	cfg := config{clock: setting.RealClock}
 	setting.Apply(settings, &cfg.err, "New", &cfg, opts)
-	if cfg.maxWait > 0 && cfg.queue == 0 {
-		cfg.fail("WithMaxWait(%v) without WithQueue: no caller would wait", cfg.maxWait)
-	}
-	b := &Bulkhead{
-		capacity: capacity,
-		queue:    uint64(cfg.queue),
-		maxWait:  cfg.maxWait,
-		clock:    cfg.clock,
-		err:      setting.Join(checkCapacity("New", capacity), cfg.err),
-	}
+	cfg.wait.Check(settings, &cfg.err)
+	b := &Bulkhead{capacity: capacity, err: setting.Join(checkCapacity("New", capacity), cfg.err)}
+	limit := 0
 	if b.err == nil {
-		b.limit = uint64(capacity)
+		limit = capacity
 	}
-	if b.maxWait > 0 {
-		b.timedOut = waitTimedOut(b.maxWait)
-	}
+	b.q.Init(queue.Config{Settings: cfg.wait, Limit: limit, Clock: cfg.clock, Name: string(settings), Refused: ErrBulkheadFull, Unbalanced: errUnbalanced})
 	return b
 }
 
@@ -97,7 +65,7 @@ func New(capacity int, opts ...Option) *Bulkhead {
 // that a Policy with a bad bulkhead fails every call before running
 // anything.
 func (b *Bulkhead) Validate() error {
-	if b == nil || (b.err == nil && b.limit == 0) {
+	if b == nil || (b.err == nil && b.q.Limit() == 0) {
 		return errZeroValue
 	}
 	return b.err
@@ -119,8 +87,10 @@ func (b *Bulkhead) Validate() error {
 // the queue. Allow does not admit a call whose ctx it finds done. A nil
 // ctx is refused with an error matching [backoff.ErrInvalidConfiguration].
 func (b *Bulkhead) Allow(ctx context.Context, _ guard.Call) (guard.Permit, error) {
-	if ctx != nil && ctx.Err() == nil && b.tryAcquire() {
-		return guard.Permit{}, nil
+	if ctx != nil && ctx.Err() == nil {
+		if _, ok := b.q.TryAcquire(b.q.Limit()); ok {
+			return guard.Permit{}, nil
+		}
 	}
 	return guard.Permit{}, b.acquire(ctx)
 }
@@ -132,7 +102,7 @@ func (b *Bulkhead) Allow(ctx context.Context, _ guard.Call) (guard.Permit, error
 // often; an extra Record that finds another call in flight frees that
 // call's slot, as an extra sync.WaitGroup.Done would.
 func (b *Bulkhead) Record(guard.Permit, guard.Outcome) {
-	b.release()
+	b.q.Release()
 }
 
 // Run runs fn in a slot of the bulkhead: it is [guard.Run] with
@@ -166,78 +136,33 @@ type Stats struct {
 
 // Stats returns a reading of the bulkhead. It takes no lock.
 func (b *Bulkhead) Stats() Stats {
-	s := b.state.Load()
+	inFlight, queued := b.q.Load()
 	return Stats{
 		Capacity: b.capacity,
-		InFlight: int(s & slotMask),
-		Queued:   int(s >> 32),
+		InFlight: inFlight,
+		Queued:   queued,
 		Refused:  b.refused.Load(),
 		Canceled: b.canceled.Load(),
 	}
 }
 
-// tryAcquire takes a slot if one is free and nobody is queued.
-func (b *Bulkhead) tryAcquire() bool {
-	for {
-		s := b.state.Load()
-		// s < limit says both: limit < 1<<32, so a queued caller makes s
-		// larger than any limit.
-		if s >= b.limit {
-			return false
-		}
-		if b.state.CompareAndSwap(s, s+1) {
-			return true
-		}
-	}
-}
-
-// release frees a slot, or hands it to the oldest waiter.
-func (b *Bulkhead) release() {
-	for {
-		s := b.state.Load()
-		switch {
-		case s >= oneWaiter:
-			b.handOff()
-			return
-		case s == 0:
-			panic(errUnbalanced)
-		}
-		if b.state.CompareAndSwap(s, s-1) {
-			return
-		}
-	}
-}
-
 // acquire is the slow path of Allow: it reports a bulkhead or a context
-// that cannot be used, refuses, or queues the caller.
+// that cannot be used, or asks the queue, and counts a caller it does not
+// admit.
 func (b *Bulkhead) acquire(ctx context.Context) error {
 	switch {
 	case ctx == nil:
 		return errNilContext
-	case b.limit == 0:
+	case b.q.Limit() == 0:
 		return b.Validate()
-	case ctx.Err() != nil:
+	}
+	err := b.q.Acquire(ctx)
+	switch {
+	case err == nil:
+	case queue.GaveUp(err):
 		b.canceled.Add(1)
-		return canceled(ctx)
-	case b.queue == 0:
-		if b.tryAcquire() {
-			return nil
-		}
+	default:
 		b.refused.Add(1)
-		return ErrBulkheadFull
 	}
-	// The timer is made before the caller queues, outside the lock: a test
-	// that sees the caller queued may advance a mock clock past it.
-	var timer *clock.Timer
-	if b.maxWait > 0 {
-		timer = b.clock.Timer(b.maxWait)
-	}
-	w, err := b.enqueue()
-	if w == nil {
-		if timer != nil {
-			timer.Stop()
-		}
-		return err
-	}
-	return b.await(ctx, w, timer)
+	return err
 }

@@ -1,10 +1,8 @@
 package bulkhead
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/herdsafe/backoff/internal/setting"
 )
@@ -42,27 +40,6 @@ func (e ShedError) Error() string {
 
 // Is reports whether target is ErrBulkheadFull.
 func (e ShedError) Is(target error) bool { return target == ErrBulkheadFull }
-
-// errWithFullQueue is the refusal of a Bulkhead whose queue is full too.
-var errWithFullQueue = fmt.Errorf("%w, and so is its queue", ErrBulkheadFull)
-
-// waitTimedOut is the refusal of a caller that waited the maximum wait d.
-func waitTimedOut(d time.Duration) error {
-	return fmt.Errorf("%w: no slot within the maximum wait of %v", ErrBulkheadFull, d)
-}
-
-// contextError is the error of a caller whose context ended before it was
-// admitted: it matches both ctx.Err() and context.Cause(ctx).
-type contextError struct{ cause, err error }
-
-func (e *contextError) Error() string { return "bulkhead: no slot taken: " + e.cause.Error() }
-
-func (e *contextError) Unwrap() []error { return []error{e.cause, e.err} }
-
-// canceled returns the error of a caller whose context ctx is done.
-func canceled(ctx context.Context) error {
-	return &contextError{cause: context.Cause(ctx), err: ctx.Err()}
-}
 
 // settings makes the errors of the settings a bulkhead cannot use.
 const settings = setting.Package("bulkhead")

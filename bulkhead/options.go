@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/benbjohnson/clock"
+	"github.com/herdsafe/backoff/internal/queue"
 	"github.com/herdsafe/backoff/internal/setting"
 )
 
@@ -19,14 +20,10 @@ type Option func(*config)
 
 // config is what the options of a Bulkhead set.
 type config struct {
-	queue   int
-	maxWait time.Duration
-	clock   clock.Clock
-	err     error // the first bad setting
+	wait  queue.Settings
+	clock clock.Clock
+	err   error // the first bad setting
 }
-
-// fail records the first bad setting.
-func (c *config) fail(format string, args ...any) { settings.Fail(&c.err, format, args...) }
 
 // WithQueue lets up to n callers wait for a slot when every slot is taken;
 // a caller that finds n already waiting is refused with [ErrBulkheadFull].
@@ -35,7 +32,7 @@ func (c *config) fail(format string, args ...any) { settings.Fail(&c.err, format
 // wait ([WithMaxWait]) passes. The default, 0, is no queue. A negative n,
 // or one above [MaxCapacity], is invalid.
 func WithQueue(n int) Option {
-	return func(c *config) { setting.Between(settings, &c.err, &c.queue, n, 0, MaxCapacity, "WithQueue") }
+	return func(c *config) { setting.Between(settings, &c.err, &c.wait.Size, n, 0, MaxCapacity, "WithQueue") }
 }
 
 // WithMaxWait bounds the time a queued caller waits for a slot: after d it
@@ -44,7 +41,7 @@ func WithQueue(n int) Option {
 // long as its context lets it. A negative d is invalid, and so is a
 // positive one without a queue (WithQueue), since nobody would wait.
 func WithMaxWait(d time.Duration) Option {
-	return func(c *config) { setting.NotNegative(settings, &c.err, &c.maxWait, d, "WithMaxWait") }
+	return func(c *config) { setting.NotNegative(settings, &c.err, &c.wait.MaxWait, d, "WithMaxWait") }
 }
 
 // WithClock sets the clock that times the maximum wait, such as a

@@ -18,14 +18,17 @@ import (
 // A bad capacity and a bad option are both reported: neither masks the
 // other.
 func TestCapacityAndOptionBothReported(t *testing.T) {
-	for _, g := range []bulkheadGuard{
-		bulkhead.New(0, bulkhead.WithQueue(-1)),
-		bulkhead.NewPriority(0, nil),
+	for option, g := range map[string]bulkheadGuard{
+		"WithQueue(-1)":        bulkhead.New(0, bulkhead.WithQueue(-1)),
+		"nil PriorityOption":   bulkhead.NewPriority(0, nil),
+		"low threshold 2":      bulkhead.NewPriority(0, bulkhead.WithThresholds(2, 1)),
+		"above the standard":   bulkhead.NewPriority(0, bulkhead.WithThresholds(0.9, 0.8)),
+		"standard threshold 0": bulkhead.NewPriority(-1, bulkhead.WithThresholds(0.5, 0), bulkhead.WithThresholds(2, 1)),
 	} {
 		err := g.Validate()
-		if !errors.Is(err, backoff.ErrInvalidConfiguration) || !strings.Contains(err.Error(), "(0)") ||
-			!strings.Contains(err.Error(), "WithQueue(-1)") && !strings.Contains(err.Error(), "nil PriorityOption") {
-			t.Errorf("Validate() = %v, want the capacity and the option both named", err)
+		if !errors.Is(err, backoff.ErrInvalidConfiguration) || !strings.Contains(err.Error(), "capacity") ||
+			!strings.Contains(err.Error(), option) {
+			t.Errorf("Validate() = %v, want the capacity and %q both named", err, option)
 		}
 	}
 }
@@ -53,8 +56,8 @@ func TestInvalidConfiguration(t *testing.T) {
 
 		{"priority zero capacity", bulkhead.NewPriority(0), "NewPriority(0)"},
 		{"priority capacity too large", bulkhead.NewPriority(math.MaxInt32 + 1), "capacity"},
-		{"low above standard", bulkhead.NewPriority(10, bulkhead.WithThresholds(0.9, 0.8)), "low threshold 0.9 is above"},
-		{"low zero", bulkhead.NewPriority(10, bulkhead.WithThresholds(0, 0.8)), "low threshold 0 is outside"},
+		{"low above standard", bulkhead.NewPriority(10, bulkhead.WithThresholds(0.9, 0.8)), "WithThresholds was given the low threshold 0.9, above the standard threshold 0.8"},
+		{"low zero", bulkhead.NewPriority(10, bulkhead.WithThresholds(0, 0.8)), "WithThresholds was given the low threshold 0; it must lie in (0, 1]"},
 		{"low negative", bulkhead.NewPriority(10, bulkhead.WithThresholds(-0.5, 0.8)), "low threshold -0.5"},
 		{"standard above 1", bulkhead.NewPriority(10, bulkhead.WithThresholds(0.5, 1.5)), "standard threshold 1.5"},
 		{"NaN", bulkhead.NewPriority(10, bulkhead.WithThresholds(math.NaN(), 0.8)), "NaN"},

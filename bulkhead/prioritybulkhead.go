@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/queue"
 	"github.com/herdsafe/backoff/internal/setting"
 )
 
@@ -77,7 +78,9 @@ type priorityConfig struct {
 // the bulkhead is full.
 func WithThresholds(low, standard float64) PriorityOption {
 	return func(c *priorityConfig) {
-		c.low, c.standard = low, standard
+		if setting.Thresholds(settings, &c.err, low, standard, "WithThresholds") {
+			c.low, c.standard = low, standard
+		}
 	}
 }
 
@@ -107,23 +110,17 @@ func NewPriority(capacity int, opts ...PriorityOption) *PriorityBulkhead {
 	return b
 }
 
-// checkThresholds reports what is wrong with the thresholds low and
-// standard for a bulkhead of the given capacity.
+// checkThresholds reports a threshold, low or standard, that leaves no
+// slot for its calls in a bulkhead of the given capacity.
 func checkThresholds(capacity int, low, standard float64) error {
 	for _, t := range []struct {
 		name  string
 		value float64
 	}{{"low", low}, {"standard", standard}} {
-		if !(t.value > 0 && t.value <= 1) { // NaN fails too
-			return settings.Invalid("WithThresholds: the %s threshold %v is outside (0, 1]", t.name, t.value)
-		}
 		if slots(t.value, capacity) < 1 {
-			return settings.Invalid("WithThresholds: the %s threshold %v of a capacity of %d leaves no slot for %s-priority calls",
-				t.name, t.value, capacity, t.name)
+			return settings.Invalid("NewPriority(%d): the %s threshold %v (WithThresholds) leaves no slot for %s-priority calls",
+				capacity, t.name, t.value, t.name)
 		}
-	}
-	if low > standard {
-		return settings.Invalid("WithThresholds: the low threshold %v is above the standard threshold %v", low, standard)
 	}
 	return nil
 }
@@ -190,7 +187,7 @@ func (b *PriorityBulkhead) refuse(ctx context.Context) error {
 		return b.Validate()
 	}
 	b.canceled.Add(1)
-	return canceled(ctx)
+	return queue.Canceled(string(settings), ctx)
 }
 
 // Record frees the slot of a call that [PriorityBulkhead.Allow] admitted.

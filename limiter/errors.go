@@ -1,10 +1,8 @@
 package limiter
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/internal/setting"
@@ -39,27 +37,6 @@ func (e ShedError) Error() string {
 
 // Is reports whether target is ErrLimitExceeded.
 func (e ShedError) Is(target error) bool { return target == ErrLimitExceeded }
-
-// errWithFullQueue is the refusal of a Limiter whose queue is full too.
-var errWithFullQueue = fmt.Errorf("%w, and so is its queue", ErrLimitExceeded)
-
-// waitTimedOut is the refusal of a caller that waited the maximum wait d.
-func waitTimedOut(d time.Duration) error {
-	return fmt.Errorf("%w: not admitted within the maximum wait of %v", ErrLimitExceeded, d)
-}
-
-// contextError is the error of a caller whose context ended before it was
-// admitted: it matches both ctx.Err() and context.Cause(ctx).
-type contextError struct{ cause, err error }
-
-func (e *contextError) Error() string { return "limiter: not admitted: " + e.cause.Error() }
-
-func (e *contextError) Unwrap() []error { return []error{e.cause, e.err} }
-
-// canceled returns the error of a caller whose context ctx is done.
-func canceled(ctx context.Context) error {
-	return &contextError{cause: context.Cause(ctx), err: ctx.Err()}
-}
 
 // settings makes the errors of the settings a Limiter cannot use.
 const settings = setting.Package("limiter")

@@ -10,6 +10,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/queue"
 )
 
 // Limiter admits a call while fewer calls than its current limit are in
@@ -29,24 +30,25 @@ import (
 // Allow, a compare-and-swap and a reading of the clock, and, on Record,
 // one more reading, a compare-and-swap and two atomic additions; no lock,
 // no allocation. Once per sample window, the call that ends it takes a
-// mutex, without waiting for it, to move the limit. Queueing takes a
+// mutex, without waiting for it, to move the limit, and, if the limit
+// grows, the queue's mutex, to admit the callers queued. Queueing takes a
 // mutex, and allocates the waiter and, with a maximum wait, its timer.
 // The Limiter starts no goroutine and calls no function of yours but the
 // classifier (WithIsFailure) and the clock.
 type Limiter struct {
-	// state holds the calls in flight in its low 32 bits and the callers
-	// queued in its high 32 bits, so that one compare-and-swap admits a
-	// call only if it is under the limit and nobody is queued.
-	state atomic.Uint64
-	// limits holds, by priority index, the most calls in flight a call of
-	// that priority leaves when admitted: the limit itself for critical
-	// calls, and for all calls when priorities are not read. All 0 when
+	// q holds the calls in flight, the callers queued and the limit:
+	// the most calls in flight a critical call leaves when admitted.
+	q queue.Queue
+	// shares holds, for low and standard calls, the most calls in flight
+	// a call of that priority leaves when admitted: its share of the
+	// limit, all of it for a threshold of 1 (as for every call when
+	// priorities are not read). The limit and the shares are all 0 when
 	// the Limiter is unusable, so that the fast path refuses.
-	limits      [numPriorities]atomic.Uint64
+	shares      [criticalIndex]atomic.Uint64
 	prioritized bool
-	// shares says, by priority index, that calls of that priority may
+	// shedOnly says, by priority index, that calls of that priority may
 	// take a share of the limit only: they are shed, never queued.
-	shares [numPriorities]bool
+	shedOnly [numPriorities]bool
 
 	clock  clock.Clock
 	origin time.Time // Permit tokens count nanoseconds from it
@@ -65,14 +67,10 @@ type Limiter struct {
 	// What the last window measured, for Stats.
 	latency, noLoad atomic.Int64
 
-	qmu     sync.Mutex // guards waiters, and the queued count of state against increase
-	waiters waitList
-
-	cfg      config
-	shed     [numPriorities]error
-	timedOut error // the refusal of a caller that waited maxWait
-	err      error // why the Limiter is unusable
-	ready    bool
+	cfg   config
+	shed  [numPriorities]error
+	err   error // why the Limiter is unusable
+	ready bool
 
 	refused  [numPriorities]atomic.Uint64
 	canceled atomic.Uint64
@@ -100,12 +98,6 @@ func index(p bulkhead.Priority) int {
 	return int(min(max(p, bulkhead.Low), bulkhead.Critical) - bulkhead.Low)
 }
 
-const (
-	oneWaiter  uint64 = 1 << 32
-	lessWaiter        = ^(oneWaiter - 1) // added to state, it takes one waiter away
-	slotMask          = oneWaiter - 1
-)
-
 // New returns a Limiter configured by opts: by default the gradient
 // algorithm, from a limit of 20 between 1 and 1000, over sample windows of
 // 100 ms and 10 calls at least, on the time package's clock, with no queue
@@ -121,11 +113,9 @@ func New(opts ...Option) *Limiter {
 	l.prioritized = cfg.low < 1 || cfg.standard < 1
 	for i, t := range thresholds {
 		l.shed[i] = ShedError{Priority: bulkhead.Low + bulkhead.Priority(i), Threshold: t}
-		l.shares[i] = t < 1
+		l.shedOnly[i] = t < 1
 	}
-	if cfg.maxWait > 0 {
-		l.timedOut = waitTimedOut(cfg.maxWait)
-	}
+	l.q.Init(queue.Config{Settings: cfg.wait, Clock: cfg.clock, Name: string(settings), Refused: ErrLimitExceeded, Unbalanced: errUnbalanced})
 	if l.err != nil {
 		return l
 	}
@@ -172,7 +162,7 @@ func (l *Limiter) Allow(ctx context.Context, _ guard.Call) (guard.Permit, error)
 		if l.prioritized {
 			i = index(bulkhead.PriorityFrom(ctx))
 		}
-		if n, ok := l.tryAcquire(i); ok {
+		if n, ok := l.q.TryAcquire(l.limit(i)); ok {
 			l.notePeak(n)
 			return guard.Permit{Token: l.stamp()}, nil
 		}
@@ -209,11 +199,11 @@ func (l *Limiter) Record(p guard.Permit, o guard.Outcome) {
 		return
 	}
 	if o.Abandoned || (o.Err != nil && guard.IsRefusal(o.Err)) {
-		l.release()
+		l.q.Release()
 		return
 	}
 	now := int64(max(0, l.clock.Now().Sub(l.origin)))
-	l.release()
+	l.q.Release()
 	if o.Err != nil && (l.cfg.isFailure == nil || l.classify(now, o.Err)) {
 		l.failed(now)
 		return
@@ -297,11 +287,11 @@ func (l *Limiter) Stats() Stats {
 	if l == nil {
 		return Stats{}
 	}
-	s := l.state.Load()
+	inFlight, queued := l.q.Load()
 	return Stats{
-		Limit:           int(l.limits[criticalIndex].Load()),
-		InFlight:        int(s & slotMask),
-		Queued:          int(s >> 32),
+		Limit:           int(l.q.Limit()),
+		InFlight:        inFlight,
+		Queued:          queued,
 		RefusedLow:      l.refused[lowIndex].Load(),
 		RefusedStandard: l.refused[standardIndex].Load(),
 		RefusedCritical: l.refused[criticalIndex].Load(),
@@ -311,22 +301,13 @@ func (l *Limiter) Stats() Stats {
 	}
 }
 
-// tryAcquire takes a place for a call of priority index i if it is under
-// that priority's limit and nobody is queued, and returns the calls then
-// in flight.
-func (l *Limiter) tryAcquire(i int) (uint64, bool) {
-	limit := l.limits[i].Load()
-	for {
-		s := l.state.Load()
-		// s < limit says both: limit < 1<<32, so a queued caller makes s
-		// larger than any limit.
-		if s >= limit {
-			return 0, false
-		}
-		if l.state.CompareAndSwap(s, s+1) {
-			return s + 1, true
-		}
+// limit returns the most calls in flight a call of priority index i
+// leaves when admitted.
+func (l *Limiter) limit(i int) uint64 {
+	if i == criticalIndex {
+		return l.q.Limit()
 	}
+	return l.shares[i].Load()
 }
 
 // notePeak keeps the most calls in flight at an admission in the window.
@@ -339,27 +320,9 @@ func (l *Limiter) notePeak(n uint64) {
 	}
 }
 
-// release frees a place, or hands it to the oldest waiter if the calls in
-// flight are within the limit.
-func (l *Limiter) release() {
-	for {
-		s := l.state.Load()
-		inFlight := s & slotMask
-		switch {
-		case inFlight == 0:
-			panic(errUnbalanced)
-		case s >= oneWaiter && inFlight <= l.limits[criticalIndex].Load():
-			l.handOff()
-			return
-		}
-		if l.state.CompareAndSwap(s, s-1) {
-			return
-		}
-	}
-}
-
 // acquire is the slow path of Allow: it reports a Limiter or a context
-// that cannot be used, refuses, sheds, or queues the caller.
+// that cannot be used, sheds, or asks the queue, and counts a caller it
+// does not admit.
 func (l *Limiter) acquire(ctx context.Context, i int) error {
 	switch {
 	case ctx == nil:
@@ -368,44 +331,35 @@ func (l *Limiter) acquire(ctx context.Context, i int) error {
 		return l.Validate()
 	case ctx.Err() != nil:
 		l.canceled.Add(1)
-		return canceled(ctx)
-	case l.shares[i]:
-		if n, ok := l.tryAcquire(i); ok {
+		return queue.Canceled(string(settings), ctx)
+	case l.shedOnly[i]:
+		if n, ok := l.q.TryAcquire(l.limit(i)); ok {
 			l.notePeak(n)
 			return nil
 		}
 		l.refused[i].Add(1)
 		return l.shed[i]
-	case l.cfg.queue == 0:
-		if n, ok := l.tryAcquire(i); ok {
-			l.notePeak(n)
-			return nil
-		}
+	}
+	err := l.q.Acquire(ctx)
+	switch {
+	case err == nil:
+		inFlight, _ := l.q.Load()
+		l.notePeak(uint64(inFlight))
+	case queue.GaveUp(err):
+		l.canceled.Add(1)
+	default:
 		l.refused[i].Add(1)
-		return ErrLimitExceeded
 	}
-	// The timer is made before the caller queues, outside the lock: a test
-	// that sees the caller queued may advance a mock clock past it.
-	var timer *clock.Timer
-	if l.cfg.maxWait > 0 {
-		timer = l.clock.Timer(l.cfg.maxWait)
-	}
-	w, err := l.enqueue(i)
-	if w == nil {
-		if timer != nil {
-			timer.Stop()
-		}
-		return err
-	}
-	return l.await(ctx, w, timer, i)
+	return err
 }
 
-// publish makes limit the current limit, and each priority's share of it.
+// publish makes limit the current limit, and each priority's share of it,
+// and admits the callers queued into the places a higher limit makes.
 func (l *Limiter) publish(limit int) {
-	l.limits[criticalIndex].Store(uint64(limit))
 	for i, t := range [...]float64{l.cfg.low, l.cfg.standard} {
-		l.limits[i].Store(uint64(share(t, limit)))
+		l.shares[i].Store(uint64(share(t, limit)))
 	}
+	l.q.SetLimit(limit)
 }
 
 // share returns the most calls in flight, n, whose share n/limit of the

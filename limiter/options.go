@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/benbjohnson/clock"
+	"github.com/herdsafe/backoff/internal/queue"
 	"github.com/herdsafe/backoff/internal/setting"
 )
 
@@ -59,8 +60,7 @@ type config struct {
 	baseline  time.Duration
 	isFailure func(error) bool // nil: every error
 
-	queue   int
-	maxWait time.Duration
+	wait queue.Settings
 
 	low, standard float64 // priority thresholds; 1 and 1: priorities not read
 
@@ -163,11 +163,9 @@ func WithGradient(tolerance float64) Option {
 // (0, 1); NaN is invalid.
 func WithDecrease(factor float64) Option {
 	return func(c *config) {
-		if !(factor > 0 && factor < 1) {
-			c.fail("WithDecrease(%v): the factor must be in (0, 1)", factor)
-			return
+		if setting.ProperFraction(settings, &c.err, factor, "WithDecrease", "factor") {
+			c.decrease = factor
 		}
-		c.decrease = factor
 	}
 }
 
@@ -235,7 +233,7 @@ func WithIsFailure(fn func(error) bool) Option {
 // is refused at once. n must be in [0, MaxLimit]. Keep the queue short: a
 // queue's wait is latency the limiter adds itself.
 func WithQueue(n int) Option {
-	return func(c *config) { setting.Between(settings, &c.err, &c.queue, n, 0, MaxLimit, "WithQueue") }
+	return func(c *config) { setting.Between(settings, &c.err, &c.wait.Size, n, 0, MaxLimit, "WithQueue") }
 }
 
 // WithMaxWait bounds the time a queued caller waits: after d it is refused
@@ -244,7 +242,7 @@ func WithQueue(n int) Option {
 // its context lets it. A negative d is invalid, and so is a positive one
 // without a queue (WithQueue), since nobody would wait.
 func WithMaxWait(d time.Duration) Option {
-	return func(c *config) { setting.NotNegative(settings, &c.err, &c.maxWait, d, "WithMaxWait") }
+	return func(c *config) { setting.NotNegative(settings, &c.err, &c.wait.MaxWait, d, "WithMaxWait") }
 }
 
 // WithPriorityThresholds makes the Limiter shed calls by the priority their
@@ -265,14 +263,7 @@ func WithMaxWait(d time.Duration) Option {
 // threshold must be in (0, 1], and low not above standard; NaN is invalid.
 func WithPriorityThresholds(low, standard float64) Option {
 	return func(c *config) {
-		switch {
-		case !(low > 0 && low <= 1):
-			c.fail("WithPriorityThresholds(%v, %v): the low threshold is outside (0, 1]", low, standard)
-		case !(standard > 0 && standard <= 1):
-			c.fail("WithPriorityThresholds(%v, %v): the standard threshold is outside (0, 1]", low, standard)
-		case low > standard:
-			c.fail("WithPriorityThresholds(%v, %v): the low threshold is above the standard one; the thresholds are out of order", low, standard)
-		default:
+		if setting.Thresholds(settings, &c.err, low, standard, "WithPriorityThresholds") {
 			c.low, c.standard = low, standard
 		}
 	}
@@ -310,9 +301,9 @@ func (c *config) check() {
 		c.fail("the floor (%d) is above the ceiling (%d)", c.floor, c.ceiling)
 	case c.initial < c.floor || c.initial > c.ceiling:
 		c.fail("WithInitialLimit(%d) is outside the floor and the ceiling, [%d, %d]", c.initial, c.floor, c.ceiling)
-	case c.maxWait > 0 && c.queue == 0:
-		c.fail("WithMaxWait(%v) without WithQueue: no caller would wait", c.maxWait)
-	case c.baseline < c.window:
+	}
+	c.wait.Check(settings, &c.err)
+	if c.baseline < c.window {
 		c.fail("WithBaseline(%v) is shorter than the window (%v)", c.baseline, c.window)
 	}
 }

@@ -10,116 +10,21 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/guardtest"
 	"github.com/herdsafe/backoff/limiter"
 )
 
-// result is how a queued caller's Allow returned.
-type result struct {
-	id  int
-	p   guard.Permit
-	err error
-}
-
-// queueCaller starts a caller that asks l to admit a call with ctx and
-// reports on out.
-func queueCaller(l *limiter.Limiter, ctx context.Context, id int, out chan<- result) {
-	go func() {
-		p, err := l.Allow(ctx, guard.Call{Attempt: 1})
-		out <- result{id, p, err}
-	}()
-}
-
-// next returns the result of a caller that has returned, failing the test
-// if none has.
-func next(t *testing.T, out <-chan result) result {
-	t.Helper()
-	select {
-	case r := <-out:
-		return r
-	default:
-		t.Fatal("no caller returned")
-		return result{}
-	}
-}
-
-func noResult(t *testing.T, out <-chan result) {
-	t.Helper()
-	select {
-	case r := <-out:
-		t.Fatalf("caller %d returned (%v), want it still waiting", r.id, r.err)
-	default:
-	}
-}
-
-// A call that ends hands its place to the caller that has waited longest;
-// a caller that finds the queue full is refused at once.
-func TestQueueIsFIFO(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		const n = 4
-		l := limiter.New(limiter.WithInitialLimit(1), limiter.WithFloor(1), limiter.WithCeiling(1), limiter.WithQueue(n))
-		ctx := context.Background()
-		held := admit(t, l, ctx, 1)[0]
-		out := make(chan result, n)
-		for i := range n {
-			queueCaller(l, ctx, i, out)
-			synctest.Wait()
-		}
-		if _, err := l.Allow(ctx, guard.Call{Attempt: 1}); !errors.Is(err, limiter.ErrLimitExceeded) {
-			t.Fatalf("a caller finding the queue full: %v", err)
-		}
-		if s := l.Stats(); s.InFlight != 1 || s.Queued != n || s.RefusedStandard != 1 {
-			t.Fatalf("Stats() = %+v", s)
-		}
-		for i := range n {
-			noResult(t, out)
-			l.Record(held, guard.Outcome{})
-			synctest.Wait()
-			r := next(t, out)
-			if r.err != nil || r.id != i {
-				t.Fatalf("release %d admitted caller %d (%v), want caller %d", i+1, r.id, r.err, i)
-			}
-			held = r.p
-		}
-		l.Record(held, guard.Outcome{})
-		if s := l.Stats(); s.InFlight != 0 || s.Queued != 0 {
-			t.Fatalf("Stats() = %+v", s)
-		}
-	})
-}
-
-// A queued caller is refused once its maximum wait passes on the
-// Limiter's clock, to the nanosecond, and one whose context ends leaves
-// with the context's error; neither holds a place.
-func TestQueueMaxWaitAndCancel(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		const wait = 50 * time.Millisecond
-		mock := clock.NewMock()
-		l := limiter.New(limiter.WithInitialLimit(1), limiter.WithCeiling(1), limiter.WithQueue(2), limiter.WithMaxWait(wait), limiter.WithClock(mock))
-		ctx := context.Background()
-		held := admit(t, l, ctx, 1)[0]
-		out := make(chan result, 2)
-		queueCaller(l, ctx, 0, out)
-		cctx, cancel := context.WithCancel(ctx)
-		queueCaller(l, cctx, 1, out)
-		synctest.Wait()
-		cancel()
-		synctest.Wait()
-		if r := next(t, out); r.id != 1 || !errors.Is(r.err, context.Canceled) || errors.Is(r.err, limiter.ErrLimitExceeded) {
-			t.Fatalf("the cancelled caller: %d, %v", r.id, r.err)
-		}
-		mock.Add(wait - time.Nanosecond)
-		synctest.Wait()
-		noResult(t, out)
-		mock.Add(time.Nanosecond)
-		synctest.Wait()
-		if r := next(t, out); r.id != 0 || !errors.Is(r.err, limiter.ErrLimitExceeded) {
-			t.Fatalf("the caller past its wait: %d, %v", r.id, r.err)
-		}
-		if s := l.Stats(); s.InFlight != 1 || s.Queued != 0 || s.Canceled != 1 || s.RefusedStandard != 1 {
-			t.Fatalf("Stats() = %+v", s)
-		}
-		l.Record(held, guard.Outcome{})
-		admit(t, l, ctx, 1) // the place came back, to nobody queued
+// The queue's own behaviour (hand-off, maximum wait, cancellation, under
+// load too) is tested in internal/queue; these tests check what the
+// Limiter makes of it: its options, ErrLimitExceeded and its Stats, the
+// growth of its limit, and its priorities.
+func TestQueue(t *testing.T) {
+	const wait = 50 * time.Millisecond
+	guardtest.Queue(t, func(clk clock.Clock) *limiter.Limiter {
+		return limiter.New(limiter.WithInitialLimit(1), limiter.WithCeiling(1), limiter.WithQueue(2), limiter.WithMaxWait(wait), limiter.WithClock(clk))
+	}, wait, limiter.ErrLimitExceeded, func(l *limiter.Limiter) guardtest.QueueCounts {
+		s := l.Stats()
+		return guardtest.QueueCounts{InFlight: s.InFlight, Queued: s.Queued, Refused: s.Refused(), Canceled: s.Canceled}
 	})
 }
 
@@ -130,10 +35,10 @@ func TestQueueAdmitsWhenTheLimitGrows(t *testing.T) {
 		l := limiter.New(limiter.WithInitialLimit(2), limiter.WithQueue(4), limiter.WithWindow(time.Nanosecond, 1), limiter.WithClock(clk))
 		ctx := context.Background()
 		held := admit(t, l, ctx, 2)
-		out := make(chan result, 2)
-		queueCaller(l, ctx, 0, out)
+		w := guardtest.NewWaiters(2)
+		w.Start(l, ctx, 0)
 		synctest.Wait()
-		queueCaller(l, ctx, 1, out)
+		w.Start(l, ctx, 1)
 		synctest.Wait()
 		clk.Add(10 * time.Millisecond) // the first call's latency
 		// The first call's end hands its place to caller 0 and ends a
@@ -141,14 +46,14 @@ func TestQueueAdmitsWhenTheLimitGrows(t *testing.T) {
 		// 1 takes the place it makes.
 		l.Record(held[0], guard.Outcome{})
 		synctest.Wait()
-		a, b := next(t, out), next(t, out)
-		if a.err != nil || b.err != nil {
-			t.Fatalf("the queued callers: %v, %v", a.err, b.err)
+		a, b := w.Next(t), w.Next(t)
+		if a.Err != nil || b.Err != nil {
+			t.Fatalf("the queued callers: %v, %v", a.Err, b.Err)
 		}
 		if s := l.Stats(); s.Limit != 3 || s.InFlight != 3 || s.Queued != 0 {
 			t.Fatalf("Stats() = %+v", s)
 		}
-		recordAll(l, []guard.Permit{held[1], a.p, b.p}, guard.Outcome{Abandoned: true})
+		recordAll(l, []guard.Permit{held[1], a.Permit, b.Permit}, guard.Outcome{Abandoned: true})
 	})
 }
 
@@ -192,18 +97,18 @@ func TestPriorityOfTheWholeLimitQueues(t *testing.T) {
 		if _, err := l.Allow(bulkhead.WithPriority(ctx, bulkhead.Low), guard.Call{Attempt: 1}); !errors.Is(err, limiter.ErrLimitExceeded) {
 			t.Fatalf("a low call: %v, want it shed", err)
 		}
-		out := make(chan result, 1)
-		queueCaller(l, ctx, 0, out)
+		w := guardtest.NewWaiters(1)
+		w.Start(l, ctx, 0)
 		synctest.Wait()
 		if s := l.Stats(); s.Queued != 1 {
 			t.Fatalf("the standard call did not queue: %+v", s)
 		}
 		recordAll(l, held, guard.Outcome{Abandoned: true})
 		synctest.Wait()
-		r := next(t, out)
-		if r.err != nil {
-			t.Fatal(r.err)
+		r := w.Next(t)
+		if r.Err != nil {
+			t.Fatal(r.Err)
 		}
-		l.Record(r.p, guard.Outcome{Abandoned: true})
+		l.Record(r.Permit, guard.Outcome{Abandoned: true})
 	})
 }

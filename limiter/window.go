@@ -25,12 +25,11 @@ func (l *Limiter) endWindow(now int64) {
 		return // another call ended it since this one looked
 	}
 	n, sum, failures := l.successes.Swap(0), l.sum.Swap(0), l.failures.Swap(0)
-	inFlight := l.state.Load() & slotMask
-	w := window{failed: failures > 0, peak: float64(max(l.peak.Swap(inFlight), inFlight))}
+	inFlight, _ := l.q.Load()
+	w := window{failed: failures > 0, peak: float64(max(l.peak.Swap(uint64(inFlight)), uint64(inFlight)))}
 	if n > 0 {
 		w.latency = float64(sum) / float64(n)
 	}
-	before := l.limits[criticalIndex].Load()
 	limit := l.est.update(now, w)
 	l.latency.Store(int64(w.latency))
 	l.noLoad.Store(int64(l.est.noLoad()))
@@ -38,9 +37,6 @@ func (l *Limiter) endWindow(now int64) {
 	// that the calls it measures were admitted under the new limit.
 	l.winEnd.Store(now + max(int64(l.cfg.window), int64(w.latency)))
 	l.publish(limit)
-	if uint64(limit) > before && l.state.Load() >= oneWaiter {
-		l.admitWaiters()
-	}
 }
 
 // estimate is the state the algorithms keep between sample windows.

@@ -16,8 +16,9 @@
 //     option): a later option may depend on an earlier one, and the first
 //     is the one to fix first. The usual mistakes are worded once: a nil
 //     function or value, typed or not ([NotNil]), a number outside its
-//     range, NaN included ([Between]), a negative duration
-//     ([NotNegative]).
+//     range, NaN included ([Between]), a fraction outside (0, 1] or (0, 1)
+//     ([Fraction], [ProperFraction]) and a pair of priority thresholds
+//     ([Thresholds]), a negative duration ([NotNegative]).
 //   - The mistakes of separate arguments (a client and its options, a
 //     context, a configuration and a function) are all reported, joined in
 //     the order of the parameters ([Join]): none masks another.
@@ -159,6 +160,47 @@ func Between[T cmp.Ordered](p Package, first *error, dst *T, v, lo, hi T, option
 		return false
 	}
 	*dst = v
+	return true
+}
+
+// Fraction is what an option given a fraction of a whole, such as a rate
+// or a threshold, does with v: it reports whether v lies in (0, 1], and
+// otherwise (NaN included) records, as Fail does, that "option was given
+// the what v; it must lie in (0, 1]". The option sets its setting itself,
+// with the others it is given.
+func Fraction(p Package, first *error, v float64, option, what string) bool {
+	return fraction(p, first, v, v <= 1, "(0, 1]", option, what)
+}
+
+// ProperFraction is Fraction for a fraction that may not be the whole,
+// such as a factor that must shrink what it multiplies: it reports whether
+// v lies in (0, 1), and otherwise records that "option was given the what
+// v; it must lie in (0, 1)".
+func ProperFraction(p Package, first *error, v float64, option, what string) bool {
+	return fraction(p, first, v, v < 1, "(0, 1)", option, what)
+}
+
+func fraction(p Package, first *error, v float64, below bool, interval, option, what string) bool {
+	if v > 0 && below { // NaN fails both
+		return true
+	}
+	p.Fail(first, "%s was given the %s %v; it must lie in %s", option, what, v, interval)
+	return false
+}
+
+// Thresholds is what an option given the thresholds of the low and the
+// standard priorities, fractions of a capacity, does with them: it reports
+// whether each is a Fraction and low is not above standard, and otherwise
+// records the first mistake, as Fail does: "option was given the low
+// threshold 0.9, above the standard threshold 0.8".
+func Thresholds(p Package, first *error, low, standard float64, option string) bool {
+	switch {
+	case !Fraction(p, first, low, option, "low threshold"), !Fraction(p, first, standard, option, "standard threshold"):
+		return false
+	case low > standard:
+		p.Fail(first, "%s was given the low threshold %v, above the standard threshold %v", option, low, standard)
+		return false
+	}
 	return true
 }
 

@@ -85,6 +85,18 @@ func TestOptionRules(t *testing.T) {
 		{"in_range", func(c *config) { Between(settings, &c.err, &c.n, 3, 1, 3, "WithN") }, ""},
 		{"out_of_range", func(c *config) { Between(settings, &c.err, &c.n, 4, 1, 3, "WithN") }, "WithN(4) is outside [1, 3]"},
 		{"nan", func(c *config) { Between(settings, &c.err, &c.ratio, math.NaN(), 0, 1, "WithRatio") }, "WithRatio(NaN) is outside [0, 1]"},
+		{"fraction", func(c *config) { Fraction(settings, &c.err, 1, "WithRate", "rate") }, ""},
+		{"fraction_zero", func(c *config) { Fraction(settings, &c.err, 0, "WithRate", "rate") }, "WithRate was given the rate 0; it must lie in (0, 1]"},
+		{"fraction_above_1", func(c *config) { Fraction(settings, &c.err, 1.5, "WithRate", "rate") }, "WithRate was given the rate 1.5; it must lie in (0, 1]"},
+		{"fraction_nan", func(c *config) { Fraction(settings, &c.err, math.NaN(), "WithRate", "rate") }, "WithRate was given the rate NaN; it must lie in (0, 1]"},
+		{"proper_fraction", func(c *config) { ProperFraction(settings, &c.err, 0.999, "WithFactor", "factor") }, ""},
+		{"proper_fraction_1", func(c *config) { ProperFraction(settings, &c.err, 1, "WithFactor", "factor") }, "WithFactor was given the factor 1; it must lie in (0, 1)"},
+		{"proper_fraction_negative", func(c *config) { ProperFraction(settings, &c.err, -0.5, "WithFactor", "factor") }, "WithFactor was given the factor -0.5; it must lie in (0, 1)"},
+		{"proper_fraction_inf", func(c *config) { ProperFraction(settings, &c.err, math.Inf(-1), "WithFactor", "factor") }, "WithFactor was given the factor -Inf; it must lie in (0, 1)"},
+		{"thresholds", func(c *config) { Thresholds(settings, &c.err, 0.5, 0.5, "WithT") }, ""},
+		{"thresholds_low", func(c *config) { Thresholds(settings, &c.err, 0, 2, "WithT") }, "WithT was given the low threshold 0; it must lie in (0, 1]"},
+		{"thresholds_standard", func(c *config) { Thresholds(settings, &c.err, 0.5, math.NaN(), "WithT") }, "WithT was given the standard threshold NaN; it must lie in (0, 1]"},
+		{"thresholds_order", func(c *config) { Thresholds(settings, &c.err, 0.9, 0.8, "WithT") }, "WithT was given the low threshold 0.9, above the standard threshold 0.8"},
 		{"zero_duration", func(c *config) { NotNegative(settings, &c.err, &c.d, 0, "WithD") }, ""},
 		{"negative_duration", func(c *config) { NotNegative(settings, &c.err, &c.d, -time.Second, "WithD") }, "WithD was given a negative duration (-1s)"},
 	}
@@ -104,5 +116,28 @@ func TestOptionRules(t *testing.T) {
 				t.Errorf("a setting was changed by a value it could not use: %+v", cfg)
 			}
 		})
+	}
+}
+
+// The fraction rules report whether the value lies in their interval, the
+// ends included or not as they say.
+func TestFractionBounds(t *testing.T) {
+	tiny := math.SmallestNonzeroFloat64
+	for _, c := range []struct {
+		v              float64
+		fraction, open bool
+	}{
+		{tiny, true, true}, {0.5, true, true}, {math.Nextafter(1, 0), true, true}, {1, true, false},
+		{0, false, false}, {-tiny, false, false}, {math.Nextafter(1, 2), false, false},
+		{math.Inf(1), false, false}, {math.NaN(), false, false},
+	} {
+		var err error
+		if got := Fraction(settings, &err, c.v, "WithRate", "rate"); got != c.fraction || got != (err == nil) {
+			t.Errorf("Fraction(%v) = %v (err %v), want %v", c.v, got, err, c.fraction)
+		}
+		err = nil
+		if got := ProperFraction(settings, &err, c.v, "WithFactor", "factor"); got != c.open || got != (err == nil) {
+			t.Errorf("ProperFraction(%v) = %v (err %v), want %v", c.v, got, err, c.open)
+		}
 	}
 }
