@@ -36,10 +36,32 @@ func OpenBreaker(t testing.TB, open, elapsed time.Duration) (*breaker.Breaker, *
 	return cb, clk, err
 }
 
-// Crowd has g admit admitted calls and queued more wait for it, inside a
-// synctest bubble, and returns the error g refuses one more call with.
-// release ends the waits, and checks that each ended with its context's
-// error.
+// Queue has n callers wait for g, inside a synctest bubble, and returns
+// once they all wait. release ends the waits, and checks that each ended
+// with its context's error.
+func Queue(t testing.TB, g guard.Guard, n int) (release func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, n)
+	for range n {
+		go func() {
+			_, err := g.Allow(ctx, guard.Call{Attempt: 1})
+			done <- err
+		}()
+	}
+	synctest.Wait() // every one of them waits
+	return func() {
+		cancel()
+		for range n {
+			if err := <-done; !errors.Is(err, context.Canceled) {
+				t.Errorf("a queued caller ended with %v, want its context's error", err)
+			}
+		}
+	}
+}
+
+// Crowd has g admit admitted calls and Queue queued more, and returns the
+// error g refuses one more call with.
 func Crowd(t testing.TB, g guard.Guard, admitted, queued int) (release func(), refusal error) {
 	t.Helper()
 	for range admitted {
@@ -47,22 +69,7 @@ func Crowd(t testing.TB, g guard.Guard, admitted, queued int) (release func(), r
 			t.Fatal(err)
 		}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, queued)
-	for range queued {
-		go func() {
-			_, err := g.Allow(ctx, guard.Call{Attempt: 1})
-			done <- err
-		}()
-	}
-	synctest.Wait() // every one of them waits
+	release = Queue(t, g, queued)
 	_, refusal = g.Allow(context.Background(), guard.Call{Attempt: 1})
-	return func() {
-		cancel()
-		for range queued {
-			if err := <-done; !errors.Is(err, context.Canceled) {
-				t.Errorf("a queued caller ended with %v, want its context's error", err)
-			}
-		}
-	}, refusal
+	return release, refusal
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/guardtest"
 	"github.com/herdsafe/backoff/internal/setting"
 	"github.com/herdsafe/backoff/limiter"
 	"github.com/herdsafe/backoff/throttle"
@@ -109,21 +110,12 @@ func TestBulkheadObserved(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		waitCtx, cancel := context.WithCancel(ctx)
-		done := make(chan error)
-		go func() {
-			_, err := b.Allow(waitCtx, guard.Call{Attempt: 1})
-			done <- err
-		}()
-		synctest.Wait() // the second caller waits in the queue
+		release := guardtest.Queue(t, b, 1) // the second caller waits in the queue
 		if _, err := b.Allow(ctx, guard.Call{Attempt: 1}); !errors.Is(err, bulkhead.ErrBulkheadFull) {
 			t.Fatalf("a third caller: %v, want ErrBulkheadFull", err)
 		}
 		want(t, "busy", read(t, o), map[string]float64{"bulkhead.in_flight": 1, "bulkhead.queued": 1, "bulkhead.limit": 1, "bulkhead.refusals": 1})
-		cancel()
-		if err := <-done; !errors.Is(err, context.Canceled) {
-			t.Fatalf("the queued caller: %v, want context.Canceled", err)
-		}
+		release()
 		b.Record(held, guard.Outcome{})
 		want(t, "idle", read(t, o), map[string]float64{"bulkhead.in_flight": 0, "bulkhead.queued": 0, "bulkhead.cancellations": 1})
 	})
@@ -204,21 +196,12 @@ func TestLimiterObserved(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		waitCtx, cancel := context.WithCancel(ctx)
-		done := make(chan error)
-		go func() {
-			_, err := l.Allow(waitCtx, guard.Call{Attempt: 1})
-			done <- err
-		}()
-		synctest.Wait() // the third standard caller waits in the queue
+		release := guardtest.Queue(t, l, 1) // the third standard caller waits in the queue
 		want(t, "busy", read(t, o), map[string]float64{
 			"limiter.limit": 2, "limiter.in_flight": 2, "limiter.queued": 1,
 			"limiter.refusals{low}": 1, "limiter.refusals{standard}": 0, "limiter.refusals{critical}": 0,
 		})
-		cancel()
-		if err := <-done; !errors.Is(err, context.Canceled) {
-			t.Fatalf("the queued caller: %v, want context.Canceled", err)
-		}
+		release()
 		l.Record(first, guard.Outcome{Abandoned: true})
 		l.Record(second, guard.Outcome{Abandoned: true})
 		want(t, "idle", read(t, o), map[string]float64{"limiter.in_flight": 0, "limiter.queued": 0, "limiter.cancellations": 1})
