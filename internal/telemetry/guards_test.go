@@ -3,6 +3,7 @@ package telemetry
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -257,6 +258,25 @@ func TestObservedCheck(t *testing.T) {
 	}
 	if err := Breaker(breaker.New()).Check(settings, "x"); err != nil {
 		t.Errorf("Check of a breaker named x: %v", err)
+	}
+}
+
+// Read writes a value for every series of a guard.
+func TestReadWritesEverySeries(t *testing.T) {
+	for _, o := range []Observed{
+		Breaker(breaker.New()), Bulkhead(bulkhead.New(1)), PriorityBulkhead(bulkhead.NewPriority(4)), Limiter(limiter.New()),
+		Budget(budget.NewTokenBucket()), Throttle(throttle.New(throttle.WithClock(clock.NewMock()))), Shared(&scriptedShared{}),
+	} {
+		values := make([]float64, len(o.Series))
+		for i := range values {
+			values[i] = math.NaN()
+		}
+		o.Read(values)
+		for i, v := range values {
+			if math.IsNaN(v) {
+				t.Errorf("%s: series %d (%s %q) left unread", o.Method, i, o.Series[i].Metric.Name, o.Series[i].Value)
+			}
+		}
 	}
 }
 
