@@ -118,9 +118,6 @@ func TestRatioFleetLimitIsHard(t *testing.T) {
 	if got := retriesAdmitted(t, instances, false); got != 10 {
 		t.Errorf("%d retries admitted, want exactly 10: half of the fleet's 20 first attempts", got)
 	}
-	for _, b := range instances {
-		mustShared(t, b)
-	}
 }
 
 // TestRatioRoundTrips counts what each kind of call costs: first attempts
