@@ -12,7 +12,7 @@ import (
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/httpshed"
-	"github.com/herdsafe/backoff/internal/guardtest"
+	"github.com/herdsafe/backoff/internal/guardstate"
 	"github.com/herdsafe/backoff/internal/spectest"
 	"github.com/herdsafe/backoff/limiter"
 	"github.com/herdsafe/backoff/throttle"
@@ -36,10 +36,10 @@ type state struct {
 // the base, inside a synctest bubble; release ends what they hold.
 func states(t *testing.T) (sts []state, release func()) {
 	bh := bulkhead.New(2, bulkhead.WithQueue(3))
-	releaseBulkhead, full := guardtest.Crowd(t, bh, 2, 3)
+	releaseBulkhead, full := guardstate.Crowd(t, bh, 2, 3)
 	lim := limiter.New(limiter.WithInitialLimit(3), limiter.WithQueue(4))
-	releaseLimiter, over := guardtest.Crowd(t, lim, 3, 4)
-	cb, _, open := guardtest.OpenBreaker(t, 30*time.Second, 12300*time.Millisecond)
+	releaseLimiter, over := guardstate.Crowd(t, lim, 3, 4)
+	cb, _, open := guardstate.OpenBreaker(t, 30*time.Second, 12300*time.Millisecond)
 
 	th := throttle.New(throttle.WithClock(spectest.NewClock()), throttle.WithRandom(func() float64 { return 0.99999 }))
 	for range 3 { // p = 3/4

@@ -11,7 +11,7 @@ import (
 	"github.com/herdsafe/backoff/bulkhead"
 	grpcbackoff "github.com/herdsafe/backoff/grpc"
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/internal/guardtest"
+	"github.com/herdsafe/backoff/internal/guardstate"
 	"github.com/herdsafe/backoff/limiter"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -74,7 +74,7 @@ func TestServerPushbackSettings(t *testing.T) {
 func TestServerLimiterPushback(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := limiter.New(limiter.WithInitialLimit(2), limiter.WithQueue(2))
-		release, err := guardtest.Crowd(t, l, 2, 2)
+		release, err := guardstate.Crowd(t, l, 2, 2)
 		defer release()
 		if !errors.Is(err, limiter.ErrLimitExceeded) {
 			t.Fatalf("the limiter at its limit returned %v", err)

@@ -9,7 +9,7 @@ import (
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/internal/guardtest"
+	"github.com/herdsafe/backoff/internal/guardstate"
 )
 
 // The wait for each state of a guard, and its spread, are package
@@ -66,7 +66,7 @@ func TestRetryAfterIsRandom(t *testing.T) {
 // The Shedder's guard and the refusal reach the rule: an open breaker
 // tells the time until it admits a probe, rounded up to whole seconds.
 func TestRetryAfterReadsTheGuard(t *testing.T) {
-	cb, _, err := guardtest.OpenBreaker(t, 30*time.Second, 10500*time.Millisecond)
+	cb, _, err := guardstate.OpenBreaker(t, 30*time.Second, 10500*time.Millisecond)
 	if got := New(cb, fixed(0)).RetryAfter(err); got != 20*time.Second {
 		t.Errorf("RetryAfter = %v; want the 19.5 s left of the open duration, rounded up", got)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/internal/guardtest"
+	"github.com/herdsafe/backoff/internal/guardstate"
 	"github.com/herdsafe/backoff/limiter"
 	"github.com/herdsafe/backoff/pushback"
 	"github.com/herdsafe/backoff/throttle"
@@ -39,7 +39,7 @@ func (n named) RetryAfter() time.Duration { return time.Duration(n) }
 // An open breaker asks for the time until it admits a probe, the base at
 // least; half-open with its probe taken, the base.
 func TestBreaker(t *testing.T) {
-	cb, clk, err := guardtest.OpenBreaker(t, 30*time.Second, 10500*time.Millisecond)
+	cb, clk, err := guardstate.OpenBreaker(t, 30*time.Second, 10500*time.Millisecond)
 	if got := exact(time.Second).Wait(cb, guard.Refusal(err)); got != 19500*time.Millisecond {
 		t.Errorf("open: Wait = %v, want the 19.5s left of the open duration", got)
 	}
@@ -61,7 +61,7 @@ func TestBreaker(t *testing.T) {
 func TestBulkhead(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := bulkhead.New(2, bulkhead.WithQueue(3))
-		release, err := guardtest.Crowd(t, b, 2, 3)
+		release, err := guardstate.Crowd(t, b, 2, 3)
 		defer release()
 		if !errors.Is(err, bulkhead.ErrBulkheadFull) {
 			t.Fatalf("the full bulkhead returned %v", err)
@@ -91,7 +91,7 @@ func TestBulkhead(t *testing.T) {
 func TestLimiter(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := limiter.New(limiter.WithInitialLimit(4), limiter.WithQueue(2))
-		release, err := guardtest.Crowd(t, l, 4, 2)
+		release, err := guardstate.Crowd(t, l, 4, 2)
 		defer release()
 		if !errors.Is(err, limiter.ErrLimitExceeded) {
 			t.Fatalf("the limiter at its limit returned %v", err)

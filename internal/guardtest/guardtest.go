@@ -1,8 +1,6 @@
 // Package guardtest holds the checks that the tests of every guard of the
 // repository share: what package guard and package policy promise of a
-// guard whose configuration is wrong, and of a guard's Run, written once;
-// and the guards in a state (states.go) that the tests of what reads their
-// state need.
+// guard whose configuration is wrong, and of a guard's Run, written once.
 package guardtest
 
 import (

@@ -15,7 +15,7 @@ import (
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/internal/guardtest"
+	"github.com/herdsafe/backoff/internal/guardstate"
 	"github.com/herdsafe/backoff/internal/setting"
 	"github.com/herdsafe/backoff/limiter"
 	"github.com/herdsafe/backoff/throttle"
@@ -111,7 +111,7 @@ func TestBulkheadObserved(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		release := guardtest.Queue(t, b, 1) // the second caller waits in the queue
+		release := guardstate.Queue(t, b, 1) // the second caller waits in the queue
 		if _, err := b.Allow(ctx, guard.Call{Attempt: 1}); !errors.Is(err, bulkhead.ErrBulkheadFull) {
 			t.Fatalf("a third caller: %v, want ErrBulkheadFull", err)
 		}
@@ -197,7 +197,7 @@ func TestLimiterObserved(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		release := guardtest.Queue(t, l, 1) // the third standard caller waits in the queue
+		release := guardstate.Queue(t, l, 1) // the third standard caller waits in the queue
 		want(t, "busy", read(t, o), map[string]float64{
 			"limiter.limit": 2, "limiter.in_flight": 2, "limiter.queued": 1,
 			"limiter.refusals{low}": 1, "limiter.refusals{standard}": 0, "limiter.refusals{critical}": 0,

@@ -1,4 +1,8 @@
-package guardtest
+// Package guardstate puts the repository's guards in the states that the
+// tests of what reads a guard's state need (the wait a server asks of the
+// clients it refuses, the metrics of a guard): a breaker open for a while,
+// callers waiting in a guard's queue.
+package guardstate
 
 import (
 	"context"
@@ -11,9 +15,6 @@ import (
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/guard"
 )
-
-// The guards in a state that the tests of what reads a guard's state (the
-// wait a server asks of the clients it refuses) put them in.
 
 // OpenBreaker returns a breaker that one failure opened for open, on a
 // mock clock moved on by elapsed since, and the error it refuses a call
