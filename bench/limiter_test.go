@@ -7,7 +7,6 @@ import (
 	"github.com/failsafe-go/failsafe-go"
 	"github.com/failsafe-go/failsafe-go/adaptivelimiter"
 	"github.com/herdsafe/backoff/limiter"
-	"go.uber.org/goleak"
 )
 
 // newLimiterLibs returns a fresh adaptive concurrency limiter of each
@@ -33,13 +32,4 @@ func newLimiterLibs() []lib {
 // healthy dependency pays for the limiter alone.
 func BenchmarkLimiterSuccess(b *testing.B) {
 	benchSuccess(b, newLimiterLibs())
-}
-
-// Each limiter row calls the operation once and returns its result, and
-// admits call after call: every place comes back.
-func TestLimiterSuccessCallsOnce(t *testing.T) {
-	defer goleak.VerifyNone(t)
-	for _, l := range newLimiterLibs() {
-		callsOnce(t, l, 100)
-	}
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/failsafe-go/failsafe-go"
 	"github.com/failsafe-go/failsafe-go/ratelimiter"
 	"github.com/herdsafe/backoff/ratelimit"
-	"go.uber.org/goleak"
 )
 
 // rateLimit is the rate of both libraries' rows: 2^30 calls a second, all
@@ -36,13 +35,4 @@ func newRateLimiterLibs() []lib {
 // that succeeds, under its rate: what every admitted call pays.
 func BenchmarkRateLimiterSuccess(b *testing.B) {
 	benchSuccess(b, newRateLimiterLibs())
-}
-
-// Each rate limiter row calls the operation once and returns its result,
-// and admits every call under its rate.
-func TestRateLimiterSuccessCallsOnce(t *testing.T) {
-	defer goleak.VerifyNone(t)
-	for _, l := range newRateLimiterLibs() {
-		callsOnce(t, l, 100)
-	}
 }
