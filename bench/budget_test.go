@@ -11,7 +11,6 @@ import (
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/policy"
-	"go.uber.org/goleak"
 )
 
 // newRetryBudgetLibs returns each library's retry behind a retry budget,
@@ -44,13 +43,4 @@ func newRetryBudgetLibs() []lib {
 // dependency pays for the budget and the retry together.
 func BenchmarkRetryBudgetSuccess(b *testing.B) {
 	benchSuccess(b, newRetryBudgetLibs())
-}
-
-// Each retry-budget row calls a succeeding operation once and returns its
-// result.
-func TestRetryBudgetSuccessCallsOnce(t *testing.T) {
-	defer goleak.VerifyNone(t)
-	for _, l := range newRetryBudgetLibs() {
-		callsOnce(t, l, 1)
-	}
 }

@@ -40,10 +40,27 @@ func callsOnce(t *testing.T, l lib, n int) {
 	}
 }
 
+// Each row of the success scenarios calls a succeeding operation once and
+// returns its result; the rows of a guard that a success leaves as it was
+// do so call after call.
 func TestSuccessCallsOnce(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	for _, l := range expoLibs {
-		callsOnce(t, l, 1)
+	for _, c := range []struct {
+		name  string
+		libs  []lib
+		calls int
+	}{
+		{"retry", expoLibs, 1},
+		{"retry_budget", newRetryBudgetLibs(), 1},
+		{"throttle", newThrottleLibs(), 100},        // a dependency that answers every call: each admitted
+		{"limiter", newLimiterLibs(), 100},          // every place comes back
+		{"rate_limiter", newRateLimiterLibs(), 100}, // all under the rate
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, l := range c.libs {
+				callsOnce(t, l, c.calls)
+			}
+		})
 	}
 }
 

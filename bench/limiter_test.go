@@ -7,7 +7,6 @@ import (
 	"github.com/failsafe-go/failsafe-go"
 	"github.com/failsafe-go/failsafe-go/adaptivelimiter"
 	"github.com/herdsafe/backoff/limiter"
-	"go.uber.org/goleak"
 )
 
 // newLimiterLibs returns a fresh adaptive concurrency limiter of each
@@ -21,15 +20,10 @@ func newLimiterLibs() []lib {
 	return []lib{
 		{name: "herdsafe", ours: true, call: func(ctx context.Context, op operation) (int, error) {
 			var v int
-			err := ours.Run(ctx, func(context.Context) (err error) {
-				v, err = op()
-				return err
-			})
+			err := ours.Run(ctx, keep(&v, op))
 			return v, err
 		}},
-		{name: "failsafe", call: func(_ context.Context, op operation) (int, error) {
-			return fs.Get(op)
-		}},
+		failsafeRow(fs),
 	}
 }
 
@@ -38,22 +32,4 @@ func newLimiterLibs() []lib {
 // healthy dependency pays for the limiter alone.
 func BenchmarkLimiterSuccess(b *testing.B) {
 	benchSuccess(b, newLimiterLibs())
-}
-
-// Each limiter row calls the operation once and returns its result, and
-// admits call after call: every place comes back.
-func TestLimiterSuccessCallsOnce(t *testing.T) {
-	defer goleak.VerifyNone(t)
-	ctx := context.Background()
-	for _, l := range newLimiterLibs() {
-		op, n := counting(succeed)
-		for i := range 100 {
-			if v, err := l.call(ctx, op); err != nil || v != 1 {
-				t.Fatalf("%s: call %d gave (%d, %v)", l.name, i+1, v, err)
-			}
-		}
-		if n.Load() != 100 {
-			t.Errorf("%s: 100 calls ran the operation %d times", l.name, n.Load())
-		}
-	}
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/failsafe-go/failsafe-go"
 	"github.com/failsafe-go/failsafe-go/ratelimiter"
 	"github.com/herdsafe/backoff/ratelimit"
-	"go.uber.org/goleak"
 )
 
 // rateLimit is the rate of both libraries' rows: 2^30 calls a second, all
@@ -25,15 +24,10 @@ func newRateLimiterLibs() []lib {
 	return []lib{
 		{name: "herdsafe", ours: true, call: func(ctx context.Context, op operation) (int, error) {
 			var v int
-			err := ours.Run(ctx, func(context.Context) (err error) {
-				v, err = op()
-				return err
-			})
+			err := ours.Run(ctx, keep(&v, op))
 			return v, err
 		}},
-		{name: "failsafe", call: func(_ context.Context, op operation) (int, error) {
-			return fs.Get(op)
-		}},
+		failsafeRow(fs),
 	}
 }
 
@@ -41,22 +35,4 @@ func newRateLimiterLibs() []lib {
 // that succeeds, under its rate: what every admitted call pays.
 func BenchmarkRateLimiterSuccess(b *testing.B) {
 	benchSuccess(b, newRateLimiterLibs())
-}
-
-// Each rate limiter row calls the operation once and returns its result,
-// and admits every call under its rate.
-func TestRateLimiterSuccessCallsOnce(t *testing.T) {
-	defer goleak.VerifyNone(t)
-	ctx := context.Background()
-	for _, l := range newRateLimiterLibs() {
-		op, n := counting(succeed)
-		for i := range 100 {
-			if v, err := l.call(ctx, op); err != nil || v != 1 {
-				t.Fatalf("%s: call %d gave (%d, %v)", l.name, i+1, v, err)
-			}
-		}
-		if n.Load() != 100 {
-			t.Errorf("%s: 100 calls ran the operation %d times", l.name, n.Load())
-		}
-	}
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/failsafe-go/failsafe-go"
 	"github.com/failsafe-go/failsafe-go/adaptivethrottler"
 	"github.com/herdsafe/backoff/throttle"
-	"go.uber.org/goleak"
 )
 
 // newThrottleLibs returns a fresh adaptive throttle of each library (the
@@ -32,13 +31,4 @@ func newThrottleLibs() []lib {
 // call that succeeds, on a healthy dependency: what every call pays.
 func BenchmarkThrottleSuccess(b *testing.B) {
 	benchSuccess(b, newThrottleLibs())
-}
-
-// Each throttle row calls the operation once and returns its result, and
-// still admits every call of a dependency that answers them all.
-func TestThrottleSuccessCallsOnce(t *testing.T) {
-	defer goleak.VerifyNone(t)
-	for _, l := range newThrottleLibs() {
-		callsOnce(t, l, 100)
-	}
 }

@@ -3,6 +3,7 @@ package budget
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 
 	"github.com/herdsafe/backoff/guard"
@@ -61,3 +62,17 @@ func (r retryOnly) Allow(ctx context.Context, _ guard.Call) (guard.Permit, error
 }
 
 func (r retryOnly) Record(p guard.Permit, o guard.Outcome) { r.b.Record(p, o) }
+
+// concurrently has goroutines goroutines call do each times each, all at
+// once, and waits for them.
+func concurrently(goroutines, each int, do func()) {
+	var wg sync.WaitGroup
+	for range goroutines {
+		wg.Go(func() {
+			for range each {
+				do()
+			}
+		})
+	}
+	wg.Wait()
+}

@@ -1,7 +1,6 @@
 package budget
 
 import (
-	"sync"
 	"testing"
 	"time"
 
@@ -161,26 +160,11 @@ func TestRatioIgnoresOutcomes(t *testing.T) {
 func TestRatioConcurrent(t *testing.T) {
 	const goroutines, each = 16, 50
 	b, _ := newRatio(t, WithMinRetriesPerSecond(0))
-	var wg sync.WaitGroup
-	for range goroutines {
-		wg.Go(func() {
-			for range each {
-				_, _ = b.Allow(t.Context(), first)
-			}
-		})
-	}
-	wg.Wait()
+	concurrently(goroutines, each, func() { _, _ = b.Allow(t.Context(), first) })
 	if got := b.Stats().Requests; got != goroutines*each {
 		t.Fatalf("requests = %d, want %d", got, goroutines*each)
 	}
-	for range goroutines {
-		wg.Go(func() {
-			for range each {
-				_, _ = b.Allow(t.Context(), retry)
-			}
-		})
-	}
-	wg.Wait()
+	concurrently(goroutines, each, func() { _, _ = b.Allow(t.Context(), retry) })
 	want := uint64(goroutines * each / 5)
 	if s := b.Stats(); s.Retries != want || s.Allowed != want || s.Refused != goroutines*each-want {
 		t.Fatalf("Stats = %+v, want %d retries allowed, %d refused", s, want, goroutines*each-want)
@@ -192,16 +176,10 @@ func TestRatioConcurrent(t *testing.T) {
 func TestRatioConcurrentMixed(t *testing.T) {
 	const goroutines, each = 16, 100
 	b, _ := newRatio(t, WithMinRetriesPerSecond(0))
-	var wg sync.WaitGroup
-	for range goroutines {
-		wg.Go(func() {
-			for range each {
-				_, _ = b.Allow(t.Context(), first)
-				_, _ = b.Allow(t.Context(), retry)
-			}
-		})
-	}
-	wg.Wait()
+	concurrently(goroutines, each, func() {
+		_, _ = b.Allow(t.Context(), first)
+		_, _ = b.Allow(t.Context(), retry)
+	})
 	s := b.Stats()
 	if s.Requests != goroutines*each || s.Retries > s.Requests/5 || s.Allowed+s.Refused != goroutines*each {
 		t.Fatalf("Stats = %+v: over the allowance, or a call lost", s)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 
 	"github.com/herdsafe/backoff/guard"
@@ -208,41 +207,17 @@ func TestTokenBucketClassifierPanics(t *testing.T) {
 func TestTokenBucketConcurrent(t *testing.T) {
 	const n = 64
 	b := NewTokenBucket(WithMaxTokens(1000), WithTokenRatio(0.5))
-	var wg sync.WaitGroup
-	for range n {
-		wg.Go(func() {
-			for range 10 {
-				b.Record(guard.Permit{}, guard.Outcome{Err: errDown})
-			}
-		})
-	}
-	wg.Wait()
+	concurrently(n, 10, func() { b.Record(guard.Permit{}, guard.Outcome{Err: errDown}) })
 	if got := b.Stats().Tokens; got != 1000-10*n {
 		t.Fatalf("tokens after %d failures = %v, want %v", 10*n, got, 1000-10*n)
 	}
 	// 360 tokens, under the threshold of 500: every retry refused.
-	admitAll := func() {
-		for range n {
-			wg.Go(func() {
-				for range 10 {
-					_, _ = b.Allow(t.Context(), retry)
-				}
-			})
-		}
-		wg.Wait()
-	}
+	admitAll := func() { concurrently(n, 10, func() { _, _ = b.Allow(t.Context(), retry) }) }
 	admitAll()
 	if s := b.Stats(); s.Allowed != 0 || s.Refused != 10*n {
 		t.Fatalf("Stats = %+v, want 0 allowed, %d refused", s, 10*n)
 	}
-	for range n {
-		wg.Go(func() {
-			for range 10 {
-				b.Record(guard.Permit{}, guard.Outcome{})
-			}
-		})
-	}
-	wg.Wait()
+	concurrently(n, 10, func() { b.Record(guard.Permit{}, guard.Outcome{}) })
 	// 360 + 640*0.5 = 680, over 500: every retry admitted.
 	admitAll()
 	if s := b.Stats(); s.Tokens != 680 || s.Allowed != 10*n || s.Refused != 10*n {

@@ -261,25 +261,23 @@ func BenchmarkAllowRecord(b *testing.B) {
 			in.Record(p, guard.Outcome{})
 		}
 	})
-	b.Run("parallel", func(b *testing.B) {
-		b.ReportAllocs()
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				p, _ := in.Allow(ctx, guard.Call{Attempt: 1})
-				in.Record(p, guard.Outcome{})
-			}
+	for _, bc := range []struct {
+		name string
+		in   *Injector
+	}{
+		{"parallel", in},
+		{"parallel_default_rand", New(Config{ErrorProbability: 1e-9, InjectedError: errInjected})},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					p, _ := bc.in.Allow(ctx, guard.Call{Attempt: 1})
+					bc.in.Record(p, guard.Outcome{})
+				}
+			})
 		})
-	})
-	def := New(Config{ErrorProbability: 1e-9, InjectedError: errInjected})
-	b.Run("parallel_default_rand", func(b *testing.B) {
-		b.ReportAllocs()
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				p, _ := def.Allow(ctx, guard.Call{Attempt: 1})
-				def.Record(p, guard.Outcome{})
-			}
-		})
-	})
+	}
 	inj := New(Config{ErrorProbability: 1, InjectedError: errInjected})
 	b.Run("injected_error", func(b *testing.B) {
 		b.ReportAllocs()

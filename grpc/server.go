@@ -82,8 +82,8 @@ func WithShedCode(c codes.Code) ServerOption {
 // WithPushback sets the shortest wait a shed call asks for, the wait when
 // the guard tells nothing more (default DefaultPushback), and the longest
 // wait it asks for, the spread included (default DefaultMaxPushback, which
-// is also the longest a client of this package obeys by default). See
-// UnaryServerInterceptor for how the wait grows with the guard's state.
+// is also the longest a client of this package obeys by default). Package
+// pushback says how the wait grows with the guard's state.
 // The trailer counts whole milliseconds, so base must be one at least, and
 // at most max; a base or a max beyond the trailer's largest value (about
 // 24.8 days) is taken as that value.
@@ -126,26 +126,13 @@ func WithPushbackRandom(fn func() float64) ServerOption {
 // UNAVAILABLE (or WithShedCode's code), the refusal's message, and a
 // grpc-retry-pushback-ms trailer: the wait the server asks of the client,
 // which clients of this package, and gRPC's own retries, obey. The wait is
-// package pushback's Rule, in whole milliseconds, from WithPushback's base
-// and maximum, computed from the guard's state at the refusal:
-//
-//   - a refusal with a RetryAfter() time.Duration method asks for that
-//     wait: a breaker.Breaker that is open, the time until it admits a
-//     probe (its OpenError's RetryAfter); a ratelimit.Limiter, the time
-//     until its next token;
-//   - a bulkhead.Bulkhead, or a limiter.Limiter, asks for the base wait
-//     times its load, the calls in flight and queued over its capacity
-//     (the limiter's current limit);
-//   - a throttle.Throttle asks for the base wait over 1 − p, p being its
-//     probability of rejection, as a client turned away with probability p
-//     comes back 1/(1 − p) times on average;
-//   - any other guard asks for the base wait.
-//
-// The wait is never shorter than the base. The wait sent is that wait d
-// spread, drawn uniformly from [d, 2d + 1 ms) in whole milliseconds, so
-// that the clients shed at the same moment come back over a span as long
-// as the wait instead of all at once: never less than d, and never more
-// than WithPushback's maximum (WithPushbackRandom fixes the draws). A
+// package pushback's Rule in whole milliseconds, which says how the
+// guard's state at the refusal (a breaker's time until it admits a probe,
+// a bulkhead's or a limiter's load, a throttle's rejection probability)
+// lengthens WithPushback's base, and how the wait is spread, with
+// WithPushbackRandom's draws, so that the clients shed at the same moment
+// come back over a span as long as the wait instead of all at once: never
+// less than the base, and never more than WithPushback's maximum. A
 // client that gave up (its context is done) gets its context's status and
 // no pushback; a handler's own errors pass unchanged.
 //

@@ -8,11 +8,11 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/httpshed"
+	"github.com/herdsafe/backoff/internal/guardstate"
 	"github.com/herdsafe/backoff/internal/spectest"
 	"github.com/herdsafe/backoff/limiter"
 	"github.com/herdsafe/backoff/throttle"
@@ -35,48 +35,18 @@ type state struct {
 // states builds a guard of each kind in a state that asks for more than
 // the base, inside a synctest bubble; release ends what they hold.
 func states(t *testing.T) (sts []state, release func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	var waiting []chan error
-	call := guard.Call{Attempt: 1}
-	// take has g admit n calls; queue has n more wait for it.
-	take := func(g guard.Guard, n int) {
-		for range n {
-			if _, err := g.Allow(context.Background(), call); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	queue := func(g guard.Guard, n int) {
-		for range n {
-			done := make(chan error, 1)
-			waiting = append(waiting, done)
-			go func() { _, err := g.Allow(ctx, call); done <- err }()
-		}
-	}
-
 	bh := bulkhead.New(2, bulkhead.WithQueue(3))
-	take(bh, 2)
-	queue(bh, 3)
+	releaseBulkhead, full := guardstate.Crowd(t, bh, 2, 3)
 	lim := limiter.New(limiter.WithInitialLimit(3), limiter.WithQueue(4))
-	take(lim, 3)
-	queue(lim, 4)
-	synctest.Wait()
-
-	clk := spectest.NewClock()
-	cb := breaker.New(breaker.WithClock(clk), breaker.WithConsecutiveFailures(1), breaker.WithOpenDuration(30*time.Second))
-	p, _ := cb.Allow(context.Background(), call)
-	cb.Record(p, guard.Outcome{Err: errors.New("down")})
-	clk.Add(12300 * time.Millisecond)
-	_, open := cb.Allow(context.Background(), call)
+	releaseLimiter, over := guardstate.Crowd(t, lim, 3, 4)
+	cb, _, open := guardstate.OpenBreaker(t, 30*time.Second, 12300*time.Millisecond)
 
 	th := throttle.New(throttle.WithClock(spectest.NewClock()), throttle.WithRandom(func() float64 { return 0.99999 }))
 	for range 3 { // p = 3/4
-		p, _ := th.Allow(context.Background(), call)
+		p, _ := th.Allow(context.Background(), guard.Call{Attempt: 1})
 		th.Record(p, guard.Outcome{Err: errors.New("failed")})
 	}
 
-	_, full := bh.Allow(context.Background(), call)
-	_, over := lim.Allow(context.Background(), call)
 	sts = []state{
 		{"bulkhead", bh, guard.Refusal(full), 2500 * time.Millisecond}, // (2 + 3) / 2
 		{"limiter", lim, guard.Refusal(over), 2333333333},              // (3 + 4) / 3
@@ -86,10 +56,8 @@ func states(t *testing.T) (sts []state, release func()) {
 		{"other", budget.NewTokenBucket(), guard.Refusal(budget.ErrBudgetExhausted), time.Second},
 	}
 	return sts, func() {
-		cancel()
-		for _, done := range waiting {
-			<-done
-		}
+		releaseBulkhead()
+		releaseLimiter()
 	}
 }
 

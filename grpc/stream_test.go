@@ -26,7 +26,7 @@ func streamClient(t *testing.T, e *echo, clk *spectest.Clock, n uint, opts ...gr
 }
 
 // watch opens a server stream with the request in, and reads it to its
-// end: the messages, and the error that ended it (nil for io.EOF).
+// end (see readAll).
 func watch(ctx context.Context, cc *grpc.ClientConn, in string) ([]string, error) {
 	cs, err := cc.NewStream(ctx, watchDesc, watchMethod)
 	if err != nil {
@@ -38,6 +38,12 @@ func watch(ctx context.Context, cc *grpc.ClientConn, in string) ([]string, error
 	if err := cs.CloseSend(); err != nil {
 		return nil, err
 	}
+	return readAll(cs)
+}
+
+// readAll reads cs to its end: the messages, and the error that ended it
+// (nil for io.EOF).
+func readAll(cs grpc.ClientStream) ([]string, error) {
 	var got []string
 	for {
 		m := new(wrapperspb.StringValue)
@@ -181,16 +187,9 @@ func TestStreamBidiReplay(t *testing.T) {
 		if err = cs.CloseSend(); err != nil {
 			return
 		}
-		for {
-			m := new(wrapperspb.StringValue)
-			if err = cs.RecvMsg(m); err != nil {
-				if err == io.EOF {
-					err = nil
-				}
-				return
-			}
-			got = append(got, m.GetValue())
-		}
+		var rest []string
+		rest, err = readAll(cs)
+		got = append(got, rest...)
 	})
 	if err != nil || !slices.Equal(got, []string{"a", "b", "c"}) {
 		t.Fatalf("chat = %q, %v; want a b c, nil", got, err)
@@ -226,16 +225,7 @@ func TestStreamKeepsCopies(t *testing.T) {
 		if err = cs.CloseSend(); err != nil {
 			return
 		}
-		for {
-			r := new(wrapperspb.StringValue)
-			if err = cs.RecvMsg(r); err != nil {
-				if err == io.EOF {
-					err = nil
-				}
-				return
-			}
-			got = append(got, r.GetValue())
-		}
+		got, err = readAll(cs)
 	})
 	if err != nil || !slices.Equal(got, []string{"original"}) {
 		t.Fatalf("got %q, %v; want the message as it was sent", got, err)
@@ -287,16 +277,7 @@ func TestStreamHeaderRetries(t *testing.T) {
 		if md, err = cs.Header(); err != nil {
 			return
 		}
-		for {
-			r := new(wrapperspb.StringValue)
-			if err = cs.RecvMsg(r); err != nil {
-				if err == io.EOF {
-					err = nil
-				}
-				return
-			}
-			got = append(got, r.GetValue())
-		}
+		got, err = readAll(cs)
 	})
 	if err != nil || !slices.Equal(md.Get("x-attempt"), []string{"2"}) || !slices.Equal(got, []string{"x"}) {
 		t.Fatalf("header %v, messages %q, err %v; want the second attempt's", md, got, err)

@@ -20,20 +20,14 @@ func TestBudgetRefusalKeepsPrimary(t *testing.T) {
 		g := &spyGuard{admit: refuseAll}
 		s := newScript()
 		done := goDo(context.Background(), New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk), WithBudget(g)), nil, s.op())
-		for range 3 {
-			synctest.Wait()
-			clk.Add(delay)
-		}
-		synctest.Wait()
+		pass(clk, 3)
 		s.wantStarted(t, 1)
 		if err := s.ctx(1).Err(); err != nil {
 			t.Fatalf("the primary's context is done (%v) after the budget refused the hedges", err)
 		}
 		pending(t, done)
 		s.answer(1, "a1", nil)
-		if o := <-done; o.v != "a1" || o.err != nil {
-			t.Fatalf("outcome %+v, want the primary's a1", o)
-		}
+		wantWon(t, done, "a1")
 		calls, outcomes, _ := g.snapshot()
 		if want := []guard.Call{{Attempt: 2}, {Attempt: 3}}; !reflect.DeepEqual(calls, want) {
 			t.Errorf("the budget was asked %v, want %v", calls, want)
@@ -52,16 +46,10 @@ func TestBudgetRecords(t *testing.T) {
 		g := &spyGuard{admit: admitAll}
 		s := newScript()
 		done := goDo(context.Background(), New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk), WithBudget(g)), nil, s.op())
-		for range 2 {
-			synctest.Wait()
-			clk.Add(delay)
-		}
-		synctest.Wait()
+		pass(clk, 2)
 		s.wantStarted(t, 3)
 		s.answer(3, "a3", nil)
-		if o := <-done; o.v != "a3" {
-			t.Fatalf("outcome %+v, want a3", o)
-		}
+		wantWon(t, done, "a3")
 		synctest.Wait()
 		calls, outcomes, permits := g.snapshot()
 		if want := []guard.Call{{Attempt: 2}, {Attempt: 3}}; !reflect.DeepEqual(calls, want) {
@@ -125,9 +113,7 @@ func TestBudgetWithRetryable(t *testing.T) {
 		synctest.Wait()
 		s.wantStarted(t, 2)
 		s.answer(2, "a3", nil)
-		if o := <-done; o.v != "a3" || o.err != nil {
-			t.Fatalf("outcome %+v, want a3", o)
-		}
+		wantWon(t, done, "a3")
 		if calls, _, _ := g.snapshot(); !reflect.DeepEqual(calls, []guard.Call{{Attempt: 2}, {Attempt: 3}}) {
 			t.Errorf("the budget was asked %v", calls)
 		}

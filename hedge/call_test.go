@@ -25,9 +25,7 @@ func TestPrimaryAnswersFirst(t *testing.T) {
 		synctest.Wait()
 		s.wantStarted(t, 1)
 		s.answer(1, "a1", nil)
-		if o := <-done; o.v != "a1" || o.err != nil {
-			t.Fatalf("outcome %+v, want a1", o)
-		}
+		wantWon(t, done, "a1")
 		now := clk.Now()
 		if clk.WaitForAllTimers(); !clk.Now().Equal(now) {
 			t.Error("the hedge timer was left running")
@@ -52,9 +50,7 @@ func TestHedgeAfterDelay(t *testing.T) {
 		synctest.Wait()
 		s.wantStarted(t, 2)
 		s.answer(2, "a2", nil)
-		if o := <-done; o.v != "a2" || o.err != nil {
-			t.Fatalf("outcome %+v, want a2", o)
-		}
+		wantWon(t, done, "a2")
 		synctest.Wait()
 		if cause := context.Cause(s.ctx(1)); cause != ErrCanceled || !s.hasEnded(1) {
 			t.Errorf("the loser's context: cause %v (ended: %v), want ErrCanceled and ended", cause, s.hasEnded(1))
@@ -76,11 +72,7 @@ func TestAllAttemptsFail(t *testing.T) {
 		clk := clock.NewMock()
 		s := newScript()
 		done := goDo(context.Background(), New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk)), nil, s.op())
-		for range 4 {
-			synctest.Wait()
-			clk.Add(delay)
-		}
-		synctest.Wait()
+		pass(clk, 4)
 		s.wantStarted(t, 3)
 		err1, err2, err3 := errors.New("e1"), errors.New("e2"), errors.New("e3")
 		s.answer(2, "", err2)
@@ -112,9 +104,7 @@ func TestFailureWaitsForDelay(t *testing.T) {
 		synctest.Wait()
 		s.wantStarted(t, 2)
 		s.answer(2, "a2", nil)
-		if o := <-done; o.v != "a2" || o.err != nil {
-			t.Fatalf("outcome %+v, want a2", o)
-		}
+		wantWon(t, done, "a2")
 	})
 }
 
@@ -161,9 +151,7 @@ func TestZeroDelay(t *testing.T) {
 		synctest.Wait()
 		s.wantStarted(t, 3)
 		s.answer(2, "a2", nil)
-		if o := <-done; o.v != "a2" || o.err != nil {
-			t.Fatalf("outcome %+v, want a2", o)
-		}
+		wantWon(t, done, "a2")
 	})
 }
 
@@ -214,9 +202,7 @@ func TestDiscardLosers(t *testing.T) {
 		done := goDo(context.Background(), h, nil, s.op())
 		synctest.Wait()
 		s.answer(2, "a2", nil)
-		if o := <-done; o.v != "a2" {
-			t.Fatalf("outcome %+v, want a2", o)
-		}
+		wantWon(t, done, "a2")
 		s.answer(1, "a1", nil)
 		s.answer(3, "", errTransient)
 		synctest.Wait()

@@ -6,7 +6,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 
+	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/policy"
@@ -111,6 +113,24 @@ func goDo(ctx context.Context, h *Hedger, inner *policy.Policy, op Op[string]) <
 		o.v, o.err = Do(ctx, h, inner, op)
 	}()
 	return done
+}
+
+// wantWon fails the test unless the call ends with v and no error.
+func wantWon(t *testing.T, done <-chan outcome, v string) {
+	t.Helper()
+	if o := <-done; o.v != v || o.err != nil {
+		t.Fatalf("outcome %+v, want %s", o, v)
+	}
+}
+
+// pass lets n hedging delays pass on clk, each once every goroutine of the
+// bubble waits, and returns once what they started waits too.
+func pass(clk *clock.Mock, n int) {
+	for range n {
+		synctest.Wait()
+		clk.Add(delay)
+	}
+	synctest.Wait()
 }
 
 // pending fails the test if the call has ended.

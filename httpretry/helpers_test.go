@@ -356,6 +356,25 @@ func asBackoffError(t *testing.T, err error) *backoff.Error {
 	return e
 }
 
+// invalidRoundTrip sends a POST to srv through a Transport of opts, which
+// must refuse it with an error matching ErrInvalidConfiguration and
+// saying want, the body closed, and returns the error. (The caller checks
+// that srv saw no request.)
+func invalidRoundTrip(t *testing.T, srv *server, opts []Option, want string) error {
+	t.Helper()
+	body := &trackedBody{Reader: strings.NewReader("x")}
+	req, _ := http.NewRequest(http.MethodPost, srv.URL, body)
+	_, err := roundTrip(t, NewTransport(srv.base, opts...), req)
+	if !errors.Is(err, ErrInvalidConfiguration) {
+		t.Fatalf("got %v; want ErrInvalidConfiguration", err)
+	}
+	mustContain(t, err.Error(), want)
+	if !body.closed.Load() {
+		t.Error("the body was not closed")
+	}
+	return err
+}
+
 func mustContain(t *testing.T, s, sub string) {
 	t.Helper()
 	if !strings.Contains(s, sub) {

@@ -369,18 +369,7 @@ func TestPolicyOptions(t *testing.T) {
 	}
 	srv := statusServer(t, 200)
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			body := &trackedBody{Reader: strings.NewReader("x")}
-			req, _ := http.NewRequest(http.MethodPost, srv.URL, body)
-			_, err := roundTrip(t, NewTransport(srv.base, c.opts...), req)
-			if !errors.Is(err, ErrInvalidConfiguration) {
-				t.Fatalf("got %v; want ErrInvalidConfiguration", err)
-			}
-			mustContain(t, err.Error(), c.want)
-			if !body.closed.Load() {
-				t.Error("the body was not closed")
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { invalidRoundTrip(t, srv, c.opts, c.want) })
 	}
 	if srv.hits.Load() != 0 {
 		t.Errorf("%d requests were sent", srv.hits.Load())

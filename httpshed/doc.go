@@ -17,18 +17,14 @@
 // # Retry-After
 //
 // The wait a refused request is told is the one package pushback computes
-// from the guard's state (see Shedder.RetryAfter), as grpcbackoff's server
-// interceptors do for gRPC: a breaker's time until it admits a probe; for
-// a bulkhead or an adaptive limiter, WithRetryAfter's base (1 s) times its
-// load, the callers in flight and queued over its capacity; for a
-// throttle, the base divided by the chance that a request gets through, 1
-// − its rejection probability, the time a client trying once per base
-// would expect to wait; a rate limiter's time until its next token;
-// otherwise the base, which is also the shortest wait told. The wait is
-// spread so that the clients refused in the same instant are told
-// different times: a wait of n seconds becomes each of n to 2n seconds
-// with the same chance (a wait d is drawn from [d, 2d + 1 s) and cut down
-// to whole seconds, the header's unit). A client of package httpretry adds up to a
+// (see Shedder.RetryAfter), as grpcbackoff's server interceptors tell it
+// for gRPC: WithRetryAfter's base (1 s), also the shortest wait told,
+// lengthened by what the guard's state says (a breaker's time until it
+// admits a probe, the load of a bulkhead or an adaptive limiter, the
+// rejection probability of a throttle, a rate limiter's time until its
+// next token), and spread so that the clients refused in the same instant
+// are told different times: a wait of n seconds becomes each of n to 2n
+// seconds with the same chance. A client of package httpretry adds up to a
 // second of its own (httpretry.RetryAfterWait), which fills the seconds
 // between them. The wait is at most WithMaxRetryAfter (2 minutes).
 //

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,16 +21,9 @@ import (
 // without calling the handler; once the slot is free, requests are served
 // again.
 func TestShedsWhenFull(t *testing.T) {
-	in, release := make(chan struct{}), make(chan struct{})
-	var calls atomic.Int64
+	h := newHolder()
 	b := bulkhead.New(1)
-	srv, base := serve(t, New(b, fixed(0)).Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if calls.Add(1) == 1 {
-			close(in)
-			<-release
-		}
-		io.WriteString(w, "served")
-	})))
+	srv, base := serve(t, New(b, fixed(0)).Handler(h))
 	first := make(chan string, 1)
 	go func() {
 		body, err := fetch(base, srv.URL)
@@ -40,21 +32,21 @@ func TestShedsWhenFull(t *testing.T) {
 		}
 		first <- body
 	}()
-	<-in
+	<-h.in
 	resp, body := get(t, base, srv.URL)
 	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") != "1" || !strings.Contains(body, "Service Unavailable") {
 		t.Errorf("a request to the full server got %s, Retry-After %q, body %q; want 503, 1, Service Unavailable",
 			resp.Status, resp.Header.Get("Retry-After"), body)
 	}
-	close(release)
+	close(h.release)
 	if body := <-first; body != "served" {
 		t.Errorf("the first request got %q", body)
 	}
 	if resp, body := get(t, base, srv.URL); resp.StatusCode != 200 || body != "served" {
 		t.Errorf("a request once the slot was free got %s %q", resp.Status, body)
 	}
-	if calls.Load() != 2 || b.Stats().InFlight != 0 || b.Stats().Refused != 1 {
-		t.Errorf("the handler ran %d times; bulkhead %+v; want 2 runs, nothing in flight, 1 refusal", calls.Load(), b.Stats())
+	if h.calls.Load() != 2 || b.Stats().InFlight != 0 || b.Stats().Refused != 1 {
+		t.Errorf("the handler ran %d times; bulkhead %+v; want 2 runs, nothing in flight, 1 refusal", h.calls.Load(), b.Stats())
 	}
 }
 
@@ -196,15 +188,8 @@ func TestInvalid(t *testing.T) {
 // The loop closed on loopback: a client of httpretry told to come back
 // waits what the Shedder said, spread by its own extra, and is served.
 func TestHTTPRetryClientObeys(t *testing.T) {
-	in, release := make(chan struct{}), make(chan struct{})
-	var calls atomic.Int64
-	srv, base := serve(t, New(bulkhead.New(1), fixed(0)).Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if calls.Add(1) == 1 {
-			close(in)
-			<-release
-		}
-		io.WriteString(w, "served")
-	})))
+	h := newHolder()
+	srv, base := serve(t, New(bulkhead.New(1), fixed(0)).Handler(h))
 	first := make(chan error, 1)
 	go func() {
 		_, err := fetch(base, srv.URL)
@@ -215,14 +200,14 @@ func TestHTTPRetryClientObeys(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	<-in
+	<-h.in
 	clk := spectest.NewClock()
 	rt := httpretry.NewTransport(base, httpretry.WithClock(clk), httpretry.WithRandom(func() float64 { return 0.5 }))
 	var resp *http.Response
 	var body string
 	waits := spectest.Drive(t, clk, func(_ int, d time.Duration) {
-		close(release) // the first request ends while the client waits
-		waitFor(t, func() bool { return calls.Load() == 1 })
+		close(h.release) // the first request ends while the client waits
+		waitFor(t, func() bool { return h.calls.Load() == 1 })
 		clk.Add(d)
 	}, func() { resp, body = get(t, rt, srv.URL) })
 	if resp.StatusCode != 200 || body != "served" {

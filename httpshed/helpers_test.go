@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -69,4 +70,23 @@ func fetch(rt http.RoundTripper, url string) (string, error) {
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	return string(b), err
+}
+
+// holder is a handler that answers "served", and holds the first request
+// it is given until release is closed: in is closed once it holds it.
+type holder struct {
+	in, release chan struct{}
+	calls       atomic.Int64 // the requests it was given
+}
+
+func newHolder() *holder {
+	return &holder{in: make(chan struct{}), release: make(chan struct{})}
+}
+
+func (h *holder) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+	if h.calls.Add(1) == 1 {
+		close(h.in)
+		<-h.release
+	}
+	io.WriteString(w, "served")
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/telemetry/telemetrytest"
 	otelbackoff "github.com/herdsafe/backoff/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -57,8 +58,6 @@ func benchTracer(b *testing.B, opts func() []sdktrace.TracerProviderOption) (*sd
 	return tp, ctx
 }
 
-func succeed(context.Context) (int, error) { return 1, nil }
-
 func BenchmarkSpan(b *testing.B) {
 	for _, p := range pipelines {
 		b.Run(p.name, func(b *testing.B) {
@@ -81,13 +80,7 @@ func BenchmarkDoTraced(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			fetch := in.Named("fetch")
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := backoff.Do(ctx, succeed, backoff.WithInstrumenter(fetch)); err != nil {
-					b.Fatal(err)
-				}
-			}
+			telemetrytest.BenchmarkDo(b, ctx, in.Named("fetch"))
 		})
 	}
 }
@@ -100,13 +93,7 @@ func BenchmarkDoTracedAndCounted(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	fetch := in.Named("fetch")
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := backoff.Do(ctx, succeed, backoff.WithInstrumenter(fetch)); err != nil {
-			b.Fatal(err)
-		}
-	}
+	telemetrytest.BenchmarkDo(b, ctx, in.Named("fetch"))
 }
 
 // CounterAdd is the SDK's cost of one counter increment with an attribute
@@ -126,30 +113,15 @@ func BenchmarkCounterAdd(b *testing.B) {
 	}
 }
 
-// nopInstrumenter does nothing: the core's cost of an Instrumenter.
-type nopInstrumenter struct{}
-
-func (nopInstrumenter) BeforeAttempt(ctx context.Context, _ backoff.State) context.Context {
-	return ctx
-}
-func (nopInstrumenter) AfterAttempt(context.Context, backoff.State) {}
-
 func BenchmarkDoNopInstrumenter(b *testing.B) {
-	ctx := trace.ContextWithSpan(context.Background(), nil)
-	var in backoff.Instrumenter = nopInstrumenter{}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := backoff.Do(ctx, succeed, backoff.WithInstrumenter(in)); err != nil {
-			b.Fatal(err)
-		}
-	}
+	telemetrytest.BenchmarkDo(b, trace.ContextWithSpan(context.Background(), nil), telemetrytest.Nop{})
 }
 
 func BenchmarkDoBare(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := backoff.Do(ctx, succeed); err != nil {
+		if _, err := backoff.Do(ctx, telemetrytest.Succeed); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -189,7 +161,7 @@ func overhead(b *testing.B, pipeline func() []sdktrace.TracerProviderOption) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var nopIn backoff.Instrumenter = nopInstrumenter{}
+	var nopIn backoff.Instrumenter = telemetrytest.Nop{}
 	fetch := in.Named("fetch")
 	const chunk = 1000
 	kind := trace.WithSpanKind(trace.SpanKindInternal)
@@ -205,9 +177,9 @@ func overhead(b *testing.B, pipeline func() []sdktrace.TracerProviderOption) {
 			span.SetAttributes(attrs...)
 			span.End()
 		},
-		func() { _, _ = backoff.Do(ctx, succeed, backoff.WithInstrumenter(fetch)) },
-		func() { _, _ = backoff.Do(ctx, succeed, backoff.WithInstrumenter(nopIn)) },
-		func() { _, _ = backoff.Do(ctx, succeed) },
+		func() { _, _ = backoff.Do(ctx, telemetrytest.Succeed, backoff.WithInstrumenter(fetch)) },
+		func() { _, _ = backoff.Do(ctx, telemetrytest.Succeed, backoff.WithInstrumenter(nopIn)) },
+		func() { _, _ = backoff.Do(ctx, telemetrytest.Succeed) },
 		func() {
 			actx := fetch.BeforeAttempt(ctx, first)
 			fetch.AfterAttempt(actx, first)

@@ -105,11 +105,16 @@
 //
 // # Guards
 //
-// The Observe methods register a callback that reads a guard's counts when
-// the metrics are collected: no goroutine of their own, nothing added to
-// the guard's call path. Each takes the name the guard is reported under,
-// the attribute guard.name, and returns a *Registration to Unregister; the
-// methods and the metrics are those of prombackoff:
+// The Observe methods report the state of a guard: each registers a
+// callback with the meter that reads the guard when the metrics are
+// collected, on the collecting goroutine, with no goroutine of its own and
+// nothing added to the guard's call path. Each takes the name the guard is
+// reported under, the attribute guard.name, and returns a *Registration;
+// Unregister it to stop, and the name may then be observed again. A nil
+// guard, an empty name, or a name this Instrumenter already observes a
+// guard of the same kind under is reported as an error matching
+// backoff.ErrInvalidConfiguration. The methods and the metrics are those
+// of prombackoff:
 //
 //	backoff.breaker.state                   gauge          1             breaker.state
 //	backoff.breaker.transitions             counter        {transition}
@@ -135,9 +140,35 @@
 //	backoff.shared_guard.fallbacks          counter        {fallback}
 //	backoff.shared_guard.recoveries         counter        {recovery}
 //
-// Each has the attribute guard.name, and those listed.
-// backoff.breaker.state is 1 for the breaker's current state and 0 for the
-// others, so that each state is a series ("closed", "open", "half-open").
+// Each has the attribute guard.name, and those listed. What they are:
+//
+//   - backoff.breaker.state is 1 for the breaker's current state and 0 for
+//     the others, so that each state is a series: "closed", "open",
+//     "half-open", and the "forced-open" and "forced-closed" that ForceOpen
+//     and ForceClosed set. backoff.breaker.transitions counts its changes
+//     of state, backoff.breaker.forced_transitions those made by ForceOpen,
+//     ForceClosed and Reset, backoff.breaker.refusals the calls it refused,
+//     backoff.breaker.calls the calls it recorded, by how it counted them
+//     ("success", "failure", "neutral", "ignored"), and
+//     backoff.breaker.slow_calls those slower than WithSlowCalls' duration.
+//   - backoff.bulkhead.in_flight is the calls in flight,
+//     backoff.bulkhead.queued the callers waiting in the queue (a
+//     PriorityBulkhead has none), backoff.bulkhead.limit the capacity;
+//     backoff.bulkhead.refusals counts the calls refused as full (by
+//     priority for a PriorityBulkhead), backoff.bulkhead.cancellations the
+//     callers turned away because their context was done.
+//   - backoff.limiter.limit is the limiter's current limit, and the others
+//     are a bulkhead's; its refusals are by priority, every refusal
+//     "standard" for a Limiter that reads no priority.
+//   - backoff.budget.retries counts the retries the budget admitted,
+//     backoff.budget.refusals those it refused.
+//   - backoff.throttle.refusals counts the calls the throttle rejected
+//     locally; backoff.throttle.rejection_probability is the probability
+//     that it rejects the next call.
+//   - backoff.shared_guard.local is 1 while the guard decides on its local
+//     fallback, 0 while on the shared state; backoff.shared_guard.fallbacks
+//     and backoff.shared_guard.recoveries count its turns to the fallback
+//     and back.
 //
 // # Error types and causes
 //

@@ -33,23 +33,11 @@ var errUnavailable = &unavailable{code: 3}
 
 const typeUnavailable = "*otelbackoff_test.unavailable"
 
-// every1s is the options of a run of the operation "fetch" with one-second
-// waits.
-func every1s(in *otelbackoff.Instrumenter, more ...backoff.RetryOption) []backoff.RetryOption {
-	return append([]backoff.RetryOption{
-		backoff.WithBackOff(backoff.NewConstantBackOff(time.Second)),
-		backoff.WithInstrumenter(in.Named("fetch")),
-	}, more...)
-}
-
-// noWait is the option of a run that does not wait between attempts.
-var noWait = backoff.WithBackOff(&backoff.ZeroBackOff{})
-
 func TestSpansNestUnderTheCallerAndOverTheOperation(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t)
 		ctx, caller := h.tracer.Start(context.Background(), "caller")
-		n, err := backoff.Do(ctx, h.op(2, errUnavailable), every1s(h.in)...)
+		n, err := backoff.Do(ctx, h.op(2, errUnavailable), telemetrytest.Every1s(h.in)...)
 		caller.End()
 		if err != nil || n != 3 {
 			t.Fatalf("Do = %d, %v; want 3, nil", n, err)
@@ -75,7 +63,7 @@ func TestSpansNestUnderTheCallerAndOverTheOperation(t *testing.T) {
 func TestAttemptSpanAttributes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t)
-		if _, err := backoff.Do(context.Background(), h.op(1, errUnavailable), every1s(h.in)...); err != nil {
+		if _, err := backoff.Do(context.Background(), h.op(1, errUnavailable), telemetrytest.Every1s(h.in)...); err != nil {
 			t.Fatal(err)
 		}
 		spans := h.ended("fetch")
@@ -147,14 +135,14 @@ func TestScriptedRunCounts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t)
 		start := time.Now()
-		if _, err := backoff.Do(context.Background(), h.op(2, errUnavailable), every1s(h.in)...); err != nil {
+		if _, err := backoff.Do(context.Background(), h.op(2, errUnavailable), telemetrytest.Every1s(h.in)...); err != nil {
 			t.Fatal(err)
 		}
 		if d := time.Since(start); d != 2*time.Second {
 			t.Errorf("the run took %v of virtual time, want 2s", d)
 		}
 		// One run that gives up: two failures, then WithMaxTries.
-		_, err := backoff.Do(context.Background(), h.op(5, errTransient), every1s(h.in, backoff.WithMaxTries(2))...)
+		_, err := backoff.Do(context.Background(), h.op(5, errTransient), telemetrytest.Every1s(h.in, backoff.WithMaxTries(2))...)
 		if !errors.Is(err, backoff.ErrExhausted) {
 			t.Fatalf("Do = %v, want ErrExhausted", err)
 		}
@@ -192,7 +180,7 @@ func TestGiveUpDuringTheWait(t *testing.T) {
 		ctx, cancel := context.WithCancel(ctx)
 		done := make(chan error)
 		go func() {
-			_, err := backoff.Do(ctx, h.op(5, errUnavailable), every1s(h.in)...)
+			_, err := backoff.Do(ctx, h.op(5, errUnavailable), telemetrytest.Every1s(h.in)...)
 			done <- err
 		}()
 		synctest.Wait() // the run waits before its second attempt
@@ -228,7 +216,7 @@ func TestAttemptRefusedByTheContext(t *testing.T) {
 	ctx, caller := h.tracer.Start(context.Background(), "caller")
 	ctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := backoff.Do(ctx, h.op(0, nil), every1s(h.in)...); !errors.Is(err, context.Canceled) {
+	if _, err := backoff.Do(ctx, h.op(0, nil), telemetrytest.Every1s(h.in)...); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Do = %v, want context.Canceled", err)
 	}
 	caller.End()
@@ -261,7 +249,7 @@ func TestRefusedAttempt(t *testing.T) {
 	h := newHarness(t)
 	cb := breaker.New(breaker.WithConsecutiveFailures(1))
 	p := policy.New(
-		policy.Retry(backoff.WithMaxTries(3), noWait, backoff.WithInstrumenter(h.in.Named("pay"))),
+		policy.Retry(backoff.WithMaxTries(3), telemetrytest.NoWait, backoff.WithInstrumenter(h.in.Named("pay"))),
 		policy.Guard(cb),
 	)
 	_, err := policy.Do(context.Background(), p, h.op(5, errTransient))
@@ -285,7 +273,7 @@ func TestRefusedAttempt(t *testing.T) {
 func TestPermanentErrorIsNamedByWhatItMarks(t *testing.T) {
 	h := newHarness(t)
 	op := func(context.Context) (int, error) { return 0, backoff.Permanent(errUnavailable) }
-	if _, err := backoff.Do(context.Background(), op, every1s(h.in)...); !errors.Is(err, backoff.ErrPermanent) {
+	if _, err := backoff.Do(context.Background(), op, telemetrytest.Every1s(h.in)...); !errors.Is(err, backoff.ErrPermanent) {
 		t.Fatalf("Do = %v, want ErrPermanent", err)
 	}
 	want := []string{"error.type=" + typeUnavailable, "retry.cause=permanent", "retry.giving_up=true", "retry.name=fetch", "retry.num=0"}
@@ -300,8 +288,8 @@ func TestPermanentErrorIsNamedByWhatItMarks(t *testing.T) {
 func TestSeveralInstrumentersAndNestedRetries(t *testing.T) {
 	h, h2 := newHarness(t), newHarness(t)
 	p := policy.New(
-		policy.Retry(backoff.WithMaxTries(2), noWait, backoff.WithInstrumenter(h.in.Named("outer")), backoff.WithInstrumenter(h2.in.Named("outer"))),
-		policy.Retry(backoff.WithMaxTries(2), noWait, backoff.WithInstrumenter(h.in.Named("inner"))),
+		policy.Retry(backoff.WithMaxTries(2), telemetrytest.NoWait, backoff.WithInstrumenter(h.in.Named("outer")), backoff.WithInstrumenter(h2.in.Named("outer"))),
+		policy.Retry(backoff.WithMaxTries(2), telemetrytest.NoWait, backoff.WithInstrumenter(h.in.Named("inner"))),
 	)
 	if _, err := policy.Do(context.Background(), p, h.op(2, errTransient)); err != nil {
 		t.Fatal(err)
@@ -341,7 +329,7 @@ func TestSeveralInstrumentersAndNestedRetries(t *testing.T) {
 // ends the span it began, once.
 func TestTwoNamesOnOneRetry(t *testing.T) {
 	h := newHarness(t)
-	_, err := backoff.Do(context.Background(), h.op(1, errTransient), noWait,
+	_, err := backoff.Do(context.Background(), h.op(1, errTransient), telemetrytest.NoWait,
 		backoff.WithInstrumenter(h.in.Named("a")), backoff.WithInstrumenter(h.in.Named("b")))
 	if err != nil {
 		t.Fatal(err)
@@ -368,7 +356,7 @@ func TestTwoNamesOnOneRetry(t *testing.T) {
 
 func TestUnsampledSpansStillCount(t *testing.T) {
 	h := newHarness(t, otelbackoff.WithTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.NeverSample()))))
-	if _, err := backoff.Do(context.Background(), h.op(1, errTransient), every1s(h.in, noWait)...); err != nil {
+	if _, err := backoff.Do(context.Background(), h.op(1, errTransient), telemetrytest.Every1s(h.in, telemetrytest.NoWait)...); err != nil {
 		t.Fatal(err)
 	}
 	equalPoints(t, "backoff.attempts", h.points(t, "backoff.attempts"), map[string]float64{
@@ -422,7 +410,7 @@ func TestNestedRetryGivesUpBeforeItsFirstAttempt(t *testing.T) {
 // With metrics off (a no-op meter), the spans are as before.
 func TestSpansWithoutMetrics(t *testing.T) {
 	h := newHarness(t, otelbackoff.WithMeterProvider(noop.NewMeterProvider()))
-	if _, err := backoff.Do(context.Background(), h.op(1, errTransient), every1s(h.in, noWait)...); err != nil {
+	if _, err := backoff.Do(context.Background(), h.op(1, errTransient), telemetrytest.Every1s(h.in, telemetrytest.NoWait)...); err != nil {
 		t.Fatal(err)
 	}
 	spans := h.ended("fetch")
@@ -458,7 +446,7 @@ func TestErrorTypeAgreesWithSemconv(t *testing.T) {
 	} {
 		h := newHarness(t)
 		op := func(context.Context) (int, error) { return 0, err }
-		if _, got := backoff.Do(context.Background(), op, every1s(h.in, backoff.WithMaxTries(1))...); !errors.Is(got, backoff.ErrExhausted) {
+		if _, got := backoff.Do(context.Background(), op, telemetrytest.Every1s(h.in, backoff.WithMaxTries(1))...); !errors.Is(got, backoff.ErrExhausted) {
 			t.Fatalf("Do = %v, want ErrExhausted", got)
 		}
 		var got string
@@ -486,7 +474,7 @@ func (detach) AfterAttempt(context.Context, backoff.State) {}
 // no attempt of ours.
 func TestAttemptCountedWithoutItsContext(t *testing.T) {
 	h := newHarness(t)
-	if _, err := backoff.Do(context.Background(), h.op(1, errTransient), every1s(h.in, noWait, backoff.WithInstrumenter(detach{}))...); err != nil {
+	if _, err := backoff.Do(context.Background(), h.op(1, errTransient), telemetrytest.Every1s(h.in, telemetrytest.NoWait, backoff.WithInstrumenter(detach{}))...); err != nil {
 		t.Fatal(err)
 	}
 	equalPoints(t, "backoff.attempts", h.points(t, "backoff.attempts"), map[string]float64{

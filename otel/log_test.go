@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/telemetry/telemetrytest"
 	slogbackoff "github.com/herdsafe/backoff/slog"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -62,7 +63,7 @@ func logRecordsCarryTheAttemptSpan(t *testing.T, slogFirst bool) {
 	ctx, caller := h.tracer.Start(context.Background(), "caller")
 	defer caller.End()
 	logged := backoff.WithInstrumenter(slogbackoff.New(slog.New(logs)).Named("fetch"))
-	opts := every1s(h.in, backoff.WithMaxTries(2), logged)
+	opts := telemetrytest.Every1s(h.in, backoff.WithMaxTries(2), logged)
 	if slogFirst {
 		opts = []backoff.RetryOption{logged, backoff.WithMaxTries(2), backoff.WithBackOff(backoff.NewConstantBackOff(time.Second)),
 			backoff.WithInstrumenter(h.in.Named("fetch"))}

@@ -15,69 +15,47 @@ import (
 	"go.opentelemetry.io/otel/metric"
 )
 
-// The Observe methods register a callback with the meter that reads a
-// guard's counts when the metrics are collected, on the collecting
-// goroutine: no goroutine of their own, nothing on the guard's call path.
-// Each reports its guard under the guard.name name; a nil guard, an empty
-// name, or a name another guard of the kind is observed under by this
-// Instrumenter is reported as ErrInvalidConfiguration. Unregister the
-// Registration to stop; the name may then be observed again. They are
-// those of prombackoff, with the same names and the same metrics.
-
-// ObserveBreaker reports b's state and counts, read from b.State and
-// b.Counts when the metrics are collected: backoff.breaker.state (1 for
-// the current state, 0 for the others; the states ForceOpen and
-// ForceClosed set are "forced-open" and "forced-closed"),
-// backoff.breaker.transitions, backoff.breaker.forced_transitions (the
-// changes made by ForceOpen, ForceClosed and Reset),
-// backoff.breaker.refusals, backoff.breaker.calls by how b recorded them,
-// and backoff.breaker.slow_calls (those slower than WithSlowCalls'
-// duration). Reading the state may move an open breaker whose open
-// duration has passed to half-open, and so run its WithStateChange hook on
-// the collecting goroutine.
+// ObserveBreaker reports b under name, read from b.State and b.Counts
+// when the metrics are collected: the backoff.breaker metrics (see Guards
+// in the package documentation). Reading the state may move an open
+// breaker whose open duration has passed to half-open, and so run its
+// WithStateChange hook on the collecting goroutine.
 func (in *Instrumenter) ObserveBreaker(name string, b *breaker.Breaker) (*Registration, error) {
 	return in.observe(name, telemetry.Breaker(b))
 }
 
-// ObserveBulkhead reports b's reading (b.Stats) when the metrics are
-// collected: backoff.bulkhead.in_flight, backoff.bulkhead.queued,
-// backoff.bulkhead.limit (its capacity), backoff.bulkhead.refusals and
-// backoff.bulkhead.cancellations.
+// ObserveBulkhead reports b under name, read from b.Stats when the
+// metrics are collected: the backoff.bulkhead metrics (see Guards in the
+// package documentation).
 func (in *Instrumenter) ObserveBulkhead(name string, b *bulkhead.Bulkhead) (*Registration, error) {
 	return in.observe(name, telemetry.Bulkhead(b))
 }
 
-// ObservePriorityBulkhead reports b's reading (b.Stats) when the metrics
-// are collected: backoff.bulkhead.in_flight, backoff.bulkhead.limit (its
-// capacity), backoff.bulkhead.refusals by bulkhead.priority, and
-// backoff.bulkhead.cancellations. It has no queue, so no
-// backoff.bulkhead.queued.
+// ObservePriorityBulkhead reports b under name, read from b.Stats when the
+// metrics are collected: the backoff.bulkhead metrics, its refusals by
+// priority and no backoff.bulkhead.queued (see Guards in the package
+// documentation).
 func (in *Instrumenter) ObservePriorityBulkhead(name string, b *bulkhead.PriorityBulkhead) (*Registration, error) {
 	return in.observe(name, telemetry.PriorityBulkhead(b))
 }
 
-// ObserveLimiter reports l's reading (l.Stats) when the metrics are
-// collected: backoff.limiter.limit (its current limit),
-// backoff.limiter.in_flight, backoff.limiter.queued,
-// backoff.limiter.refusals by limiter.priority (every refusal is
-// "standard" for a Limiter that reads no priority) and
-// backoff.limiter.cancellations.
+// ObserveLimiter reports l under name, read from l.Stats when the metrics
+// are collected: the backoff.limiter metrics (see Guards in the package
+// documentation).
 func (in *Instrumenter) ObserveLimiter(name string, l *limiter.Limiter) (*Registration, error) {
 	return in.observe(name, telemetry.Limiter(l))
 }
 
-// ObserveBudget reports b's counts (b.Stats) when the metrics are
-// collected: backoff.budget.retries (the retries it admitted) and
-// backoff.budget.refusals (those it refused). A ratio budget reads its
-// clock.
+// ObserveBudget reports b under name, read from b.Stats when the metrics
+// are collected: the backoff.budget metrics (see Guards in the package
+// documentation). A ratio budget reads its clock.
 func (in *Instrumenter) ObserveBudget(name string, b *budget.Budget) (*Registration, error) {
 	return in.observe(name, telemetry.Budget(b))
 }
 
-// ObserveThrottle reports t's counts (t.Stats) when the metrics are
-// collected: backoff.throttle.refusals (the calls it rejected locally) and
-// backoff.throttle.rejection_probability (the probability that it rejects
-// the next call). It reads t's clock.
+// ObserveThrottle reports t under name, read from t.Stats when the metrics
+// are collected: the backoff.throttle metrics (see Guards in the package
+// documentation). It reads t's clock.
 func (in *Instrumenter) ObserveThrottle(name string, t *throttle.Throttle) (*Registration, error) {
 	return in.observe(name, telemetry.Throttle(t))
 }

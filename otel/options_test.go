@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/telemetry/telemetrytest"
 	otelbackoff "github.com/herdsafe/backoff/otel"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
@@ -104,7 +105,7 @@ func TestWithErrorType(t *testing.T) {
 		}
 		return calls, nil
 	}
-	if _, err := backoff.Do(ctx, op, every1s(h.in, noWait)...); err != nil {
+	if _, err := backoff.Do(ctx, op, telemetrytest.Every1s(h.in, telemetrytest.NoWait)...); err != nil {
 		t.Fatal(err)
 	}
 	equalPoints(t, "backoff.retries", h.points(t, "backoff.retries"), map[string]float64{

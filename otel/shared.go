@@ -14,13 +14,11 @@ type SharedGuard = interface {
 	Fallback() (local bool, fallbacks, recoveries uint64)
 }
 
-// ObserveShared reports whether g decides on its local fallback, under the
-// guard.name name, read from g.Fallback when the metrics are collected:
-// backoff.shared_guard.local (1 while on the fallback, 0 while on the
-// shared state), backoff.shared_guard.fallbacks and
-// backoff.shared_guard.recoveries. g's own counts (a breaker's state, a
-// budget's refusals) are read from its Stats, which this package does not
-// know.
+// ObserveShared reports whether g decides on its local fallback under
+// name, read from g.Fallback when the metrics are collected: the
+// backoff.shared_guard metrics (see Guards in the package documentation).
+// g's own counts (a breaker's state, a budget's refusals) are read from
+// its Stats, which this package does not know.
 //
 // A nil g, typed or not, is a nil guard. g.Fallback is called on the
 // collecting goroutine; if it panics, the panic goes on to the collector.

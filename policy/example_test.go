@@ -228,36 +228,23 @@ func ExampleFallbackErr() {
 	// <nil>
 }
 
-// Guard takes any guard.Guard: here a switch that refuses every call while
-// a dependency is in maintenance. A refusal ends the call at once: its
-// Cause matches backoff.ErrRefused and wraps the guard's error.
+// Guard takes any guard.Guard, one of the repository's or a type of your
+// own (package guard shows how to write one): here a breaker forced open
+// while its dependency is in maintenance. A refusal ends the call at once:
+// its Cause matches backoff.ErrRefused and wraps the guard's error.
 func ExampleGuard() {
-	sw := &maintenance{}
-	p := policy.New(policy.Retry(), policy.Guard(sw))
+	cb := breaker.New()
+	p := policy.New(policy.Retry(), policy.Guard(cb))
 
-	sw.on.Store(true)
+	_ = cb.ForceOpen() // the dependency goes into maintenance
 	calls := 0
 	err := p.DoErr(context.Background(), func(context.Context) error { calls++; return nil })
-	fmt.Println(errors.Is(err, errMaintenance), errors.Is(err, backoff.ErrRefused), guard.IsRefusal(err), calls)
+	fmt.Println(errors.Is(err, breaker.ErrCircuitOpen), errors.Is(err, backoff.ErrRefused), guard.IsRefusal(err), calls)
 
-	sw.on.Store(false)
+	_ = cb.Reset() // and comes back
 	err = p.DoErr(context.Background(), func(context.Context) error { calls++; return nil })
 	fmt.Println(err, calls)
 	// Output:
 	// true true true 0
 	// <nil> 1
 }
-
-var errMaintenance = errors.New("in maintenance")
-
-// maintenance refuses every call while on is set.
-type maintenance struct{ on atomic.Bool }
-
-func (m *maintenance) Allow(context.Context, guard.Call) (guard.Permit, error) {
-	if m.on.Load() {
-		return guard.Permit{}, errMaintenance
-	}
-	return guard.Permit{}, nil
-}
-
-func (m *maintenance) Record(guard.Permit, guard.Outcome) {}

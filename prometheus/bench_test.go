@@ -4,12 +4,10 @@ import (
 	"context"
 	"testing"
 
-	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/telemetry/telemetrytest"
 	prombackoff "github.com/herdsafe/backoff/prometheus"
 	"github.com/prometheus/client_golang/prometheus"
 )
-
-func succeed(context.Context) (int, error) { return 1, nil }
 
 // The success path's cost: what client_golang costs for the one counter
 // increment it makes, and what the Instrumenter adds. Compare, in one run:
@@ -26,33 +24,11 @@ func BenchmarkDoCounted(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx := context.Background()
-	fetch := in.Named("fetch")
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := backoff.Do(ctx, succeed, backoff.WithInstrumenter(fetch)); err != nil {
-			b.Fatal(err)
-		}
-	}
+	telemetrytest.BenchmarkDo(b, context.Background(), in.Named("fetch"))
 }
-
-// nopInstrumenter does nothing: the core's cost of an Instrumenter.
-type nopInstrumenter struct{}
-
-func (nopInstrumenter) BeforeAttempt(ctx context.Context, _ backoff.State) context.Context {
-	return ctx
-}
-func (nopInstrumenter) AfterAttempt(context.Context, backoff.State) {}
 
 func BenchmarkDoNopInstrumenter(b *testing.B) {
-	ctx := context.Background()
-	var in backoff.Instrumenter = nopInstrumenter{}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := backoff.Do(ctx, succeed, backoff.WithInstrumenter(in)); err != nil {
-			b.Fatal(err)
-		}
-	}
+	telemetrytest.BenchmarkDo(b, context.Background(), telemetrytest.Nop{})
 }
 
 func BenchmarkCounterInc(b *testing.B) {

@@ -13,70 +13,46 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// The Observe methods register a collector that reads a guard when the
-// registry is scraped, on the scraping goroutine: no goroutine of their
-// own, nothing on the guard's call path. Each reports its guard under the
-// name label name, a constant label of each metric, so that the registry
-// itself refuses a second guard of the same kind and name in the same
-// namespace; that, a nil guard or an empty name is reported as
-// ErrInvalidConfiguration. Unregister the Registration to stop; the name
-// may then be observed again. They are those of otelbackoff, with the same
-// names and the same metrics.
-
-// ObserveBreaker registers a collector of b, read from b.State and
-// b.Counts at each scrape: breaker_state (1 for the current state, 0 for
-// the others, by state: closed, open, half-open, and the forced-open and
-// forced-closed of ForceOpen and ForceClosed), breaker_transitions_total,
-// breaker_forced_transitions_total (the changes made by ForceOpen,
-// ForceClosed and Reset), breaker_refusals_total, breaker_calls_total by
-// how b recorded them (outcome success, failure, neutral or ignored), and
-// breaker_slow_calls_total (those slower than WithSlowCalls' duration).
-// Reading the state may move an open breaker whose open duration has
-// passed to half-open, and so run its WithStateChange hook on the scraping
-// goroutine.
+// ObserveBreaker registers a collector of b under name, read from b.State
+// and b.Counts at each scrape: the breaker metrics (see Guards in the
+// package documentation). Reading the state may move an open breaker
+// whose open duration has passed to half-open, and so run its
+// WithStateChange hook on the scraping goroutine.
 func (in *Instrumenter) ObserveBreaker(name string, b *breaker.Breaker) (*Registration, error) {
 	return in.observe(name, telemetry.Breaker(b))
 }
 
-// ObserveBulkhead registers a collector of b, read from b.Stats at each
-// scrape: bulkhead_in_flight, bulkhead_queued, bulkhead_limit (its
-// capacity), bulkhead_refusals_total (with an empty priority label: a
-// Bulkhead has no priorities) and bulkhead_cancellations_total.
+// ObserveBulkhead registers a collector of b under name, read from b.Stats
+// at each scrape: the bulkhead metrics, its refusals with an empty
+// priority label (see Guards in the package documentation).
 func (in *Instrumenter) ObserveBulkhead(name string, b *bulkhead.Bulkhead) (*Registration, error) {
 	return in.observe(name, telemetry.Bulkhead(b))
 }
 
-// ObservePriorityBulkhead registers a collector of b, read from b.Stats at
-// each scrape: bulkhead_in_flight, bulkhead_limit (its capacity),
-// bulkhead_refusals_total by priority (low, standard, critical) and
-// bulkhead_cancellations_total. It has no queue, so no bulkhead_queued.
-// Its metrics are a Bulkhead's, so that both kinds can be observed on one
-// registry, under different names.
+// ObservePriorityBulkhead registers a collector of b under name, read from
+// b.Stats at each scrape: the bulkhead metrics, its refusals by priority
+// and no bulkhead_queued (see Guards in the package documentation).
 func (in *Instrumenter) ObservePriorityBulkhead(name string, b *bulkhead.PriorityBulkhead) (*Registration, error) {
 	return in.observe(name, telemetry.PriorityBulkhead(b))
 }
 
-// ObserveLimiter registers a collector of l, read from l.Stats at each
-// scrape: limiter_limit (its current limit), limiter_in_flight,
-// limiter_queued, limiter_refusals_total by priority (low, standard,
-// critical; every refusal is standard for a Limiter that reads no
-// priority) and limiter_cancellations_total.
+// ObserveLimiter registers a collector of l under name, read from l.Stats
+// at each scrape: the limiter metrics (see Guards in the package
+// documentation).
 func (in *Instrumenter) ObserveLimiter(name string, l *limiter.Limiter) (*Registration, error) {
 	return in.observe(name, telemetry.Limiter(l))
 }
 
-// ObserveBudget registers a collector of b, read from b.Stats at each
-// scrape: budget_retries_total (the retries it admitted) and
-// budget_refusals_total (those it refused). A ratio budget reads its
-// clock.
+// ObserveBudget registers a collector of b under name, read from b.Stats
+// at each scrape: the budget metrics (see Guards in the package
+// documentation). A ratio budget reads its clock.
 func (in *Instrumenter) ObserveBudget(name string, b *budget.Budget) (*Registration, error) {
 	return in.observe(name, telemetry.Budget(b))
 }
 
-// ObserveThrottle registers a collector of t, read from t.Stats at each
-// scrape: throttle_refusals_total (the calls it rejected locally) and
-// throttle_rejection_probability (the probability, from 0 to 1, that it
-// rejects the next call). It reads t's clock.
+// ObserveThrottle registers a collector of t under name, read from t.Stats
+// at each scrape: the throttle metrics (see Guards in the package
+// documentation). It reads t's clock.
 func (in *Instrumenter) ObserveThrottle(name string, t *throttle.Throttle) (*Registration, error) {
 	return in.observe(name, telemetry.Throttle(t))
 }

@@ -49,14 +49,25 @@
 // 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120 and 300 s: from 5 ms, below which a
 // wait is as good as none, to 5 minutes, past which a Retry-After rules.
 //
-// The guards' metrics, read from their Stats, State and Counts when the
-// registry is scraped, each with the label name, the guard's:
+// # Guards
 //
-//	backoff_breaker_state                   gauge    state: 1 for the current one, 0 for the others
+// The Observe methods report the state of a guard: each registers a
+// collector that reads the guard when the registry is scraped, on the
+// scraping goroutine, with no goroutine of its own and nothing added to the
+// guard's call path. Each takes the name the guard is reported under, the
+// label name (a constant label of each of its metrics, so that the
+// registry itself refuses a second guard of the same kind and name in the
+// same namespace), and returns a *Registration; Unregister it to stop, and
+// the name may then be observed again. A nil guard, an empty name, or a
+// name the registry refuses is reported as an error matching
+// backoff.ErrInvalidConfiguration. The methods and the metrics are those
+// of otelbackoff:
+//
+//	backoff_breaker_state                   gauge    state
 //	backoff_breaker_transitions_total       counter
 //	backoff_breaker_forced_transitions_total counter
 //	backoff_breaker_refusals_total          counter
-//	backoff_breaker_calls_total             counter  outcome: success, failure, neutral, ignored
+//	backoff_breaker_calls_total             counter  outcome
 //	backoff_breaker_slow_calls_total        counter
 //	backoff_bulkhead_in_flight              gauge
 //	backoff_bulkhead_queued                 gauge    (Bulkhead only)
@@ -71,10 +82,42 @@
 //	backoff_budget_retries_total            counter
 //	backoff_budget_refusals_total           counter
 //	backoff_throttle_refusals_total         counter
-//	backoff_throttle_rejection_probability  gauge    from 0 to 1
-//	backoff_shared_guard_local              gauge    1 while on the local fallback, else 0
+//	backoff_throttle_rejection_probability  gauge
+//	backoff_shared_guard_local              gauge
 //	backoff_shared_guard_fallbacks_total    counter
 //	backoff_shared_guard_recoveries_total   counter
+//
+// Each has the label name, and those listed. What they are:
+//
+//   - breaker_state is 1 for the breaker's current state and 0 for the
+//     others, so that each state is a series: closed, open, half-open, and
+//     the forced-open and forced-closed that ForceOpen and ForceClosed set.
+//     breaker_transitions_total counts its changes of state,
+//     breaker_forced_transitions_total those made by ForceOpen, ForceClosed
+//     and Reset, breaker_refusals_total the calls it refused,
+//     breaker_calls_total the calls it recorded, by how it counted them
+//     (outcome success, failure, neutral or ignored), and
+//     breaker_slow_calls_total those slower than WithSlowCalls'
+//     duration.
+//   - bulkhead_in_flight is the calls in flight, bulkhead_queued the
+//     callers waiting in the queue (a PriorityBulkhead has none),
+//     bulkhead_limit the capacity; bulkhead_refusals_total counts the calls
+//     refused as full (by priority for a PriorityBulkhead: low, standard,
+//     critical), bulkhead_cancellations_total the callers turned away
+//     because their context was done. Both kinds have the same metrics, so
+//     that both can be observed on one registry, under different names.
+//   - limiter_limit is the limiter's current limit, and the others are a
+//     bulkhead's; its refusals are by priority, every refusal standard for
+//     a Limiter that reads no priority.
+//   - budget_retries_total counts the retries the budget admitted,
+//     budget_refusals_total those it refused.
+//   - throttle_refusals_total counts the calls the throttle rejected
+//     locally; throttle_rejection_probability is the probability, from 0 to
+//     1, that it rejects the next call.
+//   - shared_guard_local is 1 while the guard decides on its local
+//     fallback, 0 while on the shared state; shared_guard_fallbacks_total
+//     and shared_guard_recoveries_total count its turns to the fallback and
+//     back.
 //
 // # Label values
 //

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/herdsafe/backoff"
 	prombackoff "github.com/herdsafe/backoff/prometheus"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -45,18 +43,6 @@ func failing(n int, err error) func(context.Context) (int, error) {
 		return calls, nil
 	}
 }
-
-// every1s is the options of a run of the operation "fetch" with one-second
-// waits.
-func every1s(in *prombackoff.Instrumenter, more ...backoff.RetryOption) []backoff.RetryOption {
-	return append([]backoff.RetryOption{
-		backoff.WithBackOff(backoff.NewConstantBackOff(time.Second)),
-		backoff.WithInstrumenter(in.Named("fetch")),
-	}, more...)
-}
-
-// noWait is the option of a run that does not wait between attempts.
-var noWait = backoff.WithBackOff(&backoff.ZeroBackOff{})
 
 // expect fails t unless reg's metrics names are exactly text, in the
 // exposition format (HELP and TYPE lines included).

@@ -18,13 +18,13 @@ func TestScriptedRunCounts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		in, reg := newInstrumenter(t)
 		start := time.Now()
-		if _, err := backoff.Do(context.Background(), failing(2, errUnavailable), every1s(in)...); err != nil {
+		if _, err := backoff.Do(context.Background(), failing(2, errUnavailable), telemetrytest.Every1s(in)...); err != nil {
 			t.Fatal(err)
 		}
 		if d := time.Since(start); d != 2*time.Second {
 			t.Errorf("the run took %v of virtual time, want 2s", d)
 		}
-		_, err := backoff.Do(context.Background(), failing(5, errTransient), every1s(in, backoff.WithMaxTries(2))...)
+		_, err := backoff.Do(context.Background(), failing(5, errTransient), telemetrytest.Every1s(in, backoff.WithMaxTries(2))...)
 		if !errors.Is(err, backoff.ErrExhausted) {
 			t.Fatalf("Do = %v, want ErrExhausted", err)
 		}
@@ -93,7 +93,7 @@ backoff_retries_total{error_type="*errors.errorString",name="fetch",retry_num="3
 		t.Run(c.name, func(t *testing.T) {
 			in, reg := newInstrumenter(t, c.opts...)
 			// 13 attempts: 12 retries.
-			_, err := backoff.Do(context.Background(), failing(20, errTransient), every1s(in, noWait, backoff.WithMaxTries(13))...)
+			_, err := backoff.Do(context.Background(), failing(20, errTransient), telemetrytest.Every1s(in, telemetrytest.NoWait, backoff.WithMaxTries(13))...)
 			if !errors.Is(err, backoff.ErrExhausted) {
 				t.Fatalf("Do = %v, want ErrExhausted", err)
 			}
@@ -108,7 +108,7 @@ func TestGiveUpDuringTheWait(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error)
 		go func() {
-			_, err := backoff.Do(ctx, failing(5, errTransient), every1s(in)...)
+			_, err := backoff.Do(ctx, failing(5, errTransient), telemetrytest.Every1s(in)...)
 			done <- err
 		}()
 		synctest.Wait() // the run waits before its second attempt
@@ -147,7 +147,7 @@ backoff_attempts_total{name="unnamed",outcome="success"} 0
 func TestUnnamedOperation(t *testing.T) {
 	in, reg := newInstrumenter(t)
 	for _, i := range []backoff.Instrumenter{in, in.Named("")} {
-		if _, err := backoff.Do(context.Background(), failing(1, errTransient), noWait, backoff.WithInstrumenter(i)); err != nil {
+		if _, err := backoff.Do(context.Background(), failing(1, errTransient), telemetrytest.NoWait, backoff.WithInstrumenter(i)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -200,7 +200,7 @@ backoff_attempts_total{name="unnamed",outcome="success"} 0
 func TestRefusedAttempt(t *testing.T) {
 	in, reg := newInstrumenter(t)
 	p := policy.New(
-		policy.Retry(backoff.WithMaxTries(3), noWait, backoff.WithInstrumenter(in.Named("pay"))),
+		policy.Retry(backoff.WithMaxTries(3), telemetrytest.NoWait, backoff.WithInstrumenter(in.Named("pay"))),
 		policy.Guard(breaker.New(breaker.WithConsecutiveFailures(1))),
 	)
 	if _, err := policy.Do(context.Background(), p, failing(5, errTransient)); !errors.Is(err, breaker.ErrCircuitOpen) {
@@ -224,7 +224,7 @@ func TestPermanentErrorIsNamedByWhatItMarks(t *testing.T) {
 			}
 			return 0, backoff.Permanent(errUnavailable)
 		}
-		if _, err := backoff.Do(context.Background(), op, every1s(in)...); !errors.Is(err, backoff.ErrPermanent) {
+		if _, err := backoff.Do(context.Background(), op, telemetrytest.Every1s(in)...); !errors.Is(err, backoff.ErrPermanent) {
 			t.Fatalf("Do = %v, want ErrPermanent", err)
 		}
 		expect(t, reg, retriesHead+`backoff_retries_total{error_type="`+typeUnavailable+`",name="fetch",retry_num="1"} 1
@@ -240,8 +240,8 @@ func TestSeveralInstrumentersAndNestedRetries(t *testing.T) {
 	in, reg := newInstrumenter(t)
 	in2, reg2 := newInstrumenter(t)
 	p := policy.New(
-		policy.Retry(backoff.WithMaxTries(2), noWait, backoff.WithInstrumenter(in.Named("outer")), backoff.WithInstrumenter(in2.Named("outer"))),
-		policy.Retry(backoff.WithMaxTries(2), noWait, backoff.WithInstrumenter(in.Named("inner"))),
+		policy.Retry(backoff.WithMaxTries(2), telemetrytest.NoWait, backoff.WithInstrumenter(in.Named("outer")), backoff.WithInstrumenter(in2.Named("outer"))),
+		policy.Retry(backoff.WithMaxTries(2), telemetrytest.NoWait, backoff.WithInstrumenter(in.Named("inner"))),
 	)
 	if _, err := policy.Do(context.Background(), p, failing(2, errTransient)); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/telemetry/telemetrytest"
 	prombackoff "github.com/herdsafe/backoff/prometheus"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -44,7 +45,7 @@ func TestWithNamespace(t *testing.T) {
 		{"", "retries_total"},
 	} {
 		in, reg := newInstrumenter(t, prombackoff.WithNamespace(c.ns))
-		if _, err := backoff.Do(context.Background(), failing(1, errTransient), every1s(in, noWait)...); err != nil {
+		if _, err := backoff.Do(context.Background(), failing(1, errTransient), telemetrytest.Every1s(in, telemetrytest.NoWait)...); err != nil {
 			t.Fatal(err)
 		}
 		if n, err := testutil.GatherAndCount(reg, c.metric); n != 1 || err != nil {
@@ -61,7 +62,7 @@ func TestInstrumentersShareARegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, i := range []*prombackoff.Instrumenter{in, in2} {
-		if _, err := backoff.Do(context.Background(), failing(1, errTransient), every1s(i, noWait)...); err != nil {
+		if _, err := backoff.Do(context.Background(), failing(1, errTransient), telemetrytest.Every1s(i, telemetrytest.NoWait)...); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -100,7 +101,7 @@ func TestWithErrorType(t *testing.T) {
 			return 0, errUnavailable
 		}
 		return op(ctx)
-	}, every1s(in, noWait)...); err != nil {
+	}, telemetrytest.Every1s(in, telemetrytest.NoWait)...); err != nil {
 		t.Fatal(err)
 	}
 	expect(t, reg, retriesHead+`backoff_retries_total{error_type="`+typeUnavailable+`",name="fetch",retry_num="2"} 1

@@ -15,12 +15,10 @@ type SharedGuard = interface {
 }
 
 // ObserveShared registers a collector of whether g decides on its local
-// fallback, under the name label name, read from g.Fallback at each
-// scrape: shared_guard_local (1 while on the fallback, 0 while on the
-// shared state), shared_guard_fallbacks_total and
-// shared_guard_recoveries_total. g's own counts (a breaker's state, a
-// budget's refusals) are read from its Stats, which this package does not
-// know.
+// fallback under name, read from g.Fallback at each scrape: the
+// shared_guard metrics (see Guards in the package documentation). g's own
+// counts (a breaker's state, a budget's refusals) are read from its Stats,
+// which this package does not know.
 //
 // A nil g, typed or not, is a nil guard. g.Fallback is called on the
 // scraping goroutine; if it panics, the panic goes on to the registry's

@@ -16,6 +16,7 @@ import (
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/guardstate"
 	"github.com/herdsafe/backoff/limiter"
 	"github.com/herdsafe/backoff/pushback"
 	"github.com/herdsafe/backoff/throttle"
@@ -38,18 +39,7 @@ func (n named) RetryAfter() time.Duration { return time.Duration(n) }
 // An open breaker asks for the time until it admits a probe, the base at
 // least; half-open with its probe taken, the base.
 func TestBreaker(t *testing.T) {
-	clk := clock.NewMock()
-	cb := breaker.New(breaker.WithClock(clk), breaker.WithConsecutiveFailures(1), breaker.WithOpenDuration(30*time.Second))
-	p, err := cb.Allow(context.Background(), guard.Call{Attempt: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cb.Record(p, guard.Outcome{Err: errors.New("down")})
-	clk.Add(10500 * time.Millisecond)
-	_, err = cb.Allow(context.Background(), guard.Call{Attempt: 1})
-	if !errors.Is(err, breaker.ErrCircuitOpen) {
-		t.Fatalf("the breaker admitted a call: %v", err)
-	}
+	cb, clk, err := guardstate.OpenBreaker(t, 30*time.Second, 10500*time.Millisecond)
 	if got := exact(time.Second).Wait(cb, guard.Refusal(err)); got != 19500*time.Millisecond {
 		t.Errorf("open: Wait = %v, want the 19.5s left of the open duration", got)
 	}
@@ -66,41 +56,13 @@ func TestBreaker(t *testing.T) {
 	}
 }
 
-// queue has n callers wait in allow, inside a synctest bubble, and
-// returns once they all wait; cancel releases them.
-func queue(t *testing.T, n int, allow func(context.Context) error) (release func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, n)
-	for range n {
-		go func() { done <- allow(ctx) }()
-	}
-	synctest.Wait()
-	return func() {
-		cancel()
-		for range n {
-			if err := <-done; !errors.Is(err, context.Canceled) {
-				t.Errorf("a queued caller ended with %v, want its context's error", err)
-			}
-		}
-	}
-}
-
 // A full bulkhead asks for the base times (in flight + queued) ÷
 // capacity.
 func TestBulkhead(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := bulkhead.New(2, bulkhead.WithQueue(3))
-		for range 2 {
-			if _, err := b.Allow(context.Background(), guard.Call{Attempt: 1}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		release := queue(t, 3, func(ctx context.Context) error {
-			_, err := b.Allow(ctx, guard.Call{Attempt: 1})
-			return err
-		})
+		release, err := guardstate.Crowd(t, b, 2, 3)
 		defer release()
-		_, err := b.Allow(context.Background(), guard.Call{Attempt: 1})
 		if !errors.Is(err, bulkhead.ErrBulkheadFull) {
 			t.Fatalf("the full bulkhead returned %v", err)
 		}
@@ -129,17 +91,8 @@ func TestBulkhead(t *testing.T) {
 func TestLimiter(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := limiter.New(limiter.WithInitialLimit(4), limiter.WithQueue(2))
-		for range 4 {
-			if _, err := l.Allow(context.Background(), guard.Call{Attempt: 1}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		release := queue(t, 2, func(ctx context.Context) error {
-			_, err := l.Allow(ctx, guard.Call{Attempt: 1})
-			return err
-		})
+		release, err := guardstate.Crowd(t, l, 4, 2)
 		defer release()
-		_, err := l.Allow(context.Background(), guard.Call{Attempt: 1})
 		if !errors.Is(err, limiter.ErrLimitExceeded) {
 			t.Fatalf("the limiter at its limit returned %v", err)
 		}
@@ -228,7 +181,10 @@ func TestSpread(t *testing.T) {
 		{"s_three", 3 * sec, 2 * time.Minute, sec, 0.5, 5 * sec},       // 3 + 0.5 × 4
 		{"s_three_top", 3 * sec, 2 * time.Minute, sec, 0.999, 6 * sec}, // 2 × 3
 		{"s_rounded_up", 1500 * ms, 2 * time.Minute, sec, 0, 2 * sec},
-		{"s_spread_of_a_fraction", 1500 * ms, 2 * time.Minute, sec, 0.9, 3 * sec}, // 1.5 + 0.9 × 2.5 = 3.75
+		{"s_spread_of_a_fraction", 1500 * ms, 2 * time.Minute, sec, 0.9, 3 * sec},      // 1.5 + 0.9 × 2.5 = 3.75
+		{"s_spread_of_a_fraction_top", 1500 * ms, 2 * time.Minute, sec, 0.99, 3 * sec}, // 1.5 + 0.99 × 2.5 = 3.975
+		{"s_long", 20 * sec, 2 * time.Minute, sec, 0.99, 40 * sec},                     // 20 + 0.99 × 21
+		{"s_long_mid", 20 * sec, 2 * time.Minute, sec, 0.5, 30 * sec},                  // 20 + 0.5 × 21
 		{"s_capped", 20 * sec, 22 * sec, sec, 0.99, 22 * sec},
 		{"s_max_cut_down", sec, 2500 * ms, sec, 0.99, 2 * sec},
 		{"ms_bottom", sec, 30 * sec, ms, 0, sec},

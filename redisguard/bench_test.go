@@ -46,17 +46,15 @@ func BenchmarkAdmittedSuccess(b *testing.B) {
 	for _, n := range benchOrder {
 		g := guards[n]
 		b.Run(n, func(b *testing.B) {
-			b.ReportAllocs()
-			before := benchTrips(g)
-			for b.Loop() {
-				p, err := g.Allow(bg, first)
-				if err != nil {
-					b.Fatal(err)
+			measure(b, g, func() {
+				for b.Loop() {
+					p, err := g.Allow(bg, first)
+					if err != nil {
+						b.Fatal(err)
+					}
+					g.Record(p, guard.Outcome{})
 				}
-				g.Record(p, guard.Outcome{})
-			}
-			b.ReportMetric(float64(benchTrips(g)-before)/float64(b.N), "rt/op")
-			mustShared(b, g)
+			})
 		})
 	}
 }
@@ -68,20 +66,18 @@ func BenchmarkAdmittedSuccessParallel(b *testing.B) {
 	for _, n := range benchOrder {
 		g := guards[n]
 		b.Run(n, func(b *testing.B) {
-			b.ReportAllocs()
-			before := benchTrips(g)
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					p, err := g.Allow(bg, first)
-					if err != nil {
-						b.Error(err)
-						return
+			measure(b, g, func() {
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						p, err := g.Allow(bg, first)
+						if err != nil {
+							b.Error(err)
+							return
+						}
+						g.Record(p, guard.Outcome{})
 					}
-					g.Record(p, guard.Outcome{})
-				}
+				})
 			})
-			b.ReportMetric(float64(benchTrips(g)-before)/float64(b.N), "rt/op")
-			mustShared(b, g)
 		})
 	}
 }
@@ -101,21 +97,30 @@ func BenchmarkRetry(b *testing.B) {
 	for _, tt := range guards {
 		g := tt.g
 		b.Run(tt.name, func(b *testing.B) {
-			b.ReportAllocs()
-			before := benchTrips(g)
-			for b.Loop() {
-				p, err := g.Allow(bg, retry)
-				if err != nil {
-					b.Fatal(err)
+			measure(b, g, func() {
+				for b.Loop() {
+					p, err := g.Allow(bg, retry)
+					if err != nil {
+						b.Fatal(err)
+					}
+					g.Record(p, guard.Outcome{Err: errDown})
+					p, _ = g.Allow(bg, first)
+					g.Record(p, guard.Outcome{})
 				}
-				g.Record(p, guard.Outcome{Err: errDown})
-				p, _ = g.Allow(bg, first)
-				g.Record(p, guard.Outcome{})
-			}
-			b.ReportMetric(float64(benchTrips(g)-before)/float64(b.N), "rt/op")
-			mustShared(b, g)
+			})
 		})
 	}
+}
+
+// measure runs loop, the loop of a benchmark of g, with its allocations
+// reported, and reports the round trips per call (rt/op); a shared g must
+// not have fallen back.
+func measure(b *testing.B, g guard.Guard, loop func()) {
+	b.ReportAllocs()
+	before := benchTrips(g)
+	loop()
+	b.ReportMetric(float64(benchTrips(g)-before)/float64(b.N), "rt/op")
+	mustShared(b, g)
 }
 
 // benchTrips returns a guard's round trips, 0 for a local one.

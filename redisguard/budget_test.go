@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -92,34 +91,8 @@ func TestBudgetFleetLimitIsHard(t *testing.T) {
 		NewTokenBucket(newClient(t, addr), n, WithBudget(budget.WithMaxTokens(20)), WithStaleness(0), generous),
 		NewTokenBucket(newClient(t, addr), n, WithBudget(budget.WithMaxTokens(20)), WithStaleness(0), generous),
 	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	admitted := 0
-	for i := range 40 {
-		wg.Add(1)
-		go func(b *Budget) {
-			defer wg.Done()
-			for range 3 {
-				p, err := b.Allow(bg, retry)
-				if err != nil {
-					if !errors.Is(err, budget.ErrBudgetExhausted) {
-						t.Errorf("Allow = %v", err)
-					}
-					continue
-				}
-				mu.Lock()
-				admitted++
-				mu.Unlock()
-				b.Record(p, guard.Outcome{Err: errDown})
-			}
-		}(instances[i%2])
-	}
-	wg.Wait()
-	if admitted != 10 {
+	if admitted := retriesAdmitted(t, instances, true); admitted != 10 {
 		t.Errorf("%d retries admitted, want exactly 10 of a 20-token budget", admitted)
-	}
-	for _, b := range instances {
-		mustShared(t, b)
 	}
 }
 

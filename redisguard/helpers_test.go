@@ -114,3 +114,36 @@ func mustShared(t testing.TB, g any) {
 		t.Fatalf("the guard fell back: %+v", l)
 	}
 }
+
+// retriesAdmitted has 40 goroutines, each on the next of instances in
+// turn, ask for 3 retries each, all at once, and returns how many were
+// admitted; a refusal other than the budget's, or an instance that fell
+// back, fails t. With record, each admitted retry is recorded as failed.
+func retriesAdmitted(t *testing.T, instances []*Budget, record bool) int {
+	t.Helper()
+	var wg sync.WaitGroup
+	var admitted atomic.Int64
+	for i := range 40 {
+		b := instances[i%len(instances)]
+		wg.Go(func() {
+			for range 3 {
+				p, err := b.Allow(bg, retry)
+				if err != nil {
+					if !errors.Is(err, budget.ErrBudgetExhausted) {
+						t.Errorf("Allow = %v", err)
+					}
+					continue
+				}
+				admitted.Add(1)
+				if record {
+					b.Record(p, guard.Outcome{Err: errDown})
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, b := range instances {
+		mustShared(t, b)
+	}
+	return int(admitted.Load())
+}

@@ -149,6 +149,24 @@ func observed[G any](method string, series []Series, g G, isNil bool, read func(
 	return o
 }
 
+// series returns a series of each of ms, with no label value.
+func series(ms ...*Metric) []Series {
+	out := make([]Series, len(ms))
+	for i, m := range ms {
+		out[i] = Series{Metric: m}
+	}
+	return out
+}
+
+// by returns the series of m for each of values, its label's.
+func by(m *Metric, values ...string) []Series {
+	out := make([]Series, len(values))
+	for i, v := range values {
+		out[i] = Series{Metric: m, Value: v}
+	}
+	return out
+}
+
 // one returns 1 if b, else 0.
 func one(b bool) float64 {
 	if b {
@@ -161,20 +179,24 @@ func one(b bool) float64 {
 // order.
 var breakerStates = [...]breaker.State{breaker.Closed, breaker.Open, breaker.HalfOpen, breaker.ForcedOpen, breaker.ForcedClosed}
 
-var breakerSeries = []Series{
-	{breakerState, breaker.Closed.String()},
-	{breakerState, breaker.Open.String()},
-	{breakerState, breaker.HalfOpen.String()},
-	{breakerState, breaker.ForcedOpen.String()},
-	{breakerState, breaker.ForcedClosed.String()},
-	{breakerTransitions, ""},
-	{breakerForced, ""},
-	{breakerRefusals, ""},
-	{breakerCalls, "success"},
-	{breakerCalls, "failure"},
-	{breakerCalls, "neutral"},
-	{breakerCalls, "ignored"},
-	{breakerSlow, ""},
+// priorities are the values of a label of priorities, in the order of the
+// refusals the readers write: low, standard, critical.
+var priorities = []string{bulkhead.Low.String(), bulkhead.Standard.String(), bulkhead.Critical.String()}
+
+var breakerSeries = slices.Concat(
+	by(breakerState, breakerStateNames()...),
+	series(breakerTransitions, breakerForced, breakerRefusals),
+	by(breakerCalls, "success", "failure", "neutral", "ignored"),
+	series(breakerSlow),
+)
+
+// breakerStateNames returns the names of breakerStates.
+func breakerStateNames() []string {
+	names := make([]string, len(breakerStates))
+	for i, st := range breakerStates {
+		names[i] = st.String()
+	}
+	return names
 }
 
 // Breaker is b as ObserveBreaker reports it, read from b.State and
@@ -190,60 +212,43 @@ func Breaker(b *breaker.Breaker) Observed {
 			v[i] = one(s == st)
 		}
 		c := b.Counts()
-		n := len(breakerStates)
-		v[n], v[n+1], v[n+2] = float64(c.Transitions), float64(c.Forced), float64(c.Rejections)
-		v[n+3], v[n+4], v[n+5], v[n+6] = float64(c.Successes), float64(c.Failures), float64(c.Neutral), float64(c.Ignored)
-		v[n+7] = float64(c.Slow)
+		copy(v[len(breakerStates):], []float64{float64(c.Transitions), float64(c.Forced), float64(c.Rejections),
+			float64(c.Successes), float64(c.Failures), float64(c.Neutral), float64(c.Ignored), float64(c.Slow)})
 	})
 }
 
-var bulkheadSeries = []Series{
-	{bulkheadInFlight, ""},
-	{bulkheadQueued, ""},
-	{bulkheadLimit, ""},
-	{bulkheadRefusals, ""},
-	{bulkheadCancellations, ""},
-}
+var bulkheadSeries = series(bulkheadInFlight, bulkheadQueued, bulkheadLimit, bulkheadRefusals, bulkheadCancellations)
 
 // Bulkhead is b as ObserveBulkhead reports it, read from b.Stats: its
 // refusals with no priority.
 func Bulkhead(b *bulkhead.Bulkhead) Observed {
 	return observed("ObserveBulkhead", bulkheadSeries, b, b == nil, func(b *bulkhead.Bulkhead, v []float64) {
 		s := b.Stats()
-		v[0], v[1], v[2] = float64(s.InFlight), float64(s.Queued), float64(s.Capacity)
-		v[3], v[4] = float64(s.Refused), float64(s.Canceled)
+		copy(v, []float64{float64(s.InFlight), float64(s.Queued), float64(s.Capacity), float64(s.Refused), float64(s.Canceled)})
 	})
 }
 
-var priorityBulkheadSeries = []Series{
-	{bulkheadInFlight, ""},
-	{bulkheadLimit, ""},
-	{bulkheadRefusals, bulkhead.Low.String()},
-	{bulkheadRefusals, bulkhead.Standard.String()},
-	{bulkheadRefusals, bulkhead.Critical.String()},
-	{bulkheadCancellations, ""},
-}
+var priorityBulkheadSeries = slices.Concat(
+	series(bulkheadInFlight, bulkheadLimit),
+	by(bulkheadRefusals, priorities...),
+	series(bulkheadCancellations),
+)
 
 // PriorityBulkhead is b as ObservePriorityBulkhead reports it, read from
 // b.Stats: its refusals by priority, and no queue.
 func PriorityBulkhead(b *bulkhead.PriorityBulkhead) Observed {
 	return observed("ObservePriorityBulkhead", priorityBulkheadSeries, b, b == nil, func(b *bulkhead.PriorityBulkhead, v []float64) {
 		s := b.Stats()
-		v[0], v[1] = float64(s.InFlight), float64(s.Capacity)
-		v[2], v[3], v[4] = float64(s.RefusedLow), float64(s.RefusedStandard), float64(s.RefusedCritical)
-		v[5] = float64(s.Canceled)
+		copy(v, []float64{float64(s.InFlight), float64(s.Capacity),
+			float64(s.RefusedLow), float64(s.RefusedStandard), float64(s.RefusedCritical), float64(s.Canceled)})
 	})
 }
 
-var limiterSeries = []Series{
-	{limiterLimit, ""},
-	{limiterInFlight, ""},
-	{limiterQueued, ""},
-	{limiterRefusals, bulkhead.Low.String()},
-	{limiterRefusals, bulkhead.Standard.String()},
-	{limiterRefusals, bulkhead.Critical.String()},
-	{limiterCancellations, ""},
-}
+var limiterSeries = slices.Concat(
+	series(limiterLimit, limiterInFlight, limiterQueued),
+	by(limiterRefusals, priorities...),
+	series(limiterCancellations),
+)
 
 // Limiter is l as ObserveLimiter reports it, read from l.Stats: its
 // current limit, the calls in flight and queued, its refusals by priority
@@ -252,24 +257,23 @@ var limiterSeries = []Series{
 func Limiter(l *limiter.Limiter) Observed {
 	return observed("ObserveLimiter", limiterSeries, l, l == nil, func(l *limiter.Limiter, v []float64) {
 		s := l.Stats()
-		v[0], v[1], v[2] = float64(s.Limit), float64(s.InFlight), float64(s.Queued)
-		v[3], v[4], v[5] = float64(s.RefusedLow), float64(s.RefusedStandard), float64(s.RefusedCritical)
-		v[6] = float64(s.Canceled)
+		copy(v, []float64{float64(s.Limit), float64(s.InFlight), float64(s.Queued),
+			float64(s.RefusedLow), float64(s.RefusedStandard), float64(s.RefusedCritical), float64(s.Canceled)})
 	})
 }
 
-var budgetSeries = []Series{{budgetRetries, ""}, {budgetRefusals, ""}}
+var budgetSeries = series(budgetRetries, budgetRefusals)
 
 // Budget is b as ObserveBudget reports it, read from b.Stats (a ratio
 // budget reads its clock): the retries it admitted and refused.
 func Budget(b *budget.Budget) Observed {
 	return observed("ObserveBudget", budgetSeries, b, b == nil, func(b *budget.Budget, v []float64) {
 		s := b.Stats()
-		v[0], v[1] = float64(s.Allowed), float64(s.Refused)
+		copy(v, []float64{float64(s.Allowed), float64(s.Refused)})
 	})
 }
 
-var throttleSeries = []Series{{throttleRefusals, ""}, {throttleProbability, ""}}
+var throttleSeries = series(throttleRefusals, throttleProbability)
 
 // Throttle is t as ObserveThrottle reports it, read from t.Stats, which
 // reads its clock: the calls it rejected, and the probability that it
@@ -277,7 +281,7 @@ var throttleSeries = []Series{{throttleRefusals, ""}, {throttleProbability, ""}}
 func Throttle(t *throttle.Throttle) Observed {
 	return observed("ObserveThrottle", throttleSeries, t, t == nil, func(t *throttle.Throttle, v []float64) {
 		s := t.Stats()
-		v[0], v[1] = float64(s.Rejected), s.Probability
+		copy(v, []float64{float64(s.Rejected), s.Probability})
 	})
 }
 
@@ -287,7 +291,7 @@ type SharedGuard = interface {
 	Fallback() (local bool, fallbacks, recoveries uint64)
 }
 
-var sharedSeries = []Series{{sharedLocal, ""}, {sharedFallbacks, ""}, {sharedRecoveries, ""}}
+var sharedSeries = series(sharedLocal, sharedFallbacks, sharedRecoveries)
 
 // Shared is g as ObserveShared reports it, read from g.Fallback: whether
 // it decides on its local fallback, and its turns to it and back. A nil
@@ -295,7 +299,7 @@ var sharedSeries = []Series{{sharedLocal, ""}, {sharedFallbacks, ""}, {sharedRec
 func Shared(g SharedGuard) Observed {
 	return observed("ObserveShared", sharedSeries, g, g == nil || typednil.Is(g), func(g SharedGuard, v []float64) {
 		local, fallbacks, recoveries := g.Fallback()
-		v[0], v[1], v[2] = one(local), float64(fallbacks), float64(recoveries)
+		copy(v, []float64{one(local), float64(fallbacks), float64(recoveries)})
 	})
 }
 

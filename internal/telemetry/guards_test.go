@@ -3,6 +3,7 @@ package telemetry
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -14,6 +15,7 @@ import (
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/guardstate"
 	"github.com/herdsafe/backoff/internal/setting"
 	"github.com/herdsafe/backoff/limiter"
 	"github.com/herdsafe/backoff/throttle"
@@ -109,21 +111,12 @@ func TestBulkheadObserved(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		waitCtx, cancel := context.WithCancel(ctx)
-		done := make(chan error)
-		go func() {
-			_, err := b.Allow(waitCtx, guard.Call{Attempt: 1})
-			done <- err
-		}()
-		synctest.Wait() // the second caller waits in the queue
+		release := guardstate.Queue(t, b, 1) // the second caller waits in the queue
 		if _, err := b.Allow(ctx, guard.Call{Attempt: 1}); !errors.Is(err, bulkhead.ErrBulkheadFull) {
 			t.Fatalf("a third caller: %v, want ErrBulkheadFull", err)
 		}
 		want(t, "busy", read(t, o), map[string]float64{"bulkhead.in_flight": 1, "bulkhead.queued": 1, "bulkhead.limit": 1, "bulkhead.refusals": 1})
-		cancel()
-		if err := <-done; !errors.Is(err, context.Canceled) {
-			t.Fatalf("the queued caller: %v, want context.Canceled", err)
-		}
+		release()
 		b.Record(held, guard.Outcome{})
 		want(t, "idle", read(t, o), map[string]float64{"bulkhead.in_flight": 0, "bulkhead.queued": 0, "bulkhead.cancellations": 1})
 	})
@@ -204,21 +197,12 @@ func TestLimiterObserved(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		waitCtx, cancel := context.WithCancel(ctx)
-		done := make(chan error)
-		go func() {
-			_, err := l.Allow(waitCtx, guard.Call{Attempt: 1})
-			done <- err
-		}()
-		synctest.Wait() // the third standard caller waits in the queue
+		release := guardstate.Queue(t, l, 1) // the third standard caller waits in the queue
 		want(t, "busy", read(t, o), map[string]float64{
 			"limiter.limit": 2, "limiter.in_flight": 2, "limiter.queued": 1,
 			"limiter.refusals{low}": 1, "limiter.refusals{standard}": 0, "limiter.refusals{critical}": 0,
 		})
-		cancel()
-		if err := <-done; !errors.Is(err, context.Canceled) {
-			t.Fatalf("the queued caller: %v, want context.Canceled", err)
-		}
+		release()
 		l.Record(first, guard.Outcome{Abandoned: true})
 		l.Record(second, guard.Outcome{Abandoned: true})
 		want(t, "idle", read(t, o), map[string]float64{"limiter.in_flight": 0, "limiter.queued": 0, "limiter.cancellations": 1})
@@ -274,6 +258,25 @@ func TestObservedCheck(t *testing.T) {
 	}
 	if err := Breaker(breaker.New()).Check(settings, "x"); err != nil {
 		t.Errorf("Check of a breaker named x: %v", err)
+	}
+}
+
+// Read writes a value for every series of a guard.
+func TestReadWritesEverySeries(t *testing.T) {
+	for _, o := range []Observed{
+		Breaker(breaker.New()), Bulkhead(bulkhead.New(1)), PriorityBulkhead(bulkhead.NewPriority(4)), Limiter(limiter.New()),
+		Budget(budget.NewTokenBucket()), Throttle(throttle.New(throttle.WithClock(clock.NewMock()))), Shared(&scriptedShared{}),
+	} {
+		values := make([]float64, len(o.Series))
+		for i := range values {
+			values[i] = math.NaN()
+		}
+		o.Read(values)
+		for i, v := range values {
+			if math.IsNaN(v) {
+				t.Errorf("%s: series %d (%s %q) left unread", o.Method, i, o.Series[i].Metric.Name, o.Series[i].Value)
+			}
+		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
@@ -154,3 +155,15 @@ type scripted struct {
 }
 
 func (s *scripted) Fallback() (bool, uint64, uint64) { return s.local, s.fallbacks, s.recoveries }
+
+// Every1s is the options of a retry of in's operation "fetch" with
+// one-second waits, and more.
+func Every1s(in Instrumenter, more ...backoff.RetryOption) []backoff.RetryOption {
+	return append([]backoff.RetryOption{
+		backoff.WithBackOff(backoff.NewConstantBackOff(time.Second)),
+		backoff.WithInstrumenter(in.Named("fetch")),
+	}, more...)
+}
+
+// NoWait is the option of a retry that does not wait between attempts.
+var NoWait = backoff.WithBackOff(&backoff.ZeroBackOff{})
