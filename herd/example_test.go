@@ -69,7 +69,7 @@ func ExampleStrategies() {
 	// immediate    all reconnected: true
 }
 
-// Check what a guard does to a fleet whose dependency goes down: twenty
+// Check what a guard does to a fleet whose dependency goes down: ten
 // clients, each starting 50 user calls a second, retry up to three times;
 // with a retry budget of 10% of their requests in every client, the load
 // of the outage stays within 1.1 times the base load. Replace the budget
