@@ -3,10 +3,6 @@ package herd
 import (
 	"context"
 	"iter"
-	"math"
-	"time"
-
-	"github.com/benbjohnson/clock"
 )
 
 // A caller runs one retry loop at a time, the library's own driver (a
@@ -35,14 +31,8 @@ type caller struct {
 	err     error
 	attempt func(context.Context) error
 
-	// timer is what the virtual clock's Timer returns to this caller: a
-	// stopped timer of the time package whose channel is wake.
-	timer *clock.Timer
-	wake  chan time.Time
-
 	// The answer to the attempt that waits, set by its event.
-	ok      bool
-	version uint64 // OCC: the version read
+	ok bool
 
 	// What the scenario keeps of the loop in progress.
 	client  int32
@@ -54,11 +44,8 @@ type caller struct {
 
 // newCaller makes a caller, idle, whose loops retry attempt.
 func (s *sim) newCaller(attempt func(*caller) error) *caller {
-	c := &caller{id: int32(len(s.callers)), wake: make(chan time.Time, 1)}
+	c := &caller{id: int32(len(s.callers))}
 	c.attempt = func(context.Context) error { return attempt(c) }
-	c.timer = clock.New().Timer(math.MaxInt64)
-	c.timer.Stop()
-	c.timer.C = c.wake
 	c.resume, c.stop = iter.Pull(func(yield func(struct{}) bool) {
 		c.yield = yield
 		for yield(struct{}{}) {
@@ -101,8 +88,8 @@ func (c *caller) wait() bool {
 // stopCallers ends every caller's coroutine: a retry loop still waiting
 // sees its wait return false and its context (s.loops) done, and ends.
 func (s *sim) stopCallers() {
-	if s.cancelLoops != nil {
-		s.cancelLoops()
+	if s.loops != nil {
+		s.loops.end()
 	}
 	for _, c := range s.callers {
 		c.stop()

@@ -69,13 +69,13 @@ func ExampleStrategies() {
 	// immediate    all reconnected: true
 }
 
-// Check what a guard does to a fleet whose dependency goes down: twenty
+// Check what a guard does to a fleet whose dependency goes down: ten
 // clients, each starting 50 user calls a second, retry up to three times;
 // with a retry budget of 10% of their requests in every client, the load
 // of the outage stays within 1.1 times the base load. Replace the budget
 // with the guards of your own Policy, in its order.
 func Example_outage() {
-	cfg := herd.Config{Scenario: herd.Outage, Clients: 20, Rate: 50, Seed: 1,
+	cfg := herd.Config{Scenario: herd.Outage, Clients: 10, Rate: 50, Seed: 1,
 		Phases: herd.Phases{Warmup: 11 * time.Second, Down: 10 * time.Second, Degraded: 2 * time.Second,
 			Healthy: 2 * time.Second, DegradedFailures: 0.3},
 		NewBackOff: func() backoff.BackOff { return policy.DefaultBackOff() },
@@ -110,7 +110,7 @@ func Example_outage() {
 // offsets): a budget of 10% lets a tenth of it more through.
 func ExampleOutageStrategies() {
 	for _, s := range herd.OutageStrategies() {
-		r := herd.Simulate(herd.Config{Scenario: herd.Outage, Clients: 4, Rate: 100, Seed: 1,
+		r := herd.Simulate(herd.Config{Scenario: herd.Outage, Clients: 2, Rate: 100, Seed: 1,
 			Phases:     herd.Phases{Warmup: 11 * time.Second, Down: 10 * time.Second, Healthy: time.Second},
 			NewBackOff: s.NewBackOff, NewGuards: s.NewGuards})
 		fmt.Printf("%-12s %.2f×\n", s.Name, r.Outage.Phases[herd.PhaseDown].Amplification())
@@ -118,10 +118,10 @@ func ExampleOutageStrategies() {
 	// Output:
 	// retry        2.98×
 	// token-bucket 1.00×
-	// ratio        1.35×
-	// ratio-10     1.15×
+	// ratio        1.37×
+	// ratio-10     1.17×
 	// breaker      0.01×
-	// throttle     2.18×
+	// throttle     2.23×
 	// combined     0.01×
 }
 
@@ -135,8 +135,8 @@ func ExampleOutageStrategies() {
 func ExampleOverloadStrategies() {
 	cfg := herd.Config{Scenario: herd.Overload, Clients: 1, Seed: 1, Server: herd.Server{Workers: 20,
 		Stages: []herd.Stage{
-			{Name: "warmup", Duration: 5 * time.Second, Load: 0.5, Capacity: 1},
-			{Name: "overload", Duration: 10 * time.Second, Load: 2, Capacity: 1},
+			{Name: "warmup", Duration: 2 * time.Second, Load: 0.5, Capacity: 1},
+			{Name: "overload", Duration: 6 * time.Second, Load: 2, Capacity: 1},
 		}}}
 	for _, s := range herd.OverloadStrategies(cfg) {
 		cfg.NewGuards = s.NewGuards
@@ -149,7 +149,7 @@ func ExampleOverloadStrategies() {
 		fmt.Printf("%-17s goodput %.2f, p99 %4.1f×\n", s.Name, m.Goodput, m.P99X(r.Overload.NoLoad))
 	}
 	// Output:
-	// none              goodput 0.19, p99 25.0×
+	// none              goodput 0.33, p99 25.0×
 	// bulkhead          goodput 0.97, p99  1.2×
 	// adaptive-gradient goodput 1.00, p99  1.4×
 	// adaptive-vegas    goodput 1.00, p99  1.4×

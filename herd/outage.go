@@ -194,11 +194,11 @@ func (s *sim) outageDone(c *caller) {
 	switch {
 	case c.err == nil:
 		o.succeeded[c.start]++
-	case errors.Is(c.err, backoff.ErrRefused):
+	case is(c.err, backoff.ErrRefused):
 		p := &s.res.Outage.Phases[c.phase]
 		p.UserFailed++
 		p.Refused++
-	case errors.Is(c.err, backoff.ErrInvalidConfiguration):
+	case is(c.err, backoff.ErrInvalidConfiguration):
 		s.res.Err = fmt.Errorf("%w: %w", ErrInvalidBackOff, c.err)
 	default:
 		s.res.Outage.Phases[c.phase].UserFailed++

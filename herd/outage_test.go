@@ -23,6 +23,18 @@ import (
 var shortPhases = herd.Phases{Warmup: 11 * time.Second, Down: 10 * time.Second, Degraded: 4 * time.Second,
 	Healthy: 5 * time.Second, DegradedFailures: 0.3}
 
+// sreRun is the run of smallOutage, seed 2, on four clients, of the
+// outage strategy named name (the amplification does not depend on the
+// fleet's size), simulated once for the tests that look at it.
+func sreRun(t *testing.T, name string) herd.Result {
+	t.Helper()
+	cfg := smallOutage(outageStrategy(t, name), 2)
+	cfg.Clients = 4
+	r := sharedRun(t, "outage/sre/"+name, cfg)
+	checkOutage(t, cfg, r)
+	return r
+}
+
 // smallOutage is an Outage of ten clients at 100 user calls a second each:
 // one user call of the fleet per millisecond, a base load of 10 calls per
 // 10 ms window.
@@ -137,9 +149,7 @@ func TestOutageMatchesTheSREAnalysis(t *testing.T) {
 	t.Parallel()
 	down := map[string]float64{}
 	for _, st := range herd.OutageStrategies() {
-		cfg := smallOutage(st, 2)
-		cfg.Clients = 4 // the amplification does not depend on it
-		r := mustSimulate(t, cfg)
+		r := sreRun(t, st.Name)
 		d := r.Outage.Phases[herd.PhaseDown]
 		down[st.Name] = d.Amplification()
 		if st.Name == "ratio-10" && float64(d.Peak) < 2.5*r.Outage.Base {
@@ -226,7 +236,7 @@ func TestOutageBreakerFallsToTheProbeRate(t *testing.T) {
 // is.
 func TestOutageRecovery(t *testing.T) {
 	t.Parallel()
-	r := mustSimulate(t, smallOutage(outageStrategy(t, "retry"), 4))
+	r := sreRun(t, "retry")
 	if o := r.Outage; !o.Recovered || o.Recovery > 500*time.Millisecond {
 		t.Errorf("retry: recovery %v (recovered: %v), want within 500ms", o.Recovery, o.Recovered)
 	}
@@ -234,7 +244,7 @@ func TestOutageRecovery(t *testing.T) {
 		t.Errorf("retry: success recovery %v (recovered: %v), %.1f%% of the healthy phase's user calls failed; want every second at 99%% from the start",
 			o.SuccessRecovery, o.SuccessRecovered, 100*o.Phases[herd.PhaseHealthy].FailedShare())
 	}
-	r = mustSimulate(t, smallOutage(outageStrategy(t, "breaker"), 4))
+	r = sreRun(t, "breaker")
 	h := r.Outage.Phases[herd.PhaseHealthy]
 	if o := r.Outage; o.Recovered || o.Recovery != shortPhases.Healthy || h.Refused != h.UserCalls || h.Calls != 0 {
 		t.Errorf("breaker: recovery %v (recovered: %v), %d of %d healthy user calls refused, %d calls",

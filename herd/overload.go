@@ -154,17 +154,17 @@ func (o *overload) nextStart() (time.Duration, bool) {
 // context is done.
 func (s *sim) runOverload() {
 	o := s.ov
-	s.q.events = make([]event, 0, 1024)
 	for n := 1; s.res.Err == nil; n++ {
 		if n%checkEvery == 0 && s.stopped() {
 			s.res.Err = context.Cause(s.ctx)
 			return
 		}
 		at, begin := o.nextStart()
-		if begin && s.q.len() > 0 && s.q.events[0].at < at {
+		next, queued := s.q.peek()
+		if begin && queued && next < at {
 			begin = false
 		}
-		if !begin && (o.pending == 0 || s.q.len() == 0) {
+		if !begin && (o.pending == 0 || !queued) {
 			return // the stages are over, and no client waits
 		}
 		var e event

@@ -2,6 +2,7 @@ package herd_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"testing"
@@ -11,30 +12,34 @@ import (
 )
 
 // shedRun simulates n clients of the full-jitter strategy against the
-// server of sc.
+// server of sc, once for all the tests that look at the same run (see
+// sharedRun).
 func shedRun(t *testing.T, sc herd.Scenario, n int) herd.Result {
 	t.Helper()
 	full := herd.Strategies(herd.DefaultBase, herd.DefaultCap)[1]
-	return mustSimulate(t, herd.Config{Scenario: sc, Clients: n, NewBackOff: full.NewBackOff, Seed: 1})
+	return sharedRun(t, fmt.Sprintf("%s/full/%d", sc, n), herd.Config{Scenario: sc, Clients: n, NewBackOff: full.NewBackOff, Seed: 1})
 }
 
 // The loop closed: against a server that tells the requests it sheds when
 // to come back, clients of httpretry make far fewer calls, and the load
 // after the first wave stays far lower, than against the same server
-// shedding with a bare 503; every client succeeds either way.
+// shedding with a bare 503; every client succeeds either way. A thousand
+// clients are the smallest of the README's fleets where it holds: at 100,
+// told to wait a second or more, the herd still makes more than a third of
+// the calls (190 against 335), for want of waves to break. (The tests of
+// cmd/herd check the README's figures, at 10,000 clients too.)
 func TestPushbackLightensTheLoad(t *testing.T) {
 	t.Parallel()
-	for _, n := range []int{1000, 10000} {
-		shed, push := shedRun(t, herd.Shed, n), shedRun(t, herd.Pushback, n)
-		if shed.Succeeded != n || push.Succeeded != n {
-			t.Fatalf("%d clients: %d and %d succeeded; want all", n, shed.Succeeded, push.Succeeded)
-		}
-		if push.Calls*3 > shed.Calls {
-			t.Errorf("%d clients: %d calls with Retry-After, %d without; want a third at most", n, push.Calls, shed.Calls)
-		}
-		if p, s := afterFirstWave(push), afterFirstWave(shed); p*4 > s {
-			t.Errorf("%d clients: the busiest window after the first wave has %d calls with Retry-After, %d without; want a quarter at most", n, p, s)
-		}
+	const n = 1000
+	shed, push := shedRun(t, herd.Shed, n), shedRun(t, herd.Pushback, n)
+	if shed.Succeeded != n || push.Succeeded != n {
+		t.Fatalf("%d clients: %d and %d succeeded; want all", n, shed.Succeeded, push.Succeeded)
+	}
+	if push.Calls*3 > shed.Calls {
+		t.Errorf("%d clients: %d calls with Retry-After, %d without; want a third at most", n, push.Calls, shed.Calls)
+	}
+	if p, s := afterFirstWave(push), afterFirstWave(shed); p*4 > s {
+		t.Errorf("%d clients: the busiest window after the first wave has %d calls with Retry-After, %d without; want a quarter at most", n, p, s)
 	}
 }
 
@@ -103,7 +108,7 @@ func TestShedInvariants(t *testing.T) {
 					}
 				}
 			}
-			cfg := herd.Config{Scenario: sc, Clients: 300, NewBackOff: st.NewBackOff, Seed: 42}
+			cfg := herd.Config{Scenario: sc, Clients: 100, NewBackOff: st.NewBackOff, Seed: 42}
 			a, b := mustSimulate(t, cfg), mustSimulate(t, cfg)
 			if !reflect.DeepEqual(a, b) {
 				t.Errorf("%s/%s: two runs with seed 42 differ", sc, st.Name)

@@ -8,6 +8,7 @@ type kind uint8
 const (
 	begin      kind = iota // OCC, Restart: a client starts its retry loop
 	readArrive             // OCC: a read reaches the server
+	readReply              // OCC: the version read reaches the client, whose write goes out
 	callArrive             // a call (an OCC write, a connection) reaches the server
 	reply                  // an answer reaches the caller waiting for it
 	wakeUp                 // a caller's backoff timer fires
@@ -41,6 +42,14 @@ type queue struct {
 }
 
 func (q *queue) len() int { return len(q.events) }
+
+// peek returns the earliest event's instant, false if there is none.
+func (q *queue) peek() (time.Duration, bool) {
+	if len(q.events) == 0 {
+		return 0, false
+	}
+	return q.events[0].at, true
+}
 
 // push schedules e, stamping its sequence number. It moves the parents
 // that come after e down a level, and writes e once, into the hole left.

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
 )
 
@@ -68,7 +69,7 @@ func SimulateContext(ctx context.Context, cfg Config) Result {
 		net: rand.New(rand.NewPCG(mix(cfg.Seed), mix(cfg.Seed^0x6a09e667f3bcc908))),
 	}
 	s.clk = virtualClock{s}
-	s.loops, s.cancelLoops = context.WithCancel(ctx)
+	s.loops, s.fired = newLoops(ctx), newFiredTimer()
 	defer s.stopCallers()
 	if cfg.Scenario == Overload {
 		s.simulateOverload()
@@ -100,13 +101,14 @@ type sim struct {
 	clk virtualClock
 
 	// The retry loops: their callers, the one running, what is told of a
-	// loop's end, and the loops' context, done when the simulation ends.
-	callers     []*caller
-	current     *caller
-	finished    func(*caller)
-	run1        func(*caller) error // the retry loop every caller runs
-	loops       context.Context
-	cancelLoops context.CancelFunc
+	// loop's end, the loops' context, done when the simulation ends, and
+	// the fired timer the virtual clock's Timer returns.
+	callers  []*caller
+	current  *caller
+	finished func(*caller)
+	run1     func(*caller) error // the retry loop every caller runs
+	loops    *loops
+	fired    *clock.Timer
 
 	retriers []*backoff.Retrier // OCC, Restart: each client's driver
 	version  uint64             // OCC: the row's version
@@ -171,15 +173,12 @@ func (s *sim) fleetRun(c *caller) error {
 // fleetAttempt is one attempt of a client of OCC, Restart, Shed or
 // Pushback: in OCC a read of the row's version, then a write carrying it;
 // in Restart a connection; in Shed and Pushback a request. It waits, in
-// virtual time, for the answers.
+// virtual time, for the answer. (In OCC the write goes out as the read's
+// answer arrives, without the caller: see readReply.)
 func (s *sim) fleetAttempt(c *caller) error {
 	switch {
 	case s.cfg.Scenario == OCC:
 		s.send(event{call: c.id, kind: readArrive})
-		if !c.wait() {
-			return context.Cause(s.loops)
-		}
-		s.send(event{call: c.id, kind: callArrive, version: c.version})
 	case s.shed != nil:
 		s.send(event{call: c.id, kind: shedArrive})
 	default:
@@ -205,11 +204,21 @@ func (s *sim) fleetDone(c *caller) {
 	case c.err == nil:
 		s.res.Succeeded++
 		s.res.Completion = s.now
-	case errors.Is(c.err, backoff.ErrInvalidConfiguration):
+	case is(c.err, backoff.ErrInvalidConfiguration):
 		s.res.Err = fmt.Errorf("%w: %w", ErrInvalidBackOff, c.err)
 	default:
 		s.res.GaveUp++
 	}
+}
+
+// is is errors.Is(err, target) for the error of a retry loop, without the
+// allocation of a *backoff.Error's Unwrap, which makes the slice of its
+// Cause and LastErr that it returns: it looks into them itself.
+func is(err, target error) bool {
+	if e, ok := err.(*backoff.Error); ok {
+		return errors.Is(e.Cause, target) || errors.Is(e.LastErr, target)
+	}
+	return errors.Is(err, target)
 }
 
 // stopped reports whether the simulation's context is done.
@@ -251,12 +260,14 @@ func (s *sim) run() {
 		case begin:
 			s.start(s.callers[e.call], s.run1)
 		case readArrive:
-			s.send(event{call: e.call, kind: reply, version: s.version})
+			s.send(event{call: e.call, kind: readReply, version: s.version})
+		case readReply:
+			s.send(event{call: e.call, kind: callArrive, version: e.version})
 		case callArrive:
 			s.arrive(e)
 		case reply:
 			c := s.callers[e.call]
-			c.ok, c.version = e.ok, e.version
+			c.ok = e.ok
 			s.step(c)
 		case wakeUp:
 			s.step(s.callers[e.call])
@@ -279,11 +290,11 @@ func (s *sim) run() {
 // arrivals, before the queued events of the same instant.
 func (s *sim) next() (event, bool) {
 	if o := s.out; o != nil && o.more {
-		if s.q.len() == 0 || o.nextAt <= s.q.events[0].at {
+		if at, ok := s.q.peek(); !ok || o.nextAt <= at {
 			return event{at: o.nextAt, kind: userBegin}, true
 		}
 	}
-	if s.q.len() == 0 {
+	if _, ok := s.q.peek(); !ok {
 		return event{}, false
 	}
 	return s.q.pop(), true

@@ -90,7 +90,7 @@ func TestSameSeedSameResult(t *testing.T) {
 		for _, st := range strategies() {
 			t.Run(string(sc)+"/"+st.Name, func(t *testing.T) {
 				t.Parallel()
-				cfg := herd.Config{Scenario: sc, Clients: 200, NewBackOff: st.NewBackOff, Seed: 42}
+				cfg := herd.Config{Scenario: sc, Clients: 100, NewBackOff: st.NewBackOff, Seed: 42}
 				a, b := mustSimulate(t, cfg), mustSimulate(t, cfg)
 				if !reflect.DeepEqual(a, b) {
 					t.Fatalf("two runs with seed 42 differ: %d vs %d calls, %v vs %v", a.Calls, b.Calls, a.Completion, b.Completion)
@@ -431,7 +431,7 @@ func TestCompletionIsTheLastSuccess(t *testing.T) {
 // variance it is the whole fleet.
 func TestPeakLoadOfTheFirstWave(t *testing.T) {
 	t.Parallel()
-	cfg := herd.Config{Scenario: herd.Restart, Clients: 1000, Seed: 1, NewBackOff: herd.FullJitter(herd.DefaultBase, herd.DefaultCap)}
+	cfg := herd.Config{Scenario: herd.Restart, Clients: 100, Seed: 1, NewBackOff: herd.FullJitter(herd.DefaultBase, herd.DefaultCap)}
 	if r := mustSimulate(t, cfg); r.PeakLoad >= r.Clients {
 		t.Fatalf("varying delays: PeakLoad %d, want fewer than the %d clients", r.PeakLoad, r.Clients)
 	}

@@ -2,6 +2,7 @@ package herd
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -17,9 +18,11 @@ var epoch = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
 // Its one timer is the driver's: Timer, called by a retry loop running on
 // a caller of the simulation (see caller), schedules the caller's wake-up
 // at the virtual instant the timer is due and hands control back to the
-// simulation; when that instant comes, the caller resumes with the timer
-// fired. This is how the driver's own wait, a Timer and a select on its
-// channel, takes virtual time. Called anywhere else, Timer panics, and so
+// simulation; when that instant comes, the caller resumes, and Timer
+// returns a timer that has fired (the simulation's one such timer, whose
+// channel is closed). This is how the driver's own wait, a Timer and a
+// select on its channel, takes virtual time, with no channel operation
+// but the select's. Called anywhere else, Timer panics, and so
 // do the other timers, tickers and sleeps: the simulation has no goroutine
 // to fire them.
 //
@@ -46,12 +49,19 @@ func (c virtualClock) Timer(d time.Duration) *clock.Timer {
 	}
 	s.q.push(event{at: sat(s.now, max(d, 0)), call: cl.id, kind: wakeUp})
 	cl.wait()
-	select {
-	case <-cl.wake: // left by a wait that ended with its context
-	default:
-	}
-	cl.wake <- c.Now()
-	return cl.timer
+	return s.fired
+}
+
+// newFiredTimer returns a timer that has fired, for good: its channel is
+// closed, so that every receive from it succeeds at once, with the zero
+// Time, which the driver does not read. Stopping it does nothing.
+func newFiredTimer() *clock.Timer {
+	t := clock.New().Timer(math.MaxInt64)
+	t.Stop()
+	ch := make(chan time.Time)
+	close(ch)
+	t.C = ch
+	return t
 }
 
 // noTimers is the panic of the timers a virtualClock does not have.

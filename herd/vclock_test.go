@@ -53,7 +53,7 @@ func TestVirtualClockTimerOnACaller(t *testing.T) {
 	t.Parallel()
 	s := &sim{cfg: Config{Horizon: time.Hour}}
 	s.clk = virtualClock{s}
-	s.loops, s.cancelLoops = context.WithCancel(context.Background())
+	s.loops, s.fired = newLoops(context.Background()), newFiredTimer()
 	defer s.stopCallers()
 	var woke []time.Duration
 	var ends int

@@ -102,6 +102,7 @@ func jsNumber(x float64) string {
 // changed in the form and run again changes both, to the engine's figures
 // for the new parameters, and the command line to the one that runs it.
 func TestExplorerInABrowser(t *testing.T) {
+	t.Parallel()
 	path := chromium(t)
 	srv := httptest.NewServer(newExplorer().handler())
 	defer srv.Close()

@@ -45,11 +45,11 @@ func interrupting(first int, cancel func(), asked *atomic.Int64) herd.Strategy {
 }
 
 // interruptedSweep returns the options of a sweep of 5 clients, then
-// 20000, in order, that is interrupted in the 20000-client simulation;
-// that one, run to the end, would take hours and millions of waits.
+// 2000, in order, that is interrupted in the 2000-client simulation;
+// that one, run to the end, would take hundreds of thousands of waits.
 func interruptedSweep(t *testing.T, cancel func(), asked *atomic.Int64, args ...string) *options {
 	t.Helper()
-	o, err := parseArgs(append([]string{"-clients", "5,20000", "-scenario", "occ", "-strategies", "no-jitter"}, args...), new(bytes.Buffer))
+	o, err := parseArgs(append([]string{"-clients", "5,2000", "-scenario", "occ", "-strategies", "no-jitter"}, args...), new(bytes.Buffer))
 	if err != nil {
 		t.Fatal(err)
 	}
