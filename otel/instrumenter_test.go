@@ -177,17 +177,10 @@ func TestGiveUpDuringTheWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t)
 		ctx, caller := h.tracer.Start(context.Background(), "caller")
-		ctx, cancel := context.WithCancel(ctx)
-		done := make(chan error)
-		go func() {
+		telemetrytest.CancelDuringTheWait(t, ctx, func(ctx context.Context) error {
 			_, err := backoff.Do(ctx, h.op(5, errUnavailable), telemetrytest.Every1s(h.in)...)
-			done <- err
-		}()
-		synctest.Wait() // the run waits before its second attempt
-		cancel()
-		if err := <-done; !errors.Is(err, context.Canceled) {
-			t.Fatalf("Do = %v, want context.Canceled", err)
-		}
+			return err
+		})
 		caller.End()
 		if n := len(h.ended("fetch")); n != 1 {
 			t.Fatalf("%d attempt spans, want 1", n)
@@ -422,17 +415,6 @@ func TestSpansWithoutMetrics(t *testing.T) {
 	}
 }
 
-// selfNamed names itself, as the OpenTelemetry convention lets an error do.
-type selfNamed string
-
-func (n selfNamed) Error() string     { return "selfNamed " + string(n) }
-func (n selfNamed) ErrorType() string { return string(n) }
-
-// errs is an error type that cannot be compared with ==.
-type errs []error
-
-func (e errs) Error() string { return fmt.Sprint([]error(e)) }
-
 // Where no rule of ours applies, error.type is the semantic conventions'.
 func TestErrorTypeAgreesWithSemconv(t *testing.T) {
 	for _, err := range []error{
@@ -441,8 +423,8 @@ func TestErrorTypeAgreesWithSemconv(t *testing.T) {
 		syscall.ECONNREFUSED,
 		fmt.Errorf("dialing: %w", &net.OpError{}),
 		errors.Join(io.ErrClosedPipe),
-		selfNamed("db.timeout"),
-		errs{io.EOF},
+		telemetrytest.SelfNamed("db.timeout"),
+		telemetrytest.Uncomparable{io.EOF},
 	} {
 		h := newHarness(t)
 		op := func(context.Context) (int, error) { return 0, err }

@@ -1,30 +1,15 @@
 package otelbackoff_test
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/benbjohnson/clock"
-	"github.com/herdsafe/backoff/breaker"
-	"github.com/herdsafe/backoff/budget"
-	"github.com/herdsafe/backoff/bulkhead"
-	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/internal/telemetry"
 	"github.com/herdsafe/backoff/internal/telemetry/telemetrytest"
 	otelbackoff "github.com/herdsafe/backoff/otel"
-	"github.com/herdsafe/backoff/throttle"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )
-
-// scriptedShared is a SharedGuard whose figures a test sets.
-type scriptedShared struct {
-	local                 bool
-	fallbacks, recoveries uint64
-}
-
-func (s *scriptedShared) Fallback() (bool, uint64, uint64) { return s.local, s.fallbacks, s.recoveries }
 
 // The Observe methods keep the promises of both modules: see
 // telemetrytest.Observe.
@@ -46,38 +31,21 @@ func TestObserve(t *testing.T) {
 // instrument of its kind, with the value the guard's reading gives.
 func TestObserveReportsEverySeries(t *testing.T) {
 	h := newHarness(t)
-	ctx := context.Background()
-	cb := breaker.New(breaker.WithConsecutiveFailures(1), breaker.WithClock(clock.NewMock()))
-	_ = cb.Run(ctx, func(context.Context) error { return errTransient }) // trips it
-	_ = cb.Run(ctx, func(context.Context) error { return nil })          // refused
-	plain := bulkhead.New(2)
-	_, _ = plain.Allow(ctx, guard.Call{Attempt: 1})
-	prio := bulkhead.NewPriority(4)
-	for range 3 {
-		_, _ = prio.Allow(bulkhead.WithPriority(ctx, bulkhead.Low), guard.Call{Attempt: 1})
-	}
-	b := budget.NewTokenBucket(budget.WithMaxTokens(1))
-	_, _ = b.Allow(ctx, guard.Call{Attempt: 2})
-	tr := throttle.New(throttle.WithClock(clock.NewMock()), throttle.WithRandom(func() float64 { return 0 }))
-	if p, err := tr.Allow(ctx, guard.Call{Attempt: 1}); err == nil {
-		tr.Record(p, guard.Outcome{Err: errTransient})
-	}
-	_, _ = tr.Allow(ctx, guard.Call{Attempt: 1})
-	shared := &scriptedShared{local: true, fallbacks: 3, recoveries: 2}
-
+	busy := telemetrytest.BusyGuards()
 	observed := []struct {
 		name    string
 		o       telemetry.Observed
 		observe func() (*otelbackoff.Registration, error)
 	}{
-		{"cb", telemetry.Breaker(cb), func() (*otelbackoff.Registration, error) { return h.in.ObserveBreaker("cb", cb) }},
-		{"plain", telemetry.Bulkhead(plain), func() (*otelbackoff.Registration, error) { return h.in.ObserveBulkhead("plain", plain) }},
-		{"prio", telemetry.PriorityBulkhead(prio), func() (*otelbackoff.Registration, error) {
-			return h.in.ObservePriorityBulkhead("prio", prio)
+		{"cb", telemetry.Breaker(busy.Breaker), func() (*otelbackoff.Registration, error) { return h.in.ObserveBreaker("cb", busy.Breaker) }},
+		{"plain", telemetry.Bulkhead(busy.Bulkhead), func() (*otelbackoff.Registration, error) { return h.in.ObserveBulkhead("plain", busy.Bulkhead) }},
+		{"prio", telemetry.PriorityBulkhead(busy.PriorityBulkhead), func() (*otelbackoff.Registration, error) {
+			return h.in.ObservePriorityBulkhead("prio", busy.PriorityBulkhead)
 		}},
-		{"budget", telemetry.Budget(b), func() (*otelbackoff.Registration, error) { return h.in.ObserveBudget("budget", b) }},
-		{"throttle", telemetry.Throttle(tr), func() (*otelbackoff.Registration, error) { return h.in.ObserveThrottle("throttle", tr) }},
-		{"shared", telemetry.Shared(shared), func() (*otelbackoff.Registration, error) { return h.in.ObserveShared("shared", shared) }},
+		{"budget", telemetry.Budget(busy.Budget), func() (*otelbackoff.Registration, error) { return h.in.ObserveBudget("budget", busy.Budget) }},
+		{"throttle", telemetry.Throttle(busy.Throttle), func() (*otelbackoff.Registration, error) { return h.in.ObserveThrottle("throttle", busy.Throttle) }},
+		{"limiter", telemetry.Limiter(busy.Limiter), func() (*otelbackoff.Registration, error) { return h.in.ObserveLimiter("limiter", busy.Limiter) }},
+		{"shared", telemetry.Shared(busy.Shared), func() (*otelbackoff.Registration, error) { return h.in.ObserveShared("shared", busy.Shared) }},
 	}
 	for _, g := range observed {
 		if _, err := g.observe(); err != nil {

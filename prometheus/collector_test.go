@@ -1,29 +1,13 @@
 package prombackoff_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
-	"github.com/benbjohnson/clock"
-	"github.com/herdsafe/backoff/breaker"
-	"github.com/herdsafe/backoff/budget"
-	"github.com/herdsafe/backoff/bulkhead"
-	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/internal/telemetry/telemetrytest"
-	"github.com/herdsafe/backoff/limiter"
 	prombackoff "github.com/herdsafe/backoff/prometheus"
-	"github.com/herdsafe/backoff/throttle"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
-
-// scriptedShared is a SharedGuard whose figures a test sets.
-type scriptedShared struct {
-	local                 bool
-	fallbacks, recoveries uint64
-}
-
-func (s *scriptedShared) Fallback() (bool, uint64, uint64) { return s.local, s.fallbacks, s.recoveries }
 
 type observe func() (*prombackoff.Registration, error)
 
@@ -58,36 +42,17 @@ func TestObserve(t *testing.T) {
 // labels and one help text.
 func TestObserveExposition(t *testing.T) {
 	in, reg := newInstrumenter(t)
-	ctx := context.Background()
-	cb := breaker.New(breaker.WithConsecutiveFailures(1), breaker.WithClock(clock.NewMock()))
-	_ = cb.Run(ctx, func(context.Context) error { return errTransient }) // trips it
-	_ = cb.Run(ctx, func(context.Context) error { return nil })          // refused
-	plain := bulkhead.New(1, bulkhead.WithQueue(1))
-	_, _ = plain.Allow(ctx, guard.Call{Attempt: 1})
-	prio := bulkhead.NewPriority(4)
-	for range 3 {
-		_, _ = prio.Allow(bulkhead.WithPriority(ctx, bulkhead.Low), guard.Call{Attempt: 1})
-	}
-	b := budget.NewTokenBucket(budget.WithMaxTokens(1))
-	_, _ = b.Allow(ctx, guard.Call{Attempt: 2}) // admitted: the bucket is full
-	tr := throttle.New(throttle.WithClock(clock.NewMock()), throttle.WithRandom(func() float64 { return 0 }))
-	if p, err := tr.Allow(ctx, guard.Call{Attempt: 1}); err == nil {
-		tr.Record(p, guard.Outcome{Err: errTransient}) // 1 request, no accept
-	}
-	_, _ = tr.Allow(ctx, guard.Call{Attempt: 1}) // rejected: 2 requests
-	lim := limiter.New(limiter.WithInitialLimit(1), limiter.WithClock(clock.NewMock()))
-	_, _ = lim.Allow(ctx, guard.Call{Attempt: 1})
-	_, _ = lim.Allow(ctx, guard.Call{Attempt: 1}) // refused: over the limit
+	g := telemetrytest.BusyGuards()
 	for _, observe := range []observe{
-		func() (*prombackoff.Registration, error) { return in.ObserveBreaker("payments", cb) },
-		func() (*prombackoff.Registration, error) { return in.ObserveBulkhead("plain", plain) },
-		func() (*prombackoff.Registration, error) { return in.ObservePriorityBulkhead("prio", prio) },
-		func() (*prombackoff.Registration, error) { return in.ObserveBudget("api", b) },
-		func() (*prombackoff.Registration, error) { return in.ObserveThrottle("api", tr) },
-		func() (*prombackoff.Registration, error) { return in.ObserveLimiter("db", lim) },
+		func() (*prombackoff.Registration, error) { return in.ObserveBreaker("payments", g.Breaker) },
+		func() (*prombackoff.Registration, error) { return in.ObserveBulkhead("plain", g.Bulkhead) },
 		func() (*prombackoff.Registration, error) {
-			return in.ObserveShared("fleet-budget", &scriptedShared{local: true, fallbacks: 1})
+			return in.ObservePriorityBulkhead("prio", g.PriorityBulkhead)
 		},
+		func() (*prombackoff.Registration, error) { return in.ObserveBudget("api", g.Budget) },
+		func() (*prombackoff.Registration, error) { return in.ObserveThrottle("api", g.Throttle) },
+		func() (*prombackoff.Registration, error) { return in.ObserveLimiter("db", g.Limiter) },
+		func() (*prombackoff.Registration, error) { return in.ObserveShared("fleet-budget", g.Shared) },
 	} {
 		if _, err := observe(); err != nil {
 			t.Fatal(err)
@@ -170,13 +135,13 @@ backoff_limiter_refusals_total{name="db",priority="low"} 0
 backoff_limiter_refusals_total{name="db",priority="standard"} 1
 # HELP backoff_shared_guard_fallbacks_total Turns of the guard from the shared state to its local fallback.
 # TYPE backoff_shared_guard_fallbacks_total counter
-backoff_shared_guard_fallbacks_total{name="fleet-budget"} 1
+backoff_shared_guard_fallbacks_total{name="fleet-budget"} 3
 # HELP backoff_shared_guard_local 1 while the guard decides on its local fallback, 0 while on the shared state.
 # TYPE backoff_shared_guard_local gauge
 backoff_shared_guard_local{name="fleet-budget"} 1
 # HELP backoff_shared_guard_recoveries_total Returns of the guard from its local fallback to the shared state.
 # TYPE backoff_shared_guard_recoveries_total counter
-backoff_shared_guard_recoveries_total{name="fleet-budget"} 0
+backoff_shared_guard_recoveries_total{name="fleet-budget"} 2
 # HELP backoff_throttle_refusals_total Calls the throttle rejected locally.
 # TYPE backoff_throttle_refusals_total counter
 backoff_throttle_refusals_total{name="api"} 1

@@ -105,17 +105,10 @@ backoff_retries_total{error_type="*errors.errorString",name="fetch",retry_num="3
 func TestGiveUpDuringTheWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		in, reg := newInstrumenter(t)
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error)
-		go func() {
+		telemetrytest.CancelDuringTheWait(t, context.Background(), func(ctx context.Context) error {
 			_, err := backoff.Do(ctx, failing(5, errTransient), telemetrytest.Every1s(in)...)
-			done <- err
-		}()
-		synctest.Wait() // the run waits before its second attempt
-		cancel()
-		if err := <-done; !errors.Is(err, context.Canceled) {
-			t.Fatalf("Do = %v, want context.Canceled", err)
-		}
+			return err
+		})
 		expect(t, reg, attemptsHead+`backoff_attempts_total{name="fetch",outcome="failure"} 1
 backoff_attempts_total{name="fetch",outcome="refused"} 0
 backoff_attempts_total{name="fetch",outcome="success"} 0

@@ -14,6 +14,7 @@ import (
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
+	"github.com/herdsafe/backoff/internal/telemetry/telemetrytest"
 	"github.com/herdsafe/backoff/limiter"
 	"github.com/herdsafe/backoff/policy"
 	"github.com/herdsafe/backoff/throttle"
@@ -22,17 +23,6 @@ import (
 type unavailable struct{}
 
 func (*unavailable) Error() string { return "unavailable" }
-
-// selfNamed names itself, as the OpenTelemetry convention lets an error do.
-type selfNamed string
-
-func (n selfNamed) Error() string     { return "selfNamed " + string(n) }
-func (n selfNamed) ErrorType() string { return string(n) }
-
-// errs is an error type that cannot be compared with ==.
-type errs []error
-
-func (e errs) Error() string { return fmt.Sprint([]error(e)) }
 
 func TestErrorType(t *testing.T) {
 	opErr := &net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}
@@ -79,10 +69,10 @@ func TestErrorType(t *testing.T) {
 		{"budget", budget.ErrBudgetExhausted, "budget.ErrBudgetExhausted"},
 		{"throttled", throttle.ErrThrottled, "throttle.ErrThrottled"},
 		{"limit_exceeded_wrapped", fmt.Errorf("%w, and so is its queue", limiter.ErrLimitExceeded), "limiter.ErrLimitExceeded"},
-		{"error_type_method", selfNamed("db.timeout"), "db.timeout"},
-		{"error_type_method_wrapped", backoff.Permanent(fmt.Errorf("q: %w", selfNamed("db.timeout"))), "db.timeout"},
-		{"error_type_method_empty", selfNamed(""), "github.com/herdsafe/backoff/internal/telemetry.selfNamed"},
-		{"uncomparable", errs{io.EOF}, "github.com/herdsafe/backoff/internal/telemetry.errs"},
+		{"error_type_method", telemetrytest.SelfNamed("db.timeout"), "db.timeout"},
+		{"error_type_method_wrapped", backoff.Permanent(fmt.Errorf("q: %w", telemetrytest.SelfNamed("db.timeout"))), "db.timeout"},
+		{"error_type_method_empty", telemetrytest.SelfNamed(""), "github.com/herdsafe/backoff/internal/telemetry/telemetrytest.SelfNamed"},
+		{"uncomparable", telemetrytest.Uncomparable{io.EOF}, "github.com/herdsafe/backoff/internal/telemetry/telemetrytest.Uncomparable"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/internal/guardstate"
 	"github.com/herdsafe/backoff/internal/setting"
+	"github.com/herdsafe/backoff/internal/telemetry/telemetrytest"
 	"github.com/herdsafe/backoff/limiter"
 	"github.com/herdsafe/backoff/throttle"
 )
@@ -209,21 +210,13 @@ func TestLimiterObserved(t *testing.T) {
 	})
 }
 
-// scriptedShared is a SharedGuard whose figures a test sets.
-type scriptedShared struct {
-	local                 bool
-	fallbacks, recoveries uint64
-}
-
-func (s *scriptedShared) Fallback() (bool, uint64, uint64) { return s.local, s.fallbacks, s.recoveries }
-
 func TestSharedObserved(t *testing.T) {
-	g := &scriptedShared{}
+	g := &telemetrytest.Shared{}
 	o := Shared(g)
 	want(t, "shared", read(t, o), map[string]float64{"shared_guard.local": 0, "shared_guard.fallbacks": 0})
-	g.local, g.fallbacks = true, 1 // Redis went away
+	g.Local, g.Fallbacks = true, 1 // Redis went away
 	want(t, "fallen back", read(t, o), map[string]float64{"shared_guard.local": 1, "shared_guard.fallbacks": 1})
-	g.local, g.fallbacks, g.recoveries = false, 2, 2 // and came back, twice
+	g.Local, g.Fallbacks, g.Recoveries = false, 2, 2 // and came back, twice
 	want(t, "recovered", read(t, o), map[string]float64{"shared_guard.local": 0, "shared_guard.recoveries": 2})
 }
 
@@ -233,7 +226,7 @@ func TestSharedObserved(t *testing.T) {
 func TestObservedCheck(t *testing.T) {
 	const settings = setting.Package("otelbackoff")
 	for _, o := range []Observed{
-		Breaker(nil), Bulkhead(nil), PriorityBulkhead(nil), Limiter(nil), Budget(nil), Throttle(nil), Shared(nil), Shared((*scriptedShared)(nil)),
+		Breaker(nil), Bulkhead(nil), PriorityBulkhead(nil), Limiter(nil), Budget(nil), Throttle(nil), Shared(nil), Shared((*telemetrytest.Shared)(nil)),
 	} {
 		err := o.Check(settings, "")
 		for _, says := range []string{"otelbackoff: " + o.Method + " was given a nil guard", "empty name"} {
@@ -265,7 +258,7 @@ func TestObservedCheck(t *testing.T) {
 func TestReadWritesEverySeries(t *testing.T) {
 	for _, o := range []Observed{
 		Breaker(breaker.New()), Bulkhead(bulkhead.New(1)), PriorityBulkhead(bulkhead.NewPriority(4)), Limiter(limiter.New()),
-		Budget(budget.NewTokenBucket()), Throttle(throttle.New(throttle.WithClock(clock.NewMock()))), Shared(&scriptedShared{}),
+		Budget(budget.NewTokenBucket()), Throttle(throttle.New(throttle.WithClock(clock.NewMock()))), Shared(&telemetrytest.Shared{}),
 	} {
 		values := make([]float64, len(o.Series))
 		for i := range values {

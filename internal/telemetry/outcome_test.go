@@ -10,6 +10,7 @@ import (
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/internal/telemetry/telemetrytest"
 	"github.com/herdsafe/backoff/policy"
 )
 
@@ -102,18 +103,11 @@ func TestOutcomeOfAnAttemptRefusedByTheContext(t *testing.T) {
 func TestOutcomeOfAGiveUpAfterAWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		o := &outcomes{}
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error)
-		go func() {
+		telemetrytest.CancelDuringTheWait(t, context.Background(), func(ctx context.Context) error {
 			_, err := backoff.Do(ctx, failing(5), backoff.WithInstrumenter(o),
 				backoff.WithBackOff(backoff.NewConstantBackOff(time.Second)))
-			done <- err
-		}()
-		synctest.Wait() // the run waits before its second attempt
-		cancel()
-		if err := <-done; !errors.Is(err, context.Canceled) {
-			t.Fatalf("Do = %v, want context.Canceled", err)
-		}
+			return err
+		})
 		equalOutcomes(t, o, []Outcome{Failure, NoAttempt}, []bool{false, true})
 	})
 }

@@ -1,7 +1,11 @@
-// Package telemetrytest holds the checks that the tests of the
-// repository's Instrumenters share (otelbackoff, prombackoff,
-// slogbackoff): what each promises alike of its Named method and of an
-// Instrumenter that its New did not make, written once.
+// Package telemetrytest holds what the tests of the repository's
+// Instrumenters (otelbackoff, prombackoff, slogbackoff) and of package
+// telemetry share, written once: the checks of what each Instrumenter
+// promises alike of its Named method, of its Observe methods and of an
+// Instrumenter that its New did not make, and the guards and errors the
+// tests report on.
+//
+// It does not import package telemetry, whose own tests use it.
 package telemetrytest
 
 import (
@@ -16,7 +20,6 @@ import (
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
-	"github.com/herdsafe/backoff/internal/telemetry"
 	"github.com/herdsafe/backoff/limiter"
 	"github.com/herdsafe/backoff/throttle"
 )
@@ -69,7 +72,8 @@ type Registration interface{ Unregister() error }
 
 // Observer is the Observe methods of both telemetry modules, whose
 // Registration is R: the same names, arguments and registration, so that
-// a user moves from one to the other without rewriting a call.
+// a user moves from one to the other without rewriting a call. The guard
+// of ObserveShared is a SharedGuard, spelled out as the interface it is.
 type Observer[R Registration] interface {
 	ObserveBreaker(name string, b *breaker.Breaker) (R, error)
 	ObserveBulkhead(name string, b *bulkhead.Bulkhead) (R, error)
@@ -77,7 +81,7 @@ type Observer[R Registration] interface {
 	ObserveBudget(name string, b *budget.Budget) (R, error)
 	ObserveThrottle(name string, t *throttle.Throttle) (R, error)
 	ObserveLimiter(name string, l *limiter.Limiter) (R, error)
-	ObserveShared(name string, g telemetry.SharedGuard) (R, error)
+	ObserveShared(name string, g interface{ Fallback() (bool, uint64, uint64) }) (R, error)
 }
 
 // Observe checks what the Observe methods of in, an Instrumenter of the
@@ -101,7 +105,7 @@ func Observe[R Registration](t *testing.T, in Observer[R], pkg string, states fu
 		"nil_throttle":          {func() (R, error) { return in.ObserveThrottle("b", nil) }, []string{"nil guard"}},
 		"nil_limiter":           {func() (R, error) { return in.ObserveLimiter("b", nil) }, []string{"ObserveLimiter was given a nil guard"}},
 		"nil_shared":            {func() (R, error) { return in.ObserveShared("b", nil) }, []string{"nil guard"}},
-		"typed_nil_shared":      {func() (R, error) { return in.ObserveShared("b", (*scripted)(nil)) }, []string{"nil guard"}},
+		"typed_nil_shared":      {func() (R, error) { return in.ObserveShared("b", (*Shared)(nil)) }, []string{"nil guard"}},
 		"empty_name":            {func() (R, error) { return in.ObserveBreaker("", breaker.New()) }, []string{"empty name"}},
 		"both":                  {func() (R, error) { return in.ObserveBudget("", nil) }, []string{"nil guard", "empty name"}},
 	} {
@@ -125,7 +129,7 @@ func Observe[R Registration](t *testing.T, in Observer[R], pkg string, states fu
 		func() (R, error) { return in.ObserveBudget("payments", budget.NewTokenBucket()) },
 		func() (R, error) { return in.ObserveThrottle("payments", throttle.New()) },
 		func() (R, error) { return in.ObserveLimiter("payments", limiter.New()) },
-		func() (R, error) { return in.ObserveShared("payments", &scripted{}) },
+		func() (R, error) { return in.ObserveShared("payments", &Shared{}) },
 	} {
 		if _, err := observe(); err != nil {
 			t.Errorf("guard %d of another kind named payments: %v", i, err)
@@ -147,14 +151,6 @@ func Observe[R Registration](t *testing.T, in Observer[R], pkg string, states fu
 		t.Errorf("after Unregister the name is still taken: %v", err)
 	}
 }
-
-// scripted is a SharedGuard whose figures a test sets.
-type scripted struct {
-	local                 bool
-	fallbacks, recoveries uint64
-}
-
-func (s *scripted) Fallback() (bool, uint64, uint64) { return s.local, s.fallbacks, s.recoveries }
 
 // Every1s is the options of a retry of in's operation "fetch" with
 // one-second waits, and more.
