@@ -438,25 +438,13 @@ func TestAllowNilContext(t *testing.T) {
 	th, _ := newThrottle(t)
 	overloaded, _ := newThrottle(t)
 	load(t, overloaded, 10, 0) // it would reject with a probability above 0
-	cases := []struct {
-		name string
-		th   *Throttle
-	}{
-		{"fresh", th},
-		{"overloaded", overloaded},
-		{"invalid", New(WithK(0))},
-		{"zero", &Throttle{}},
-		{"nil", nil},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			before := c.th.Stats()
-			guardtest.RefusesNilContext(t, c.th, "throttle")
-			if after := c.th.Stats(); after != before {
-				t.Errorf("Stats() = %+v after Allow(nil), want %+v", after, before)
-			}
-		})
-	}
+	guardtest.RefusesNilContextUncounted(t, "throttle", (*Throttle).Stats, []guardtest.Case[*Throttle]{
+		{Name: "fresh", Guard: th},
+		{Name: "overloaded", Guard: overloaded},
+		{Name: "invalid", Guard: New(WithK(0))},
+		{Name: "zero", Guard: &Throttle{}},
+		{Name: "nil", Guard: nil},
+	})
 }
 
 // TestRun checks Run on its own.
