@@ -57,8 +57,7 @@ func TestRun(t *testing.T) {
 
 func TestRunDoneContext(t *testing.T) {
 	clk := newMock()
-	b := tripped(t, clk, time.Second)
-	clk.Add(time.Second)
+	b := dueForProbe(t, clk)
 	ctx, cancel := context.WithCancelCause(t.Context())
 	cancel(errBoom)
 	err := b.Run(ctx, func(context.Context) error { t.Fatal("fn ran"); return nil })
@@ -160,8 +159,7 @@ func (refuser) Record(guard.Permit, guard.Outcome) {}
 
 func TestInnerRefusalIsNeutral(t *testing.T) {
 	clk := newMock()
-	b := tripped(t, clk, time.Second)
-	clk.Add(time.Second)
+	b := dueForProbe(t, clk)
 	c := guard.Call{Attempt: 1}
 	err := guard.Run(t.Context(), b, c, func(ctx context.Context) error {
 		return guard.Run(ctx, refuser{}, c, func(context.Context) error { t.Fatal("fn ran"); return nil })
@@ -277,8 +275,7 @@ func TestSuccessAllocatesNothing(t *testing.T) {
 // ErrInvalidConfiguration, and no probe's place taken.
 func TestAllowNilContext(t *testing.T) {
 	clk := newMock()
-	halfOpen := tripped(t, clk, time.Second)
-	clk.Add(time.Second)
+	halfOpen := dueForProbe(t, clk)
 	cases := []struct {
 		name string
 		b    *breaker.Breaker
