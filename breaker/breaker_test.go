@@ -255,13 +255,7 @@ func TestSuccessAllocatesNothing(t *testing.T) {
 		{"time_window", breaker.WithFailureRateOver(0.5, 10, time.Minute)},
 	} {
 		b := breaker.New(c.opt)
-		if n := testing.AllocsPerRun(1000, func() {
-			p, err := b.Allow(ctx, guard.Call{Attempt: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			b.Record(p, guard.Outcome{})
-		}); n != 0 {
+		if n := guardtest.AdmittedAllocs(t, 1000, b, ctx); n != 0 {
 			t.Errorf("%s: Allow+Record allocates %v times", c.name, n)
 		}
 		if n := testing.AllocsPerRun(1000, func() { _ = b.Run(ctx, fn) }); n != 0 {

@@ -19,16 +19,7 @@ func TestSuccessPathAllocs(t *testing.T) {
 		name string
 		b    *Budget
 	}{{"tokens", NewTokenBucket()}, {"ratio", NewRatio(WithRetryRatio(1))}} {
-		allocs := testing.AllocsPerRun(1000, func() {
-			for _, c := range []guard.Call{first, retry} {
-				p, err := tc.b.Allow(ctx, c)
-				if err != nil {
-					t.Fatal(err)
-				}
-				tc.b.Record(p, guard.Outcome{})
-			}
-		})
-		if allocs != 0 {
+		if allocs := guardtest.AdmittedAllocs(t, 1000, tc.b, ctx, first, retry); allocs != 0 {
 			t.Errorf("%s: %v allocs, want 0", tc.name, allocs)
 		}
 	}

@@ -375,18 +375,11 @@ func TestConcurrentRejections(t *testing.T) {
 func TestSuccessPathAllocs(t *testing.T) {
 	ctx := context.Background()
 	th := New()
-	allocs := testing.AllocsPerRun(1000, func() {
-		p, err := th.Allow(ctx, guard.Call{Attempt: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		th.Record(p, guard.Outcome{})
-	})
-	if allocs != 0 {
+	if allocs := guardtest.AdmittedAllocs(t, 1000, th, ctx); allocs != 0 {
 		t.Errorf("success: %v allocs, want 0", allocs)
 	}
 	failing := New()
-	allocs = testing.AllocsPerRun(1000, func() {
+	allocs := testing.AllocsPerRun(1000, func() {
 		if p, err := failing.Allow(ctx, guard.Call{Attempt: 1}); err == nil {
 			failing.Record(p, guard.Outcome{Err: errOverloaded})
 		}

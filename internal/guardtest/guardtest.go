@@ -120,6 +120,27 @@ func RefusesNilContextUncounted[G guard.Guard, C comparable](t *testing.T, pkg s
 	}
 }
 
+// AdmittedAllocs returns the allocations, averaged over runs, of calls
+// that g admits and that succeed: Allow with ctx then Record of a success,
+// for each of calls in turn (a first attempt if none is given), through
+// the guard.Guard interface, as a Policy calls a guard. It fails the test
+// if g refuses one of them.
+func AdmittedAllocs(t testing.TB, runs int, g guard.Guard, ctx context.Context, calls ...guard.Call) float64 {
+	t.Helper()
+	if len(calls) == 0 {
+		calls = []guard.Call{{Attempt: 1}}
+	}
+	return testing.AllocsPerRun(runs, func() {
+		for _, c := range calls {
+			p, err := g.Allow(ctx, c)
+			if err != nil {
+				t.Fatalf("Allow(%+v) = %v, want the call admitted", c, err)
+			}
+			g.Record(p, guard.Outcome{})
+		}
+	})
+}
+
 // Runner is a guard with a Run method of its own, as every guard of the
 // repository has.
 type Runner interface {
