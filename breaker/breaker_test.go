@@ -57,8 +57,7 @@ func TestRun(t *testing.T) {
 
 func TestRunDoneContext(t *testing.T) {
 	clk := newMock()
-	b := tripped(t, clk, time.Second)
-	clk.Add(time.Second)
+	b := dueForProbe(t, clk)
 	ctx, cancel := context.WithCancelCause(t.Context())
 	cancel(errBoom)
 	err := b.Run(ctx, func(context.Context) error { t.Fatal("fn ran"); return nil })
@@ -160,8 +159,7 @@ func (refuser) Record(guard.Permit, guard.Outcome) {}
 
 func TestInnerRefusalIsNeutral(t *testing.T) {
 	clk := newMock()
-	b := tripped(t, clk, time.Second)
-	clk.Add(time.Second)
+	b := dueForProbe(t, clk)
 	c := guard.Call{Attempt: 1}
 	err := guard.Run(t.Context(), b, c, func(ctx context.Context) error {
 		return guard.Run(ctx, refuser{}, c, func(context.Context) error { t.Fatal("fn ran"); return nil })
@@ -257,13 +255,7 @@ func TestSuccessAllocatesNothing(t *testing.T) {
 		{"time_window", breaker.WithFailureRateOver(0.5, 10, time.Minute)},
 	} {
 		b := breaker.New(c.opt)
-		if n := testing.AllocsPerRun(1000, func() {
-			p, err := b.Allow(ctx, guard.Call{Attempt: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			b.Record(p, guard.Outcome{})
-		}); n != 0 {
+		if n := guardtest.AdmittedAllocs(t, 1000, b, ctx); n != 0 {
 			t.Errorf("%s: Allow+Record allocates %v times", c.name, n)
 		}
 		if n := testing.AllocsPerRun(1000, func() { _ = b.Run(ctx, fn) }); n != 0 {
@@ -277,8 +269,7 @@ func TestSuccessAllocatesNothing(t *testing.T) {
 // ErrInvalidConfiguration, and no probe's place taken.
 func TestAllowNilContext(t *testing.T) {
 	clk := newMock()
-	halfOpen := tripped(t, clk, time.Second)
-	clk.Add(time.Second)
+	halfOpen := dueForProbe(t, clk)
 	cases := []struct {
 		name string
 		b    *breaker.Breaker

@@ -105,3 +105,12 @@ func tripped(t *testing.T, clk *clock.Mock, open time.Duration, opts ...breaker.
 	wantState(t, b, breaker.Open)
 	return b
 }
+
+// dueForProbe returns a breaker that one failure opened for a second, on
+// clk, moved on by that second: its next call is a probe.
+func dueForProbe(t *testing.T, clk *clock.Mock, opts ...breaker.Option) *breaker.Breaker {
+	t.Helper()
+	b := tripped(t, clk, time.Second, opts...)
+	clk.Add(time.Second)
+	return b
+}

@@ -103,8 +103,7 @@ func TestResetClearsTheCounts(t *testing.T) {
 // A probe in flight when the breaker is reset counts for nothing.
 func TestResetIgnoresTheProbeInFlight(t *testing.T) {
 	clk := newMock()
-	b := tripped(t, clk, time.Second)
-	clk.Add(time.Second)
+	b := dueForProbe(t, clk)
 	probe := admit(t, b)
 	wantState(t, b, breaker.HalfOpen)
 	b.Reset()

@@ -69,6 +69,20 @@ var defaults = config{
 // fail records the first setting that cannot be used.
 func (c *config) fail(format string, args ...any) { settings.Fail(&c.err, format, args...) }
 
+// rateRule reports whether the rate and minCalls given to the failure rate
+// option named name can be used, and records the error of the first that
+// cannot: a rate outside (0, 1], a minCalls below 1.
+func (c *config) rateRule(name string, rate float64, minCalls int) bool {
+	switch {
+	case !setting.Fraction(settings, &c.err, rate, name, "rate"):
+		return false
+	case minCalls < 1:
+		c.fail("%s was given minCalls %d; it must be at least 1", name, minCalls)
+		return false
+	}
+	return true
+}
+
 // WithConsecutiveFailures makes the breaker trip when n calls in a row
 // fail. It is the default trip rule, with n = DefaultConsecutiveFailures.
 // An n below 1 is reported as an invalid configuration. The last trip rule
@@ -95,9 +109,7 @@ func WithConsecutiveFailures(n int) Option {
 func WithFailureRate(rate float64, minCalls, calls int) Option {
 	return func(c *config) {
 		switch {
-		case !setting.Fraction(settings, &c.err, rate, "WithFailureRate", "rate"):
-		case minCalls < 1:
-			c.fail("WithFailureRate was given minCalls %d; it must be at least 1", minCalls)
+		case !c.rateRule("WithFailureRate", rate, minCalls):
 		case calls < minCalls:
 			c.fail("WithFailureRate was given a window of %d calls, fewer than minCalls (%d)", calls, minCalls)
 		case calls > MaxWindowCalls:
@@ -125,9 +137,7 @@ func WithFailureRate(rate float64, minCalls, calls int) Option {
 func WithFailureRateOver(rate float64, minCalls int, period time.Duration) Option {
 	return func(c *config) {
 		switch {
-		case !setting.Fraction(settings, &c.err, rate, "WithFailureRateOver", "rate"):
-		case minCalls < 1:
-			c.fail("WithFailureRateOver was given minCalls %d; it must be at least 1", minCalls)
+		case !c.rateRule("WithFailureRateOver", rate, minCalls):
 		case period < MinWindowPeriod:
 			c.fail("WithFailureRateOver was given the period %v; it must be at least %v", period, MinWindowPeriod)
 		default:

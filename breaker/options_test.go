@@ -1,7 +1,6 @@
 package breaker_test
 
 import (
-	"context"
 	"errors"
 	"math"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/internal/guardtest"
-	"github.com/herdsafe/backoff/policy"
 )
 
 func TestInvalidOptions(t *testing.T) {
@@ -82,11 +80,7 @@ func TestZeroBreaker(t *testing.T) {
 	if err := nilBreaker.Validate(); !errors.Is(err, backoff.ErrInvalidConfiguration) {
 		t.Errorf("a nil *Breaker: Validate() = %v, want ErrInvalidConfiguration", err)
 	}
-	ran := false
-	perr := policy.New(policy.Guard(nilBreaker)).DoErr(context.Background(), func(context.Context) error { ran = true; return nil })
-	if ran || !errors.Is(perr, backoff.ErrInvalidConfiguration) {
-		t.Errorf("a Policy with a nil *Breaker: %v (ran %v), want ErrInvalidConfiguration before running", perr, ran)
-	}
+	guardtest.FailsPolicy(t, nilBreaker)
 }
 
 func TestValidBreakerValidates(t *testing.T) {

@@ -227,14 +227,7 @@ func TestSlowRuleSuccessAllocatesNothing(t *testing.T) {
 	ctx := context.Background()
 	for _, rule := range []breaker.Option{breaker.WithFailureRate(0.5, 10, 100), breaker.WithFailureRateOver(0.5, 10, time.Minute)} {
 		b := breaker.New(rule, breaker.WithSlowCalls(time.Second, 0.5))
-		allocs := testing.AllocsPerRun(1000, func() {
-			p, err := b.Allow(ctx, guard.Call{Attempt: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			b.Record(p, guard.Outcome{})
-		})
-		if allocs != 0 {
+		if allocs := guardtest.AdmittedAllocs(t, 1000, b, ctx); allocs != 0 {
 			t.Errorf("an admitted success allocates %v times, want 0", allocs)
 		}
 	}

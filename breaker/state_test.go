@@ -73,8 +73,7 @@ func TestZeroOpenDurationProbesAtOnce(t *testing.T) {
 
 func TestHalfOpenClosesAfterSuccesses(t *testing.T) {
 	clk := newMock()
-	b := tripped(t, clk, time.Second, breaker.WithHalfOpen(3, 2))
-	clk.Add(time.Second)
+	b := dueForProbe(t, clk, breaker.WithHalfOpen(3, 2))
 	p1, p2, p3 := admit(t, b), admit(t, b), admit(t, b)
 	if oe := refused(t, b); oe.State != breaker.HalfOpen || oe.Duration != 0 {
 		t.Fatalf("fourth call refused with %+v, want HalfOpen, 0", *oe)
@@ -93,8 +92,7 @@ func TestHalfOpenClosesAfterSuccesses(t *testing.T) {
 
 func TestHalfOpenFailureReopens(t *testing.T) {
 	clk := newMock()
-	b := tripped(t, clk, time.Second, breaker.WithHalfOpen(2, 2))
-	clk.Add(time.Second)
+	b := dueForProbe(t, clk, breaker.WithHalfOpen(2, 2))
 	p1, p2 := admit(t, b), admit(t, b)
 	b.Record(p1, guard.Outcome{Err: errBoom})
 	wantState(t, b, breaker.Open)
@@ -110,8 +108,7 @@ func TestHalfOpenFailureReopens(t *testing.T) {
 
 func TestNeutralProbeGivesItsPlaceBack(t *testing.T) {
 	clk := newMock()
-	b := tripped(t, clk, time.Second)
-	clk.Add(time.Second)
+	b := dueForProbe(t, clk)
 	p := admit(t, b)
 	refused(t, b)
 	b.Record(p, guard.Outcome{Err: errBoom, Abandoned: true})
@@ -146,8 +143,7 @@ func TestStaleRecordIsIgnored(t *testing.T) {
 func TestStateChangeHook(t *testing.T) {
 	clk := newMock()
 	var ch changes
-	b := tripped(t, clk, time.Second, breaker.WithStateChange(ch.hook))
-	clk.Add(time.Second)
+	b := dueForProbe(t, clk, breaker.WithStateChange(ch.hook))
 	calls(t, b, 1, errBoom)
 	clk.Add(time.Second)
 	calls(t, b, 1, nil)
@@ -160,8 +156,7 @@ func TestStateChangeHook(t *testing.T) {
 func TestStateTurnsHalfOpen(t *testing.T) {
 	clk := newMock()
 	var ch changes
-	b := tripped(t, clk, time.Second, breaker.WithStateChange(ch.hook))
-	clk.Add(time.Second)
+	b := dueForProbe(t, clk, breaker.WithStateChange(ch.hook))
 	wantState(t, b, breaker.HalfOpen)
 	ch.want(t, "closed>open", "open>half-open")
 }

@@ -19,16 +19,7 @@ func TestSuccessPathAllocs(t *testing.T) {
 		name string
 		b    *Budget
 	}{{"tokens", NewTokenBucket()}, {"ratio", NewRatio(WithRetryRatio(1))}} {
-		allocs := testing.AllocsPerRun(1000, func() {
-			for _, c := range []guard.Call{first, retry} {
-				p, err := tc.b.Allow(ctx, c)
-				if err != nil {
-					t.Fatal(err)
-				}
-				tc.b.Record(p, guard.Outcome{})
-			}
-		})
-		if allocs != 0 {
+		if allocs := guardtest.AdmittedAllocs(t, 1000, tc.b, ctx, first, retry); allocs != 0 {
 			t.Errorf("%s: %v allocs, want 0", tc.name, allocs)
 		}
 	}
@@ -84,27 +75,15 @@ func BenchmarkRetry(b *testing.B) {
 func TestAllowNilContext(t *testing.T) {
 	spent := NewTokenBucket(WithMaxTokens(2))
 	spent.Record(guard.Permit{}, guard.Outcome{Err: errDown})
-	cases := []struct {
-		name string
-		b    *Budget
-	}{
-		{"TokenBucket", NewTokenBucket()},
-		{"TokenBucket_spent", spent},
-		{"TokenBucket_invalid", NewTokenBucket(WithMaxTokens(0))},
-		{"Ratio", NewRatio(WithClock(clock.NewMock()))},
-		{"Ratio_invalid", NewRatio(WithWindow(0))},
-		{"zero", &Budget{}},
-		{"nil", nil},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			before := c.b.Stats()
-			guardtest.RefusesNilContext(t, c.b, "budget")
-			if after := c.b.Stats(); after != before {
-				t.Errorf("Stats() = %+v after Allow(nil), want %+v", after, before)
-			}
-		})
-	}
+	guardtest.RefusesNilContextUncounted(t, "budget", (*Budget).Stats, []guardtest.Case[*Budget]{
+		{Name: "TokenBucket", Guard: NewTokenBucket()},
+		{Name: "TokenBucket_spent", Guard: spent},
+		{Name: "TokenBucket_invalid", Guard: NewTokenBucket(WithMaxTokens(0))},
+		{Name: "Ratio", Guard: NewRatio(WithClock(clock.NewMock()))},
+		{Name: "Ratio_invalid", Guard: NewRatio(WithWindow(0))},
+		{Name: "zero", Guard: &Budget{}},
+		{Name: "nil", Guard: nil},
+	})
 }
 
 // TestRun checks Run on its own.

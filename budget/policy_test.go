@@ -9,6 +9,7 @@ import (
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/guardtest"
 	"github.com/herdsafe/backoff/policy"
 )
 
@@ -153,12 +154,7 @@ func TestPolicyValidatesTheBudget(t *testing.T) {
 		"zero":   {},
 		"nil":    nilBudget,
 	} {
-		ran := false
-		p := policy.New(policy.Retry(), policy.Guard(b))
-		err := p.DoErr(context.Background(), func(context.Context) error { ran = true; return nil })
-		if ran || !errors.Is(err, backoff.ErrInvalidConfiguration) {
-			t.Errorf("%s: DoErr = %v (ran %v), want ErrInvalidConfiguration before running", name, err, ran)
-		}
+		t.Run(name, func(t *testing.T) { guardtest.FailsPolicy(t, b) })
 	}
 }
 

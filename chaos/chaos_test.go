@@ -239,13 +239,7 @@ func TestAdmitAllocatesNothing(t *testing.T) {
 		{"seeded", New(Config{ErrorProbability: 1e-300, InjectedError: errInjected, Rand: Seeded(1)})},
 	}
 	for _, c := range cases {
-		if n := testing.AllocsPerRun(200, func() {
-			p, err := c.in.Allow(ctx, guard.Call{Attempt: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			c.in.Record(p, guard.Outcome{})
-		}); n != 0 {
+		if n := guardtest.AdmittedAllocs(t, 200, c.in, ctx); n != 0 {
 			t.Errorf("%s: %v allocations per admitted call, want 0", c.name, n)
 		}
 	}

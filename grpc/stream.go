@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -173,8 +172,8 @@ func (s *stream) attempt(actx context.Context, n int) error {
 		if committed {
 			return errCommitted
 		}
-		actx = metadata.AppendToOutgoingContext(actx, PreviousAttemptsKey, strconv.Itoa(n-1))
 	}
+	actx = numbered(actx, n)
 	// The attempt's own cancel ends its stream, whatever the Policy's
 	// context does, once the attempt is over.
 	actx, cancel := context.WithCancel(actx)

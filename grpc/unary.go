@@ -61,12 +61,20 @@ func UnaryClientInterceptor(p *policy.Policy, opts ...Option) grpc.UnaryClientIn
 	}
 }
 
+// numbered returns the context of attempt n, made from the attempt's
+// context actx: after the first, it carries the number of previous
+// attempts as PreviousAttemptsKey.
+func numbered(actx context.Context, n int) context.Context {
+	if n > 1 {
+		return metadata.AppendToOutgoingContext(actx, PreviousAttemptsKey, strconv.Itoa(n-1))
+	}
+	return actx
+}
+
 // attempt makes attempt n of a unary call whose caller's context is ctx,
 // with the attempt's context actx, and judges its error.
 func (c *config) attempt(ctx, actx context.Context, n int, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, callOpts []grpc.CallOption) error {
-	if n > 1 {
-		actx = metadata.AppendToOutgoingContext(actx, PreviousAttemptsKey, strconv.Itoa(n-1))
-	}
+	actx = numbered(actx, n)
 	a := attempts.Get().(*unaryAttempt)
 	a.opts = append(append(a.opts[:0], callOpts...), grpc.Trailer(&a.trailer))
 	err := invoker(actx, method, req, reply, cc, a.opts...)

@@ -29,9 +29,7 @@ func TestPanicReachesCaller(t *testing.T) {
 			t.Fatalf("panic %#v, want a *policy.PanicError of boom with a stack", o.panic)
 		}
 		synctest.Wait()
-		if cause := context.Cause(s.ctx(2)); cause != ErrCanceled || !s.hasEnded(2) {
-			t.Errorf("the other attempt: cause %v (ended: %v), want ErrCanceled and ended", cause, s.hasEnded(2))
-		}
+		s.wantCanceled(t, 2, "the other attempt")
 	})
 }
 

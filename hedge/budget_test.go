@@ -16,10 +16,8 @@ import (
 // suppresses the hedges only; the primary is never cancelled, and wins.
 func TestBudgetRefusalKeepsPrimary(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		clk := clock.NewMock()
 		g := &spyGuard{admit: refuseAll}
-		s := newScript()
-		done := goDo(context.Background(), New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk), WithBudget(g)), nil, s.op())
+		clk, s, done := scripted(WithBudget(g))
 		pass(clk, 3)
 		s.wantStarted(t, 1)
 		if err := s.ctx(1).Err(); err != nil {
@@ -42,10 +40,8 @@ func TestBudgetRefusalKeepsPrimary(t *testing.T) {
 // it admitted ended: a loser cancelled after another won is Abandoned.
 func TestBudgetRecords(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		clk := clock.NewMock()
 		g := &spyGuard{admit: admitAll}
-		s := newScript()
-		done := goDo(context.Background(), New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk), WithBudget(g)), nil, s.op())
+		clk, s, done := scripted(WithBudget(g))
 		pass(clk, 2)
 		s.wantStarted(t, 3)
 		s.answer(3, "a3", nil)
@@ -78,10 +74,8 @@ func TestBudgetRecords(t *testing.T) {
 // with the budget's refusal as its Cause, and the last real error.
 func TestBudgetRefusalIsCause(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		clk := clock.NewMock()
 		g := &spyGuard{admit: func(c guard.Call) bool { return c.Attempt == 2 }}
-		s := newScript()
-		done := goDo(context.Background(), New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk), WithBudget(g)), nil, s.op())
+		clk, s, done := scripted(WithBudget(g))
 		synctest.Wait()
 		s.answer(1, "", errTransient)
 		clk.Add(delay)

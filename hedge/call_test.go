@@ -19,9 +19,7 @@ const delay = 50 * time.Millisecond
 // and the timer is stopped.
 func TestPrimaryAnswersFirst(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		clk := clock.NewMock()
-		s := newScript()
-		done := goDo(context.Background(), New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk)), nil, s.op())
+		clk, s, done := scripted()
 		synctest.Wait()
 		s.wantStarted(t, 1)
 		s.answer(1, "a1", nil)
@@ -39,9 +37,7 @@ func TestPrimaryAnswersFirst(t *testing.T) {
 // the winner's context is left alive.
 func TestHedgeAfterDelay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		clk := clock.NewMock()
-		s := newScript()
-		done := goDo(context.Background(), New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk)), nil, s.op())
+		clk, s, done := scripted()
 		synctest.Wait()
 		clk.Add(delay - time.Nanosecond)
 		synctest.Wait()
@@ -52,15 +48,11 @@ func TestHedgeAfterDelay(t *testing.T) {
 		s.answer(2, "a2", nil)
 		wantWon(t, done, "a2")
 		synctest.Wait()
-		if cause := context.Cause(s.ctx(1)); cause != ErrCanceled || !s.hasEnded(1) {
-			t.Errorf("the loser's context: cause %v (ended: %v), want ErrCanceled and ended", cause, s.hasEnded(1))
-		}
+		s.wantCanceled(t, 1, "the loser's context")
 		if err := s.ctx(2).Err(); err != nil {
 			t.Errorf("the winner's context is done (%v), want it alive after Do returns", err)
 		}
-		clk.Add(time.Hour)
-		synctest.Wait()
-		s.wantStarted(t, 2)
+		s.wantNoMore(t, clk, 2)
 	})
 }
 
@@ -69,9 +61,7 @@ func TestHedgeAfterDelay(t *testing.T) {
 // attempts, and the time spent on the Hedger's clock.
 func TestAllAttemptsFail(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		clk := clock.NewMock()
-		s := newScript()
-		done := goDo(context.Background(), New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk)), nil, s.op())
+		clk, s, done := scripted()
 		pass(clk, 4)
 		s.wantStarted(t, 3)
 		err1, err2, err3 := errors.New("e1"), errors.New("e2"), errors.New("e3")
@@ -92,9 +82,7 @@ func TestAllAttemptsFail(t *testing.T) {
 // for the delay, and the others go on.
 func TestFailureWaitsForDelay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		clk := clock.NewMock()
-		s := newScript()
-		done := goDo(context.Background(), New(WithDelay(delay), WithMaxAttempts(3), WithClock(clk)), nil, s.op())
+		clk, s, done := scripted()
 		synctest.Wait()
 		s.answer(1, "", errTransient)
 		synctest.Wait()
@@ -134,12 +122,8 @@ func TestRetryable(t *testing.T) {
 			t.Errorf("err = %+v, want Cause ErrPermanent, LastErr errFatal, 3 attempts", e)
 		}
 		synctest.Wait()
-		if cause := context.Cause(s.ctx(2)); cause != ErrCanceled || !s.hasEnded(2) {
-			t.Errorf("the attempt in flight: cause %v, want ErrCanceled and ended", cause)
-		}
-		clk.Add(time.Hour)
-		synctest.Wait()
-		s.wantStarted(t, 3)
+		s.wantCanceled(t, 2, "the attempt in flight")
+		s.wantNoMore(t, clk, 3)
 	})
 }
 

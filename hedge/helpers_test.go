@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
@@ -94,11 +95,39 @@ func (s *script) wantStarted(t *testing.T, n int) {
 	}
 }
 
+// wantCanceled fails the test unless attempt k, the one named what, was
+// cancelled with ErrCanceled and has returned.
+func (s *script) wantCanceled(t *testing.T, k int, what string) {
+	t.Helper()
+	if cause := context.Cause(s.ctx(k)); cause != ErrCanceled || !s.hasEnded(k) {
+		t.Errorf("%s: cause %v (ended: %v), want ErrCanceled and ended", what, cause, s.hasEnded(k))
+	}
+}
+
+// wantNoMore fails the test unless, an hour later on clk, still only n
+// attempts have started.
+func (s *script) wantNoMore(t *testing.T, clk *clock.Mock, n int) {
+	t.Helper()
+	clk.Add(time.Hour)
+	synctest.Wait()
+	s.wantStarted(t, n)
+}
+
 // outcome is how a call through Do ended.
 type outcome struct {
 	v     string
 	err   error
 	panic any
+}
+
+// scripted starts the script's call on a goroutine of its own: Do with
+// a Hedger of delay and 3 attempts on a mock clock, and opts, with no
+// inner Policy. It returns the clock, the script and the call's outcome.
+func scripted(opts ...Option) (*clock.Mock, *script, <-chan outcome) {
+	clk := clock.NewMock()
+	s := newScript()
+	h := New(append([]Option{WithDelay(delay), WithMaxAttempts(3), WithClock(clk)}, opts...)...)
+	return clk, s, goDo(context.Background(), h, nil, s.op())
 }
 
 // goDo calls Do on a goroutine of its own.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/guardtest"
 	"github.com/herdsafe/backoff/limiter"
 	"github.com/herdsafe/backoff/policy"
 )
@@ -333,14 +334,7 @@ func TestAdmittedSuccessAllocatesNothing(t *testing.T) {
 		limiter.New(limiter.WithVegas(3, 6)),
 		limiter.New(limiter.WithPriorityThresholds(0.5, 0.8), limiter.WithQueue(10)),
 	} {
-		allocs := testing.AllocsPerRun(10000, func() {
-			p, err := l.Allow(ctx, guard.Call{Attempt: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			l.Record(p, guard.Outcome{})
-		})
-		if allocs != 0 {
+		if allocs := guardtest.AdmittedAllocs(t, 10000, l, ctx); allocs != 0 {
 			t.Errorf("%v allocations per admitted success", allocs)
 		}
 	}

@@ -3,6 +3,7 @@ package redisguard
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -258,13 +259,7 @@ func TestBreakerRoundTrips(t *testing.T) {
 		{"fresh view, a failure counted: success resets", nil, 1},
 	}
 	for _, s := range steps {
-		before := roundTrips(b)
-		if err := call(b, s.err); err != nil {
-			t.Fatalf("%s: %v", s.what, err)
-		}
-		if got := roundTrips(b) - before; got != s.want {
-			t.Errorf("%s: %d round trips, want %d", s.what, got, s.want)
-		}
+		wantRoundTrips(t, b, s.what, s.want, func() error { return call(b, s.err) })
 	}
 	v.advance(DefaultStaleness)
 	before := roundTrips(b)
@@ -297,17 +292,11 @@ func TestBreakerTripIsPrompt(t *testing.T) {
 	a := NewBreaker(newClient(t, addr), nm, opts...)
 	b := NewBreaker(newClient(t, addr), nm, opts...)
 	for i := range 3 {
-		before := roundTrips(a)
-		if err := call(a, errDown); err != nil {
-			t.Fatalf("failure %d: %v", i, err)
-		}
 		want := uint64(1)
 		if i == 2 {
 			want = 2 // the trip goes at once
 		}
-		if got := roundTrips(a) - before; got != want {
-			t.Errorf("failure %d: %d round trips, want %d", i, got, want)
-		}
+		wantRoundTrips(t, a, fmt.Sprintf("failure %d", i), want, func() error { return call(a, errDown) })
 	}
 	if err := call(b, nil); !isOpen(err, breaker.Open) {
 		t.Fatalf("the other instance: %v, want the breaker open", err)

@@ -130,13 +130,7 @@ func TestBudgetRoundTrips(t *testing.T) {
 		}, 1},
 	}
 	for _, s := range steps {
-		before := roundTrips(b)
-		if err := s.do(); err != nil {
-			t.Fatalf("%s: %v", s.what, err)
-		}
-		if got := roundTrips(b) - before; got != s.want {
-			t.Errorf("%s: %d round trips, want %d", s.what, got, s.want)
-		}
+		wantRoundTrips(t, b, s.what, s.want, s.do)
 	}
 	mustShared(t, b)
 }

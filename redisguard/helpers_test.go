@@ -98,6 +98,20 @@ func roundTrips(g any) uint64 {
 	panic("not a guard")
 }
 
+// wantRoundTrips runs do, the step what of a test, and checks that it
+// succeeded and made want round trips to Redis through g, a *Budget or a
+// *Breaker.
+func wantRoundTrips(t *testing.T, g any, what string, want uint64, do func() error) {
+	t.Helper()
+	before := roundTrips(g)
+	if err := do(); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if got := roundTrips(g) - before; got != want {
+		t.Errorf("%s: %d round trips, want %d", what, got, want)
+	}
+}
+
 // mustShared fails t if g, a shared guard, has fallen back.
 func mustShared(t testing.TB, g any) {
 	t.Helper()

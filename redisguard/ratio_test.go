@@ -170,13 +170,7 @@ func TestRatioRoundTrips(t *testing.T) {
 		}, 1, 0},
 	}
 	for _, s := range steps {
-		before := roundTrips(b)
-		if err := s.do(); err != nil {
-			t.Fatalf("%s: %v", s.what, err)
-		}
-		if got := roundTrips(b) - before; got != s.want {
-			t.Errorf("%s: %d round trips, want %d", s.what, got, s.want)
-		}
+		wantRoundTrips(t, b, s.what, s.want, s.do)
 		if got := b.Stats().Unsent; got != s.unsent {
 			t.Errorf("%s: %d unsent, want %d", s.what, got, s.unsent)
 		}

@@ -375,18 +375,11 @@ func TestConcurrentRejections(t *testing.T) {
 func TestSuccessPathAllocs(t *testing.T) {
 	ctx := context.Background()
 	th := New()
-	allocs := testing.AllocsPerRun(1000, func() {
-		p, err := th.Allow(ctx, guard.Call{Attempt: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		th.Record(p, guard.Outcome{})
-	})
-	if allocs != 0 {
+	if allocs := guardtest.AdmittedAllocs(t, 1000, th, ctx); allocs != 0 {
 		t.Errorf("success: %v allocs, want 0", allocs)
 	}
 	failing := New()
-	allocs = testing.AllocsPerRun(1000, func() {
+	allocs := testing.AllocsPerRun(1000, func() {
 		if p, err := failing.Allow(ctx, guard.Call{Attempt: 1}); err == nil {
 			failing.Record(p, guard.Outcome{Err: errOverloaded})
 		}
@@ -438,25 +431,13 @@ func TestAllowNilContext(t *testing.T) {
 	th, _ := newThrottle(t)
 	overloaded, _ := newThrottle(t)
 	load(t, overloaded, 10, 0) // it would reject with a probability above 0
-	cases := []struct {
-		name string
-		th   *Throttle
-	}{
-		{"fresh", th},
-		{"overloaded", overloaded},
-		{"invalid", New(WithK(0))},
-		{"zero", &Throttle{}},
-		{"nil", nil},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			before := c.th.Stats()
-			guardtest.RefusesNilContext(t, c.th, "throttle")
-			if after := c.th.Stats(); after != before {
-				t.Errorf("Stats() = %+v after Allow(nil), want %+v", after, before)
-			}
-		})
-	}
+	guardtest.RefusesNilContextUncounted(t, "throttle", (*Throttle).Stats, []guardtest.Case[*Throttle]{
+		{Name: "fresh", Guard: th},
+		{Name: "overloaded", Guard: overloaded},
+		{Name: "invalid", Guard: New(WithK(0))},
+		{Name: "zero", Guard: &Throttle{}},
+		{Name: "nil", Guard: nil},
+	})
 }
 
 // TestRun checks Run on its own.

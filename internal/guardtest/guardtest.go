@@ -33,12 +33,29 @@ func Invalid(t testing.TB, g Guard, want string) error {
 	if !errors.Is(err, backoff.ErrInvalidConfiguration) || !strings.Contains(err.Error(), want) {
 		t.Fatalf("Validate() = %v, want ErrInvalidConfiguration naming %q", err, want)
 	}
-	ran := false
-	perr := policy.New(policy.Guard(g)).DoErr(context.Background(), func(context.Context) error { ran = true; return nil })
-	if ran || !errors.Is(perr, backoff.ErrInvalidConfiguration) {
-		t.Errorf("a Policy with it: %v (ran %v), want ErrInvalidConfiguration before running", perr, ran)
-	}
+	FailsPolicy(t, g)
 	return err
+}
+
+// FailsPolicy checks that a Policy with g, on its own or inside a retry
+// stage, fails every call with an error matching
+// backoff.ErrInvalidConfiguration before running anything: g is a guard
+// that cannot be used (misconfigured, a zero value, a nil pointer).
+func FailsPolicy(t testing.TB, g guard.Guard) {
+	t.Helper()
+	for _, p := range []struct {
+		name string
+		p    *policy.Policy
+	}{
+		{"a Policy with it", policy.New(policy.Guard(g))},
+		{"a Policy with it inside a retry stage", policy.New(policy.Retry(), policy.Guard(g))},
+	} {
+		ran := false
+		err := p.p.DoErr(context.Background(), func(context.Context) error { ran = true; return nil })
+		if ran || !errors.Is(err, backoff.ErrInvalidConfiguration) {
+			t.Errorf("%s: %v (ran %v), want ErrInvalidConfiguration before running", p.name, err, ran)
+		}
+	}
 }
 
 // Refuses checks that g refuses every call with err, its configuration
@@ -78,6 +95,50 @@ func RefusesNilContext(t testing.TB, g guard.Guard, pkg string) {
 			t.Errorf("Allow(nil, attempt %d) = %+v, %v; want %q", attempt, p, err, want)
 		}
 	}
+}
+
+// Case is a guard of a test's table, under the name of its subtest.
+type Case[G any] struct {
+	Name  string
+	Guard G
+}
+
+// RefusesNilContextUncounted checks, in a subtest for each case, that
+// RefusesNilContext holds of its guard, a guard of the package pkg, and
+// that the refusals left the guard's counts, as counts reads them, as
+// they were.
+func RefusesNilContextUncounted[G guard.Guard, C comparable](t *testing.T, pkg string, counts func(G) C, cases []Case[G]) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			before := counts(c.Guard)
+			RefusesNilContext(t, c.Guard, pkg)
+			if after := counts(c.Guard); after != before {
+				t.Errorf("the counts are %+v after Allow(nil), want %+v", after, before)
+			}
+		})
+	}
+}
+
+// AdmittedAllocs returns the allocations, averaged over runs, of calls
+// that g admits and that succeed: Allow with ctx then Record of a success,
+// for each of calls in turn (a first attempt if none is given), through
+// the guard.Guard interface, as a Policy calls a guard. It fails the test
+// if g refuses one of them.
+func AdmittedAllocs(t testing.TB, runs int, g guard.Guard, ctx context.Context, calls ...guard.Call) float64 {
+	t.Helper()
+	if len(calls) == 0 {
+		calls = []guard.Call{{Attempt: 1}}
+	}
+	return testing.AllocsPerRun(runs, func() {
+		for _, c := range calls {
+			p, err := g.Allow(ctx, c)
+			if err != nil {
+				t.Fatalf("Allow(%+v) = %v, want the call admitted", c, err)
+			}
+			g.Record(p, guard.Outcome{})
+		}
+	})
 }
 
 // Runner is a guard with a Run method of its own, as every guard of the
