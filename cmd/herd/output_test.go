@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -237,25 +236,10 @@ func TestMixedOutput(t *testing.T) {
 	t.Parallel()
 	args := append([]string{"-scenario", "restart,outage", "-clients", "5", "-strategies", "full,retry", "-chart", "none"}, shortOutage...)
 	_, table, _ := runCmd(t, args...)
-	blocks := strings.Split(table, "\n\n")
-	if len(blocks) < 2 || !strings.HasPrefix(blocks[0], strings.Join(columnsOf(false, 1)[:2], "  ")) ||
-		!strings.HasPrefix(blocks[1], "scenario") || !strings.Contains(blocks[1], "outage_x") || strings.Contains(blocks[0], "outage_x") {
-		t.Fatalf("want a restart block, then an outage block:\n%s", table)
-	}
 	_, out, _ := runCmd(t, append(args, "-format", "csv")...)
-	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	header := recs[0]
-	if want := names(func(column) bool { return true }); !slices.Equal(header, want) {
-		t.Fatalf("CSV header %q, want every column %q", header, want)
-	}
-	at := func(name string) int { return slices.Index(header, name) }
-	restart, outage := recs[1], recs[2]
-	if restart[0] != "restart" || restart[at("outage_x")] != "" || restart[at("last_success_s")] == "" ||
-		outage[0] != "outage" || outage[at("last_success_s")] != "" || outage[at("outage_x")] == "" {
-		t.Fatalf("CSV rows %q", recs[1:])
+	recs := checkMixedOutput(t, table, out, "outage", "outage_x")
+	if want := names(func(column) bool { return true }); !slices.Equal(recs[0], want) {
+		t.Fatalf("CSV header %q, want every column %q", recs[0], want)
 	}
 	_, out, _ = runCmd(t, append(args, "-format", "json")...)
 	var rows []map[string]any

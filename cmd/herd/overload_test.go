@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"os"
 	"path/filepath"
 	"slices"
@@ -122,22 +121,8 @@ func TestOverloadMixedOutput(t *testing.T) {
 	t.Parallel()
 	args := []string{"-scenario", "restart,overload", "-clients", "2", "-strategies", "full,adaptive-vegas", "-quiet"}
 	_, table, _ := runQuick(t, append(args, "-chart", "none")...)
-	blocks := strings.Split(table, "\n\n")
-	if len(blocks) < 2 || strings.Contains(blocks[0], "goodput") || !strings.Contains(blocks[1], "goodput") {
-		t.Fatalf("want a restart block, then an overload block:\n%s", table)
-	}
 	_, out, _ := runQuick(t, append(args, "-format", "csv")...)
-	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	header := recs[0]
-	at := func(name string) int { return slices.Index(header, name) }
-	restart, overload := recs[1], recs[2]
-	if at("goodput") < 0 || at("last_success_s") < 0 || restart[at("goodput")] != "" || overload[at("last_success_s")] != "" ||
-		overload[0] != "overload" || overload[at("goodput")] == "" {
-		t.Fatalf("CSV %q", recs)
-	}
+	checkMixedOutput(t, table, out, "overload", "goodput")
 }
 
 // The overload chart has a row of panels per strategy, and no chart

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -80,4 +81,33 @@ func csvAndJSON(t *testing.T, csvOut, jsonOut string) (recs [][]string, rows []m
 		}
 	}
 	return recs, rows
+}
+
+// checkMixedOutput checks the table and the CSV file of a run of restart
+// and scenario, whose rows have the column own and no last_success_s: the
+// table has a restart block, then a block of scenario, own in it alone;
+// the CSV file has one header over both, the restart row then the other,
+// each leaving the other's columns empty. It returns the CSV records.
+func checkMixedOutput(t *testing.T, table, csvOut, scenario, own string) [][]string {
+	t.Helper()
+	blocks := strings.Split(table, "\n\n")
+	if len(blocks) < 2 || !strings.HasPrefix(blocks[0], strings.Join(columnsOf(false, 1)[:2], "  ")) ||
+		!strings.HasPrefix(blocks[1], "scenario") || !strings.Contains(blocks[1], own) || strings.Contains(blocks[0], own) {
+		t.Fatalf("want a restart block, then the %s block:\n%s", scenario, table)
+	}
+	recs, err := csv.NewReader(strings.NewReader(csvOut)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) < 3 {
+		t.Fatalf("CSV %q, want a header and two rows", recs)
+	}
+	at := func(name string) int { return slices.Index(recs[0], name) }
+	restart, other := recs[1], recs[2]
+	if at(own) < 0 || at("last_success_s") < 0 ||
+		restart[0] != "restart" || restart[at(own)] != "" || restart[at("last_success_s")] == "" ||
+		other[0] != scenario || other[at("last_success_s")] != "" || other[at(own)] == "" {
+		t.Fatalf("CSV %q", recs)
+	}
+	return recs
 }
