@@ -185,21 +185,11 @@ func TestOutageOutput(t *testing.T) {
 	if got, want := strings.Fields(lines[5]), columnsOf(true, 2); !slices.Equal(got, want) || lines[4] != "" {
 		t.Fatalf("second table's header %q, want %q after a blank line:\n%s", got, want, table)
 	}
-	byName := map[string]map[string]string{}
+	cells := map[string]map[string]string{}
 	for _, block := range [][2]int{{0, 1}, {5, 2}} {
-		header := columnsOf(true, block[1])
-		for _, l := range lines[block[0]+1 : block[0]+4] {
-			f := strings.Fields(l)
-			if byName[f[1]] == nil {
-				byName[f[1]] = map[string]string{}
-			}
-			for i, name := range header {
-				byName[f[1]][name] = f[i]
-			}
-		}
+		tableCells(cells, columnsOf(true, block[1]), lines[block[0]+1:block[0]+4])
 	}
-	col := func(line map[string]string, name string) string { return line[name] }
-	checkRanges(t, table, func(strategy, column string) string { return col(byName[strategy], column) }, []cellRange{
+	checkRanges(t, table, cells, []cellRange{
 		{"retry", "outage_x", 2.5, 3},
 		{"token-bucket", "outage_x", 1, 1.1},
 		{"breaker", "outage_x", 0, 0.05}, // its first failures, 5 or so per client
@@ -211,10 +201,10 @@ func TestOutageOutput(t *testing.T) {
 		{"retry", "success_s", 0, 0},
 		{"breaker", "healthy_failed_pct", 100, 100},
 	})
-	if got := col(byName["breaker"], "recovery_s"); got != ">2.00" || !strings.Contains(table, "recovery_s >T: the fleet was not back to normal") {
+	if got := cells["breaker"]["recovery_s"]; got != ">2.00" || !strings.Contains(table, "recovery_s >T: the fleet was not back to normal") {
 		t.Errorf("the breaker's recovery reads %q; want >2.00, explained below:\n%s", got, table)
 	}
-	if got := col(byName["breaker"], "success_s"); got != ">2.00" || !strings.Contains(table, "success_s >T: the user calls of every second did not succeed") {
+	if got := cells["breaker"]["success_s"]; got != ">2.00" || !strings.Contains(table, "success_s >T: the user calls of every second did not succeed") {
 		t.Errorf("the breaker's success recovery reads %q; want >2.00, explained below:\n%s", got, table)
 	}
 

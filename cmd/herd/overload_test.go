@@ -73,18 +73,12 @@ func TestOverloadOutput(t *testing.T) {
 	if got := strings.Fields(lines[0]); !slices.Equal(got, header) {
 		t.Fatalf("table header %q, want %q", got, header)
 	}
-	col := func(line []string, name string) string { return line[slices.Index(header, name)] }
-	byName := map[string][]string{}
-	var names []string
-	for _, l := range lines[1:5] {
-		f := strings.Fields(l)
-		byName[f[1]] = f
-		names = append(names, f[1])
-	}
+	cells := map[string]map[string]string{}
+	names := tableCells(cells, header, lines[1:5])
 	if want := []string{"none", "bulkhead", "adaptive-gradient", "adaptive-vegas"}; !slices.Equal(names, want) {
 		t.Fatalf("strategies %q, want %q:\n%s", names, want, table)
 	}
-	checkRanges(t, table, func(strategy, column string) string { return col(byName[strategy], column) }, []cellRange{
+	checkRanges(t, table, cells, []cellRange{
 		{"none", "goodput", 0, 0.5}, // it serves in time until its queue passes the timeout
 		{"none", "p99_x", 24.9, 25.1},
 		{"none", "timed_out", 0.5, 1},
@@ -97,7 +91,7 @@ func TestOverloadOutput(t *testing.T) {
 		{"adaptive-vegas", "capacity_down_s", 0, 1.5},
 	})
 	for _, s := range []string{"none", "bulkhead"} {
-		if got := col(byName[s], "load_up_s"); got != "-" {
+		if got := cells[s]["load_up_s"]; got != "-" {
 			t.Errorf("%s load_up_s = %q, want -", s, got)
 		}
 	}

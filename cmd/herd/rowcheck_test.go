@@ -18,12 +18,12 @@ type cellRange struct {
 	lo, hi           float64
 }
 
-// checkRanges checks each bound against the table, whose cells cell
-// returns by strategy and column.
-func checkRanges(t *testing.T, table string, cell func(strategy, column string) string, bounds []cellRange) {
+// checkRanges checks each bound against the cells of the table, by
+// strategy and column (tableCells).
+func checkRanges(t *testing.T, table string, cells map[string]map[string]string, bounds []cellRange) {
 	t.Helper()
 	for _, c := range bounds {
-		s := cell(c.strategy, c.column)
+		s := cells[c.strategy][c.column]
 		v, err := strconv.ParseFloat(strings.TrimPrefix(s, ">"), 64)
 		if err != nil {
 			t.Fatalf("%q in the table: %v", s, err)
@@ -32,6 +32,24 @@ func checkRanges(t *testing.T, table string, cell func(strategy, column string) 
 			t.Errorf("%s %s = %v, want it in [%v, %v]:\n%s", c.strategy, c.column, v, c.lo, c.hi, table)
 		}
 	}
+}
+
+// tableCells adds the cells of the rows, lines of a table under header,
+// to cells, by strategy (a row's second field) and column, and returns
+// the rows' strategies in order.
+func tableCells(cells map[string]map[string]string, header, rows []string) []string {
+	var strategies []string
+	for _, l := range rows {
+		f := strings.Fields(l)
+		if cells[f[1]] == nil {
+			cells[f[1]] = map[string]string{}
+		}
+		for i, name := range header {
+			cells[f[1]][name] = f[i]
+		}
+		strategies = append(strategies, f[1])
+	}
+	return strategies
 }
 
 // csvAndJSON parses the CSV file and the JSON document of the same rows,
