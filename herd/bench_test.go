@@ -6,6 +6,17 @@ import (
 	"github.com/herdsafe/backoff/herd"
 )
 
+// benchSimulate measures runs of cfg, and reports the calls of one and
+// the time per call.
+func benchSimulate(b *testing.B, cfg herd.Config) {
+	var calls int
+	for b.Loop() {
+		calls = herd.Simulate(cfg).Calls
+	}
+	b.ReportMetric(float64(calls), "calls/op")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(calls), "ns/call")
+}
+
 // BenchmarkSimulate measures one run of each strategy on 1000 clients.
 // Compare strategies to each other within one run: the cost follows the
 // number of calls a strategy makes.
@@ -13,13 +24,7 @@ func BenchmarkSimulate(b *testing.B) {
 	for _, sc := range fleetScenarios {
 		for _, st := range strategies() {
 			b.Run(string(sc)+"/"+st.Name, func(b *testing.B) {
-				cfg := herd.Config{Scenario: sc, Clients: 1000, NewBackOff: st.NewBackOff, Seed: 1}
-				var calls int
-				for b.Loop() {
-					calls = herd.Simulate(cfg).Calls
-				}
-				b.ReportMetric(float64(calls), "calls/op")
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(calls), "ns/call")
+				benchSimulate(b, herd.Config{Scenario: sc, Clients: 1000, NewBackOff: st.NewBackOff, Seed: 1})
 			})
 		}
 	}
@@ -30,13 +35,7 @@ func BenchmarkSimulate(b *testing.B) {
 func BenchmarkOutage(b *testing.B) {
 	for _, st := range herd.OutageStrategies() {
 		b.Run(st.Name, func(b *testing.B) {
-			cfg := herd.Config{Scenario: herd.Outage, Clients: 100, NewBackOff: st.NewBackOff, NewGuards: st.NewGuards, Seed: 1}
-			var calls int
-			for b.Loop() {
-				calls = herd.Simulate(cfg).Calls
-			}
-			b.ReportMetric(float64(calls), "calls/op")
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(calls), "ns/call")
+			benchSimulate(b, herd.Config{Scenario: herd.Outage, Clients: 100, NewBackOff: st.NewBackOff, NewGuards: st.NewGuards, Seed: 1})
 		})
 	}
 }
@@ -50,12 +49,7 @@ func BenchmarkOverload(b *testing.B) {
 		b.Run(st.Name, func(b *testing.B) {
 			cfg := cfg
 			cfg.NewGuards = st.NewGuards
-			var calls int
-			for b.Loop() {
-				calls = herd.Simulate(cfg).Calls
-			}
-			b.ReportMetric(float64(calls), "calls/op")
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(calls), "ns/call")
+			benchSimulate(b, cfg)
 		})
 	}
 }

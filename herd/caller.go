@@ -95,3 +95,17 @@ func (s *sim) stopCallers() {
 		c.stop()
 	}
 }
+
+// pop removes the last element of *stack and returns it, or returns false
+// if the stack is empty: the idle callers, and the free call slots, are
+// stacks.
+func pop[T any](stack *[]T) (T, bool) {
+	n := len(*stack)
+	if n == 0 {
+		var zero T
+		return zero, false
+	}
+	v := (*stack)[n-1]
+	*stack = (*stack)[:n-1]
+	return v, true
+}

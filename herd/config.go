@@ -1,6 +1,7 @@
 package herd
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -319,34 +320,16 @@ func (c Config) validateOutage() error {
 
 // withDefaults returns c with every zero field that has a default set to it.
 func (c Config) withDefaults() Config {
-	if c.Delay == (Delay{}) {
-		c.Delay = Delay{Mean: DefaultDelayMean, StdDev: DefaultDelayStdDev}
-	}
-	if c.Window == 0 {
-		c.Window = DefaultWindow
-	}
-	if c.Capacity == 0 {
-		c.Capacity = DefaultCapacity
-	}
-	if c.MaxCalls == 0 {
-		c.MaxCalls = DefaultMaxCalls
-	}
-	if c.Horizon == 0 {
-		c.Horizon = DefaultHorizon
-	}
-	if c.Rate == 0 {
-		c.Rate = DefaultRate
-	}
-	if c.Tries == 0 {
-		c.Tries = DefaultTries
-	}
-	if c.Arrivals == "" {
-		c.Arrivals = Poisson
-	}
-	if c.Phases == (Phases{}) {
-		c.Phases = Phases{Warmup: DefaultWarmup, Down: DefaultDown, Degraded: DefaultDegraded,
-			Healthy: DefaultHealthy, DegradedFailures: DefaultDegradedFailures}
-	}
+	c.Delay = cmp.Or(c.Delay, Delay{Mean: DefaultDelayMean, StdDev: DefaultDelayStdDev})
+	c.Window = cmp.Or(c.Window, DefaultWindow)
+	c.Capacity = cmp.Or(c.Capacity, DefaultCapacity)
+	c.MaxCalls = cmp.Or(c.MaxCalls, DefaultMaxCalls)
+	c.Horizon = cmp.Or(c.Horizon, DefaultHorizon)
+	c.Rate = cmp.Or(c.Rate, DefaultRate)
+	c.Tries = cmp.Or(c.Tries, DefaultTries)
+	c.Arrivals = cmp.Or(c.Arrivals, Poisson)
+	c.Phases = cmp.Or(c.Phases, Phases{Warmup: DefaultWarmup, Down: DefaultDown, Degraded: DefaultDegraded,
+		Healthy: DefaultHealthy, DegradedFailures: DefaultDegradedFailures})
 	return c
 }
 

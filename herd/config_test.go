@@ -54,14 +54,7 @@ func TestOutageDefaults(t *testing.T) {
 func TestOutageInvalidConfig(t *testing.T) {
 	t.Parallel()
 	good := smallOutage(outageStrategy(t, "retry"), 1)
-	if err := good.Validate(); err != nil {
-		t.Fatalf("Validate of a good Config: %v", err)
-	}
-	cases := []struct {
-		name  string
-		edit  func(*herd.Config)
-		field string
-	}{
+	cases := []invalidConfig{
 		{"negative_rate", func(c *herd.Config) { c.Rate = -1 }, "Rate"},
 		{"nan_rate", func(c *herd.Config) { c.Rate = math.NaN() }, "Rate"},
 		{"infinite_rate", func(c *herd.Config) { c.Rate = math.Inf(1) }, "Rate"},
@@ -79,20 +72,7 @@ func TestOutageInvalidConfig(t *testing.T) {
 		{"nil_backoff", func(c *herd.Config) { c.NewBackOff = nil }, "NewBackOff"},
 		{"unknown_arrivals", func(c *herd.Config) { c.Arrivals = "bursty" }, "Arrivals"},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			cfg := good
-			tc.edit(&cfg)
-			err := cfg.Validate()
-			if !errors.Is(err, herd.ErrInvalidConfig) || !containsWord(err.Error(), tc.field) {
-				t.Fatalf("Validate = %v, want ErrInvalidConfig naming %s", err, tc.field)
-			}
-			if r := herd.Simulate(cfg); !errors.Is(r.Err, herd.ErrInvalidConfig) || r.Calls != 0 {
-				t.Fatalf("Simulate: Err %v after %d calls, want ErrInvalidConfig before any", r.Err, r.Calls)
-			}
-		})
-	}
+	testInvalidConfigs(t, good, cases)
 }
 
 func TestOutageInvalidGuards(t *testing.T) {

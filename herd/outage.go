@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/herdsafe/backoff"
-	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/policy"
 )
 
@@ -67,33 +66,15 @@ func (s *sim) initOutage() error {
 		if c%checkEvery == checkEvery-1 && s.stopped() {
 			return context.Cause(s.ctx)
 		}
-		b := s.cfg.NewBackOff()
-		if b == nil {
-			return fmt.Errorf("%w: NewBackOff returned nil for client %d", ErrInvalidBackOff, c)
-		}
-		if v, ok := b.(interface{ Validate() error }); ok {
-			if err := v.Validate(); err != nil {
-				return fmt.Errorf("%w: %w", ErrInvalidBackOff, err)
-			}
-		}
-		if e, ok := b.(*backoff.ExponentialBackOff); ok {
-			if seen[e] {
-				return fmt.Errorf("%w: NewBackOff returned the same *backoff.ExponentialBackOff twice; return a fresh one per client", ErrInvalidBackOff)
-			}
-			seen[e] = true
-			e.Random = rand.New(rand.NewPCG(mix(s.cfg.Seed), mix(uint64(c)+1))).Float64
+		b, err := s.clientBackOff(c, seen)
+		if err != nil {
+			return err
 		}
 		stages := []policy.Stage{policy.Retry(backoff.WithBackOff(b), backoff.WithMaxTries(uint(s.cfg.Tries)), backoff.WithClock(s.clk))}
 		if s.cfg.NewGuards != nil {
-			r := rand.New(rand.NewPCG(mix(s.cfg.Seed^0xa54ff53a5f1d36f1), mix(uint64(c)+1)))
-			for i, g := range s.cfg.NewGuards(s.clk, r.Float64) {
-				if g == nil {
-					return fmt.Errorf("%w: NewGuards returned a nil guard (number %d) for client %d", ErrInvalidBackOff, i, c)
-				}
-				if v, ok := g.(guard.Validator); ok {
-					if err := v.Validate(); err != nil {
-						return fmt.Errorf("%w: guard %d: %w", ErrInvalidBackOff, i, err)
-					}
+			for i, g := range s.clientGuards(c) {
+				if err := checkGuard(g, i, c); err != nil {
+					return err
 				}
 				stages = append(stages, policy.Guard(g))
 			}
@@ -136,11 +117,8 @@ func (o *outage) phaseAt(t time.Duration) Phase {
 // Policy of its client runs it.
 func (s *sim) beginUserCall() {
 	o := s.out
-	var c *caller
-	if n := len(o.idle); n > 0 {
-		c = o.idle[n-1]
-		o.idle = o.idle[:n-1]
-	} else {
+	c, ok := pop(&o.idle)
+	if !ok {
 		c = s.newCaller(s.userAttempt)
 	}
 	c.client, c.phase, c.start = o.nextClient, o.phaseAt(s.now), int32(s.now/s.cfg.Window)

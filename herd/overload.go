@@ -2,7 +2,6 @@ package herd
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"time"
@@ -109,17 +108,11 @@ func (s *sim) initOverloadGuards() error {
 			o.policies[c] = policy.New()
 			continue
 		}
-		r := rand.New(rand.NewPCG(mix(s.cfg.Seed^0xa54ff53a5f1d36f1), mix(uint64(c)+1)))
-		gs := s.cfg.NewGuards(s.clk, r.Float64)
+		gs := s.clientGuards(c)
 		stages := make([]policy.Stage, 0, len(gs))
 		for i, g := range gs {
-			if g == nil {
-				return fmt.Errorf("%w: NewGuards returned a nil guard (number %d) for client %d", ErrInvalidBackOff, i, c)
-			}
-			if v, ok := g.(guard.Validator); ok {
-				if err := v.Validate(); err != nil {
-					return fmt.Errorf("%w: guard %d: %w", ErrInvalidBackOff, i, err)
-				}
+			if err := checkGuard(g, i, c); err != nil {
+				return err
 			}
 			if _, ok := g.(*limiter.Limiter); ok {
 				s.res.Overload.Adaptive = true
@@ -215,11 +208,8 @@ func (s *sim) beginOverload() {
 		s.sendOverload(slot)
 		return
 	}
-	var c *caller
-	if n := len(o.idle); n > 0 {
-		c = o.idle[n-1]
-		o.idle = o.idle[:n-1]
-	} else {
+	c, ok := pop(&o.idle)
+	if !ok {
 		c = s.newCaller(s.overloadAttempt)
 	}
 	c.client, c.start, u.caller = client, slot, c
@@ -229,9 +219,7 @@ func (s *sim) beginOverload() {
 // overloadSlot returns a free call slot.
 func (s *sim) overloadSlot() int32 {
 	o := s.ov
-	if n := len(o.slots); n > 0 {
-		i := o.slots[n-1]
-		o.slots = o.slots[:n-1]
+	if i, ok := pop(&o.slots); ok {
 		return i
 	}
 	o.calls = append(o.calls, overloadCall{})

@@ -1,6 +1,7 @@
 package herd
 
 import (
+	"cmp"
 	"math"
 	"time"
 )
@@ -93,15 +94,9 @@ type Server struct {
 
 // withDefaults returns s with its zero fields set to their defaults.
 func (s Server) withDefaults() Server {
-	if s.Workers == 0 {
-		s.Workers = DefaultWorkers
-	}
-	if s.Service == (Delay{}) {
-		s.Service = Delay{Mean: DefaultServiceMean, StdDev: DefaultServiceStdDev}
-	}
-	if s.Timeout == 0 {
-		s.Timeout = DefaultTimeout
-	}
+	s.Workers = cmp.Or(s.Workers, DefaultWorkers)
+	s.Service = cmp.Or(s.Service, Delay{Mean: DefaultServiceMean, StdDev: DefaultServiceStdDev})
+	s.Timeout = cmp.Or(s.Timeout, DefaultTimeout)
 	if s.Stages == nil {
 		s.Stages = DefaultStages()
 	}

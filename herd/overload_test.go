@@ -243,20 +243,13 @@ func TestOverloadServer(t *testing.T) {
 func TestOverloadInvalidConfig(t *testing.T) {
 	t.Parallel()
 	good := smallOverload(1)
-	if err := good.Validate(); err != nil {
-		t.Fatalf("Validate of a good Config: %v", err)
-	}
 	stage := func(i int, edit func(*herd.Stage)) func(*herd.Config) {
 		return func(c *herd.Config) {
 			c.Server.Stages = append([]herd.Stage(nil), c.Server.Stages...)
 			edit(&c.Server.Stages[i])
 		}
 	}
-	cases := []struct {
-		name  string
-		edit  func(*herd.Config)
-		field string
-	}{
+	cases := []invalidConfig{
 		{"negative_workers", func(c *herd.Config) { c.Server.Workers = -1 }, "Server.Workers"},
 		{"too_many_workers", func(c *herd.Config) { c.Server.Workers = herd.MaxWorkers + 1 }, "Server.Workers"},
 		{"negative_service", func(c *herd.Config) { c.Server.Service = herd.Delay{Mean: -time.Millisecond} }, "Server.Service"},
@@ -274,20 +267,7 @@ func TestOverloadInvalidConfig(t *testing.T) {
 		{"too_many_calls", stage(1, func(s *herd.Stage) { s.Load = 1e9 }), "calls"},
 		{"no_clients", func(c *herd.Config) { c.Clients = 0 }, "Clients"},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			cfg := good
-			tc.edit(&cfg)
-			err := cfg.Validate()
-			if !errors.Is(err, herd.ErrInvalidConfig) || !containsWord(err.Error(), tc.field) {
-				t.Fatalf("Validate = %v, want ErrInvalidConfig naming %s", err, tc.field)
-			}
-			if r := herd.Simulate(cfg); !errors.Is(r.Err, herd.ErrInvalidConfig) || r.Calls != 0 {
-				t.Fatalf("Simulate: Err %v after %d calls, want ErrInvalidConfig before any", r.Err, r.Calls)
-			}
-		})
-	}
+	testInvalidConfigs(t, good, cases)
 }
 
 // A nil guard, or one that fails its own Validate, is reported before

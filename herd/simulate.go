@@ -136,22 +136,9 @@ func (s *sim) initFleet() error {
 		if i%checkEvery == checkEvery-1 && s.stopped() {
 			return context.Cause(s.ctx)
 		}
-		p := s.cfg.NewBackOff()
-		if p == nil {
-			return fmt.Errorf("%w: NewBackOff returned nil for client %d", ErrInvalidBackOff, i)
-		}
-		if v, ok := p.(interface{ Validate() error }); ok {
-			if err := v.Validate(); err != nil {
-				return fmt.Errorf("%w: %w", ErrInvalidBackOff, err)
-			}
-		}
-		if e, ok := p.(*backoff.ExponentialBackOff); ok {
-			if seen[e] {
-				return fmt.Errorf("%w: NewBackOff returned the same *backoff.ExponentialBackOff twice; return a fresh one per client", ErrInvalidBackOff)
-			}
-			seen[e] = true
-			r := rand.New(rand.NewPCG(mix(s.cfg.Seed), mix(uint64(i)+1)))
-			e.Random = r.Float64
+		p, err := s.clientBackOff(i, seen)
+		if err != nil {
+			return err
 		}
 		s.retriers[i] = backoff.NewRetrier(backoff.WithBackOff(p), backoff.WithMaxTries(uint(s.cfg.MaxCalls)),
 			backoff.WithMaxElapsedTime(0), backoff.WithClock(s.clk))

@@ -316,14 +316,7 @@ func TestSimulateIsSafeConcurrently(t *testing.T) {
 func TestInvalidConfig(t *testing.T) {
 	t.Parallel()
 	good := herd.Config{Scenario: herd.OCC, Clients: 10, NewBackOff: herd.Immediate()}
-	if err := good.Validate(); err != nil {
-		t.Fatalf("Validate of a good Config: %v", err)
-	}
-	cases := []struct {
-		name  string
-		edit  func(*herd.Config)
-		field string
-	}{
+	cases := []invalidConfig{
 		{"unknown_scenario", func(c *herd.Config) { c.Scenario = "stampede" }, "Scenario"},
 		{"empty_scenario", func(c *herd.Config) { c.Scenario = "" }, "Scenario"},
 		{"no_clients", func(c *herd.Config) { c.Clients = 0 }, "Clients"},
@@ -338,17 +331,33 @@ func TestInvalidConfig(t *testing.T) {
 		{"negative_horizon", func(c *herd.Config) { c.Horizon = -1 }, "Horizon"},
 		{"too_many_windows", func(c *herd.Config) { c.Window = time.Nanosecond }, "Windows"},
 	}
+	testInvalidConfigs(t, good, cases)
+}
+
+// invalidConfig is an edit that makes a good Config invalid, and the
+// field its error names.
+type invalidConfig struct {
+	name  string
+	edit  func(*herd.Config)
+	field string
+}
+
+// testInvalidConfigs checks that good is valid, and that each edit of it
+// makes Validate return an error matching ErrInvalidConfig that names the
+// edit's field, and Simulate report one before any call.
+func testInvalidConfigs(t *testing.T, good herd.Config, cases []invalidConfig) {
+	t.Helper()
+	if err := good.Validate(); err != nil {
+		t.Fatalf("Validate of a good Config: %v", err)
+	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			cfg := good
 			tc.edit(&cfg)
 			err := cfg.Validate()
-			if !errors.Is(err, herd.ErrInvalidConfig) {
-				t.Fatalf("Validate = %v, want ErrInvalidConfig", err)
-			}
-			if !containsWord(err.Error(), tc.field) {
-				t.Fatalf("Validate = %q does not name %s", err, tc.field)
+			if !errors.Is(err, herd.ErrInvalidConfig) || !containsWord(err.Error(), tc.field) {
+				t.Fatalf("Validate = %v, want ErrInvalidConfig naming %s", err, tc.field)
 			}
 			if r := herd.Simulate(cfg); !errors.Is(r.Err, herd.ErrInvalidConfig) || r.Calls != 0 {
 				t.Fatalf("Simulate: Err %v after %d calls, want ErrInvalidConfig before any", r.Err, r.Calls)

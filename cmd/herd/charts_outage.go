@@ -102,27 +102,32 @@ func binWidth(window, end time.Duration) time.Duration {
 // to end, divided by base, and places it at the bin's centre. Windows past
 // the end of load hold 0; a base of 0 draws nothing.
 func meanBins(load []int, window, bin, end time.Duration, base float64) plotter.XYs {
-	per := int(bin / window)
-	windows := int(end / window)
-	pts := make(plotter.XYs, 0, windows/per+1)
-	if base <= 0 {
-		return pts
-	}
-	for from := 0; from < windows; from += per {
-		to := min(from+per, windows)
+	return bins(load, window, bin, end, base, func(windows []int, n int) float64 {
 		sum := 0
-		for i := from; i < to && i < len(load); i++ {
-			sum += load[i]
+		for _, v := range windows {
+			sum += v
 		}
-		x := (float64(from+to) / 2) * window.Seconds()
-		pts = append(pts, plotter.XY{X: x, Y: float64(sum) / float64(to-from) / base})
-	}
-	return pts
+		return float64(sum) / float64(n)
+	})
 }
 
 // peakBins is meanBins with the busiest window of each bin in place of
 // their mean: the series that shows what outage_peak_x says.
 func peakBins(load []int, window, bin, end time.Duration, base float64) plotter.XYs {
+	return bins(load, window, bin, end, base, func(windows []int, _ int) float64 {
+		top := 0
+		for _, v := range windows {
+			top = max(top, v)
+		}
+		return float64(top)
+	})
+}
+
+// bins places, at the centre of each bin of width bin up to end, the load
+// of reads from its windows, divided by base. of is given the part of load
+// in the bin (windows past the end of load hold 0, and are left out) and
+// how many windows the bin spans. A base of 0 draws nothing.
+func bins(load []int, window, bin, end time.Duration, base float64, of func(windows []int, n int) float64) plotter.XYs {
 	per := int(bin / window)
 	windows := int(end / window)
 	pts := make(plotter.XYs, 0, windows/per+1)
@@ -131,12 +136,9 @@ func peakBins(load []int, window, bin, end time.Duration, base float64) plotter.
 	}
 	for from := 0; from < windows; from += per {
 		to := min(from+per, windows)
-		top := 0
-		for i := from; i < to && i < len(load); i++ {
-			top = max(top, load[i])
-		}
+		in := load[min(from, len(load)):min(to, len(load))]
 		x := (float64(from+to) / 2) * window.Seconds()
-		pts = append(pts, plotter.XY{X: x, Y: float64(top) / base})
+		pts = append(pts, plotter.XY{X: x, Y: of(in, to-from) / base})
 	}
 	return pts
 }

@@ -2,12 +2,8 @@ package main
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
-	"fmt"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -189,31 +185,11 @@ func TestOutageOutput(t *testing.T) {
 	if got, want := strings.Fields(lines[5]), columnsOf(true, 2); !slices.Equal(got, want) || lines[4] != "" {
 		t.Fatalf("second table's header %q, want %q after a blank line:\n%s", got, want, table)
 	}
-	byName := map[string]map[string]string{}
+	cells := map[string]map[string]string{}
 	for _, block := range [][2]int{{0, 1}, {5, 2}} {
-		header := columnsOf(true, block[1])
-		for _, l := range lines[block[0]+1 : block[0]+4] {
-			f := strings.Fields(l)
-			if byName[f[1]] == nil {
-				byName[f[1]] = map[string]string{}
-			}
-			for i, name := range header {
-				byName[f[1]][name] = f[i]
-			}
-		}
+		tableCells(cells, columnsOf(true, block[1]), lines[block[0]+1:block[0]+4])
 	}
-	col := func(line map[string]string, name string) string { return line[name] }
-	parse := func(s string) float64 {
-		v, err := strconv.ParseFloat(strings.TrimPrefix(s, ">"), 64)
-		if err != nil {
-			t.Fatalf("%q in the table: %v", s, err)
-		}
-		return v
-	}
-	checks := []struct {
-		strategy, column string
-		lo, hi           float64
-	}{
+	checkRanges(t, table, cells, []cellRange{
 		{"retry", "outage_x", 2.5, 3},
 		{"token-bucket", "outage_x", 1, 1.1},
 		{"breaker", "outage_x", 0, 0.05}, // its first failures, 5 or so per client
@@ -224,58 +200,19 @@ func TestOutageOutput(t *testing.T) {
 		{"retry", "healthy_failed_pct", 0, 0},
 		{"retry", "success_s", 0, 0},
 		{"breaker", "healthy_failed_pct", 100, 100},
-	}
-	for _, c := range checks {
-		if v := parse(col(byName[c.strategy], c.column)); v < c.lo || v > c.hi {
-			t.Errorf("%s %s = %v, want it in [%v, %v]:\n%s", c.strategy, c.column, v, c.lo, c.hi, table)
-		}
-	}
-	if got := col(byName["breaker"], "recovery_s"); got != ">2.00" || !strings.Contains(table, "recovery_s >T: the fleet was not back to normal") {
+	})
+	if got := cells["breaker"]["recovery_s"]; got != ">2.00" || !strings.Contains(table, "recovery_s >T: the fleet was not back to normal") {
 		t.Errorf("the breaker's recovery reads %q; want >2.00, explained below:\n%s", got, table)
 	}
-	if got := col(byName["breaker"], "success_s"); got != ">2.00" || !strings.Contains(table, "success_s >T: the user calls of every second did not succeed") {
+	if got := cells["breaker"]["success_s"]; got != ">2.00" || !strings.Contains(table, "success_s >T: the user calls of every second did not succeed") {
 		t.Errorf("the breaker's success recovery reads %q; want >2.00, explained below:\n%s", got, table)
 	}
 
-	_, out, _ := runCmd(t, append(slices.Clone(outageArgs), "-format", "csv")...)
-	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, csvOut, _ := runCmd(t, append(slices.Clone(outageArgs), "-format", "csv")...)
+	_, jsonOut, _ := runCmd(t, append(slices.Clone(outageArgs), "-format", "json")...)
+	recs, rows := csvAndJSON(t, csvOut, jsonOut)
 	if !slices.Equal(recs[0], columnsOf(true, -1)) || len(recs) != 4 {
 		t.Fatalf("CSV header %q (%d records), want %q", recs[0], len(recs), columnsOf(true, -1))
-	}
-	_, out, _ = runCmd(t, append(slices.Clone(outageArgs), "-format", "json")...)
-	var rows []map[string]any
-	if err := json.Unmarshal([]byte(out), &rows); err != nil {
-		t.Fatal(err)
-	}
-	for i, r := range rows {
-		csvRow := recs[i+1]
-		for j, name := range recs[0] {
-			v, ok := r[name]
-			if !ok {
-				t.Errorf("JSON row %d lacks %q", i, name)
-				continue
-			}
-			var s string
-			switch v := v.(type) {
-			case float64:
-				s = strconv.FormatFloat(v, 'f', -1, 64)
-			default:
-				s = fmt.Sprint(v)
-			}
-			if p, err := strconv.ParseFloat(csvRow[j], 64); err == nil {
-				if q, _ := strconv.ParseFloat(s, 64); math.Abs(p-q) > 0.001 {
-					t.Errorf("%s of %s: CSV %s, JSON %s", name, csvRow[1], csvRow[j], s)
-				}
-			} else if csvRow[j] != s {
-				t.Errorf("%s of %s: CSV %q, JSON %q", name, csvRow[1], csvRow[j], s)
-			}
-		}
-		if len(r) != len(recs[0]) {
-			t.Errorf("JSON row %d has %d keys, the CSV %d columns", i, len(r), len(recs[0]))
-		}
 	}
 	if rows[2]["strategy"] != "breaker" || rows[2]["recovered"] != false || rows[0]["recovered"] != true {
 		t.Errorf("recovered: %v, %v", rows[0]["recovered"], rows[2]["recovered"])
@@ -289,25 +226,10 @@ func TestMixedOutput(t *testing.T) {
 	t.Parallel()
 	args := append([]string{"-scenario", "restart,outage", "-clients", "5", "-strategies", "full,retry", "-chart", "none"}, shortOutage...)
 	_, table, _ := runCmd(t, args...)
-	blocks := strings.Split(table, "\n\n")
-	if len(blocks) < 2 || !strings.HasPrefix(blocks[0], strings.Join(columnsOf(false, 1)[:2], "  ")) ||
-		!strings.HasPrefix(blocks[1], "scenario") || !strings.Contains(blocks[1], "outage_x") || strings.Contains(blocks[0], "outage_x") {
-		t.Fatalf("want a restart block, then an outage block:\n%s", table)
-	}
 	_, out, _ := runCmd(t, append(args, "-format", "csv")...)
-	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	header := recs[0]
-	if want := names(func(column) bool { return true }); !slices.Equal(header, want) {
-		t.Fatalf("CSV header %q, want every column %q", header, want)
-	}
-	at := func(name string) int { return slices.Index(header, name) }
-	restart, outage := recs[1], recs[2]
-	if restart[0] != "restart" || restart[at("outage_x")] != "" || restart[at("last_success_s")] == "" ||
-		outage[0] != "outage" || outage[at("last_success_s")] != "" || outage[at("outage_x")] == "" {
-		t.Fatalf("CSV rows %q", recs[1:])
+	recs := checkMixedOutput(t, table, out, "outage", "outage_x")
+	if want := names(func(column) bool { return true }); !slices.Equal(recs[0], want) {
+		t.Fatalf("CSV header %q, want every column %q", recs[0], want)
 	}
 	_, out, _ = runCmd(t, append(args, "-format", "json")...)
 	var rows []map[string]any

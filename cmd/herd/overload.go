@@ -118,11 +118,7 @@ func (r *row) addOverload(res herd.Result, keep bool) {
 // finishOverload turns the sums of k runs into their means.
 func (r *row) finishOverload(k float64) {
 	r.Failed, r.Completion, r.Seconds = 0, 0, 0
-	r.Goodput /= k
-	r.P50X /= k
-	r.P99X /= k
-	r.TimedOut /= k
-	r.Refused /= k
+	divide(k, &r.Goodput, &r.P50X, &r.P99X, &r.TimedOut, &r.Refused)
 	r.Settled = r.Adaptive
 	for i := range r.Settle {
 		r.Settle[i] /= k

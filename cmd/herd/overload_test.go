@@ -3,14 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
-	"encoding/json"
-	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -78,28 +73,12 @@ func TestOverloadOutput(t *testing.T) {
 	if got := strings.Fields(lines[0]); !slices.Equal(got, header) {
 		t.Fatalf("table header %q, want %q", got, header)
 	}
-	col := func(line []string, name string) string { return line[slices.Index(header, name)] }
-	byName := map[string][]string{}
-	var names []string
-	for _, l := range lines[1:5] {
-		f := strings.Fields(l)
-		byName[f[1]] = f
-		names = append(names, f[1])
-	}
+	cells := map[string]map[string]string{}
+	names := tableCells(cells, header, lines[1:5])
 	if want := []string{"none", "bulkhead", "adaptive-gradient", "adaptive-vegas"}; !slices.Equal(names, want) {
 		t.Fatalf("strategies %q, want %q:\n%s", names, want, table)
 	}
-	parse := func(s string) float64 {
-		v, err := strconv.ParseFloat(strings.TrimPrefix(s, ">"), 64)
-		if err != nil {
-			t.Fatalf("%q in the table: %v", s, err)
-		}
-		return v
-	}
-	checks := []struct {
-		strategy, column string
-		lo, hi           float64
-	}{
+	checkRanges(t, table, cells, []cellRange{
 		{"none", "goodput", 0, 0.5}, // it serves in time until its queue passes the timeout
 		{"none", "p99_x", 24.9, 25.1},
 		{"none", "timed_out", 0.5, 1},
@@ -110,14 +89,9 @@ func TestOverloadOutput(t *testing.T) {
 		{"adaptive-vegas", "p50_x", 1, 2},
 		{"adaptive-vegas", "timed_out", 0, 0},
 		{"adaptive-vegas", "capacity_down_s", 0, 1.5},
-	}
-	for _, c := range checks {
-		if v := parse(col(byName[c.strategy], c.column)); v < c.lo || v > c.hi {
-			t.Errorf("%s %s = %v, want it in [%v, %v]:\n%s", c.strategy, c.column, v, c.lo, c.hi, table)
-		}
-	}
+	})
 	for _, s := range []string{"none", "bulkhead"} {
-		if got := col(byName[s], "load_up_s"); got != "-" {
+		if got := cells[s]["load_up_s"]; got != "-" {
 			t.Errorf("%s load_up_s = %q, want -", s, got)
 		}
 	}
@@ -125,42 +99,9 @@ func TestOverloadOutput(t *testing.T) {
 		t.Errorf("the table does not explain -:\n%s", table)
 	}
 
-	recs, err := csv.NewReader(strings.NewReader(csvOut)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs, rows := csvAndJSON(t, csvOut, jsonOut)
 	if !slices.Equal(recs[0], overloadColumnsOf(false)) || len(recs) != 5 {
 		t.Fatalf("CSV header %q (%d records), want %q", recs[0], len(recs), overloadColumnsOf(false))
-	}
-	var rows []map[string]any
-	if err := json.Unmarshal([]byte(jsonOut), &rows); err != nil {
-		t.Fatal(err)
-	}
-	for i, r := range rows {
-		csvRow := recs[i+1]
-		if len(r) != len(recs[0]) {
-			t.Errorf("JSON row %d has %d keys, the CSV %d columns", i, len(r), len(recs[0]))
-		}
-		for j, name := range recs[0] {
-			v, ok := r[name]
-			switch {
-			case !ok:
-				t.Errorf("JSON row %d lacks %q", i, name)
-			case v == nil:
-				if csvRow[j] != "" {
-					t.Errorf("%s of %s: CSV %q, JSON null", name, csvRow[1], csvRow[j])
-				}
-			default:
-				s := fmt.Sprint(v)
-				if p, err := strconv.ParseFloat(csvRow[j], 64); err == nil {
-					if q, _ := strconv.ParseFloat(s, 64); math.Abs(p-q) > 0.001 {
-						t.Errorf("%s of %s: CSV %s, JSON %s", name, csvRow[1], csvRow[j], s)
-					}
-				} else if csvRow[j] != s {
-					t.Errorf("%s of %s: CSV %q, JSON %q", name, csvRow[1], csvRow[j], s)
-				}
-			}
-		}
 	}
 	if rows[0]["load_up_s"] != nil || rows[3]["load_up_s"] == nil || rows[3]["settled"] != true || rows[0]["settled"] != false {
 		t.Errorf("settle times: none %v, adaptive-vegas %v", rows[0], rows[3])
@@ -174,22 +115,8 @@ func TestOverloadMixedOutput(t *testing.T) {
 	t.Parallel()
 	args := []string{"-scenario", "restart,overload", "-clients", "2", "-strategies", "full,adaptive-vegas", "-quiet"}
 	_, table, _ := runQuick(t, append(args, "-chart", "none")...)
-	blocks := strings.Split(table, "\n\n")
-	if len(blocks) < 2 || strings.Contains(blocks[0], "goodput") || !strings.Contains(blocks[1], "goodput") {
-		t.Fatalf("want a restart block, then an overload block:\n%s", table)
-	}
 	_, out, _ := runQuick(t, append(args, "-format", "csv")...)
-	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	header := recs[0]
-	at := func(name string) int { return slices.Index(header, name) }
-	restart, overload := recs[1], recs[2]
-	if at("goodput") < 0 || at("last_success_s") < 0 || restart[at("goodput")] != "" || overload[at("last_success_s")] != "" ||
-		overload[0] != "overload" || overload[at("goodput")] == "" {
-		t.Fatalf("CSV %q", recs)
-	}
+	checkMixedOutput(t, table, out, "overload", "goodput")
 }
 
 // The overload chart has a row of panels per strategy, and no chart

@@ -203,20 +203,12 @@ feed:
 			continue
 		}
 		k := float64(r.Runs)
-		r.Calls /= k
-		r.PeakLoad /= k
-		r.Failed /= k
-		r.Unfinished /= k
+		divide(k, &r.Calls, &r.PeakLoad, &r.Failed, &r.Unfinished)
 		r.Completion /= time.Duration(r.Runs)
 		r.Seconds = r.Completion.Seconds()
 		if r.Scenario == string(herd.Outage) {
 			r.Failed, r.Completion, r.Seconds = 0, 0, 0
-			r.UserCalls /= k
-			r.UserFailed /= k
-			r.DownX /= k
-			r.DownPeakX /= k
-			r.DegradedX /= k
-			r.TotalX /= k
+			divide(k, &r.UserCalls, &r.UserFailed, &r.DownX, &r.DownPeakX, &r.DegradedX, &r.TotalX)
 			r.Recovery /= time.Duration(r.Runs)
 			r.RecoveryS = r.Recovery.Seconds()
 			r.Success /= time.Duration(r.Runs)
@@ -234,6 +226,14 @@ feed:
 		return finished, context.Cause(ctx)
 	}
 	return finished, nil
+}
+
+// divide divides each of the sums by k: the sums of k runs become their
+// means.
+func divide(k float64, sums ...*float64) {
+	for _, s := range sums {
+		*s /= k
+	}
 }
 
 // add adds what an outage run measured to r.
