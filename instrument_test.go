@@ -321,5 +321,22 @@ func TestInstrumenterReported(t *testing.T) {
 	// attempt 1 retried, attempt 2 retried, then cancelled in its wait.
 	if len(after) != 3 || after[0].Reported || after[1].Reported || !after[2].Reported || after[2].Attempt != 2 || !after[2].GivingUp {
 		t.Errorf("AfterAttempt states %+v, want Reported only on the second report of attempt 2", after)
+		return
+	}
+	// The give-up describes the attempt the wait followed, as its first
+	// report did, on that attempt's context.
+	first, again := after[1], after[2]
+	if !errors.Is(again.Err, attemptErr(2)) || !errors.Is(again.LastErr, attemptErr(1)) ||
+		again.LastDelay != first.LastDelay || again.LastDelay != time.Second {
+		t.Errorf("give-up after the wait: Err %v, LastErr %v, LastDelay %v; want failure 2, failure 1, 1s", again.Err, again.LastErr, again.LastDelay)
+	}
+	var ctxs []context.Context
+	for _, e := range in.events {
+		if e.method == "after" {
+			ctxs = append(ctxs, e.ctx)
+		}
+	}
+	if got := ctxs[2].Value(specKey{}); got != 2 {
+		t.Errorf("the give-up after the wait got a context carrying %v, want attempt 2's", got)
 	}
 }

@@ -56,7 +56,7 @@ func Retry[T any](operation Operation[T], opts ...RetryOption) (T, error) {
 func RetryCtx[T any](ctx context.Context, operation Operation[T], opts ...RetryOption) (T, error) {
 	var res T
 	if operation == nil {
-		return res, &Error{Cause: settings.Invalid("RetryCtx was given a nil operation")}
+		return res, invalidCall("RetryCtx was given a nil operation")
 	}
 	o, err := build(opts)
 	if err != nil {
@@ -82,7 +82,7 @@ func RetryError(operation func() error, opts ...RetryOption) error {
 // including the options it accepts and the *Error it returns on failure.
 func RetryErrorCtx(ctx context.Context, operation func() error, opts ...RetryOption) error {
 	if operation == nil {
-		return &Error{Cause: settings.Invalid("RetryErrorCtx was given a nil operation")}
+		return invalidCall("RetryErrorCtx was given a nil operation")
 	}
 	return run(ctx, opts, func(context.Context) error { return operation() })
 }
@@ -103,7 +103,7 @@ func RetryErrorCtx(ctx context.Context, operation func() error, opts ...RetryOpt
 func Do[T any](ctx context.Context, fn func(context.Context) (T, error), opts ...RetryOption) (T, error) {
 	var res T
 	if fn == nil {
-		return res, &Error{Cause: settings.Invalid("Do was given a nil function")}
+		return res, invalidCall("Do was given a nil function")
 	}
 	err := run(ctx, opts, func(ctx context.Context) error {
 		if ctx.Err() != nil {
@@ -119,7 +119,7 @@ func Do[T any](ctx context.Context, fn func(context.Context) (T, error), opts ..
 // DoErr is Do for a function that returns only an error.
 func DoErr(ctx context.Context, fn func(context.Context) error, opts ...RetryOption) error {
 	if fn == nil {
-		return &Error{Cause: settings.Invalid("DoErr was given a nil function")}
+		return invalidCall("DoErr was given a nil function")
 	}
 	return run(ctx, opts, func(ctx context.Context) error {
 		if ctx.Err() != nil {
@@ -127,6 +127,15 @@ func DoErr(ctx context.Context, fn func(context.Context) error, opts ...RetryOpt
 		}
 		return fn(ctx)
 	})
+}
+
+// invalidCall returns the *Error of a call the driver cannot make, which
+// msg describes. It is kept out of line: the entry points' frames, which
+// a goroutine parked in a wait holds, stay small.
+//
+//go:noinline
+func invalidCall(msg string) error {
+	return &Error{Cause: settings.Invalid("%s", msg)}
 }
 
 // refusedByContext is the refusal of an attempt that Do did not start
@@ -151,49 +160,93 @@ func run(ctx context.Context, opts []RetryOption, op func(context.Context) error
 
 // retry is the loop: it runs op until it succeeds or the options say stop,
 // and returns nil or the *Error that says why it stopped. Each turn is an
-// attempt, a decision and a wait.
+// attempt and its decision, then the wait. The turn is made out of line
+// and the wait here, so that a goroutine parked in the wait holds only
+// this frame and its caller's.
 func retry(ctx context.Context, o *options, op func(context.Context) error) error {
 	if ctx == nil {
-		return &Error{Cause: settings.Invalid("the driver was given a nil context")}
+		return invalidCall("the driver was given a nil context")
 	}
 	p := progress{o: o}
 	if o.maxElapsed > 0 || o.direct != nil {
 		p.begin()
 	}
 	for {
-		p.attempt++
-		actx := ctx
-		if len(o.instrumenters) > 0 {
-			actx = p.before(ctx)
+		delay, err := p.turn(ctx, op)
+		if delay == over {
+			return err
 		}
-		err := op(actx)
-		if err == nil {
-			if len(o.instrumenters) > 0 {
-				p.succeeded(actx)
-			}
-			return nil
-		}
-		if p.b == nil { // made here, where the stack is shallow: see wait
-			p.backOff()
-		}
-		delay, cause := p.decide(ctx, err)
-		if cause == nil {
-			cause = p.retrying(actx, ctx, err, delay)
-		}
-		if cause == nil && delay > 0 && ctx.Err() == nil {
+		if delay > 0 && ctx.Err() == nil {
 			t := startTimer(o.clock, delay)
 			if !park(ctx, t.fired) {
 				t.stop()
 			}
 		}
-		if cause == nil && ctx.Err() != nil {
-			cause = context.Cause(ctx)
-		}
-		if cause != nil {
-			return p.stop(actx, cause, err)
+		if delay > 0 && ctx.Err() != nil {
+			return p.interrupted(ctx)
 		}
 		p.lastDelay = delay
 	}
+}
+
+// over is what turn returns for the wait when the run is over.
+const over time.Duration = -1
+
+// turn makes an attempt and decides what follows it: the wait before the
+// next attempt, or over and what the run returns: nil on success, or the
+// *Error that ends it.
+func (p *progress) turn(ctx context.Context, op func(context.Context) error) (time.Duration, error) {
+	p.attempt++
+	actx := ctx
+	if len(p.o.instrumenters) > 0 {
+		actx = p.before(ctx)
+	}
+	err := op(actx)
+	if err == nil {
+		if len(p.o.instrumenters) > 0 {
+			p.succeeded(actx)
+		}
+		return over, nil
+	}
+	return p.failed(ctx, actx, err)
+}
+
+// failed decides what follows an attempt that returned err on its context
+// actx: it returns the wait before the next attempt, or over and the
+// *Error that ends the run, which it reports. A run with instrumenters
+// keeps what the report of a give-up during the wait needs (see waiting).
+func (p *progress) failed(ctx, actx context.Context, err error) (time.Duration, error) {
+	if p.b == nil { // made here, not deeper in the decision: see park
+		p.backOff()
+	}
+	prev := p.lastErr
+	delay, cause := p.decide(ctx, err)
+	if cause == nil {
+		cause = p.retrying(actx, ctx, err, prev, delay)
+	}
+	if cause == nil && ctx.Err() != nil {
+		cause = context.Cause(ctx)
+	}
+	if cause != nil {
+		return over, p.stop(actx, cause, err, prev)
+	}
+	if delay > 0 && len(p.o.instrumenters) > 0 {
+		if p.waiting == nil {
+			p.waiting = new(waiting)
+		}
+		w := p.waiting
+		w.ctx, w.err, w.lastErr = actx, err, prev
+	}
+	return delay, nil
+}
+
+// interrupted returns the *Error of a run whose context ended during the
+// wait after a failed attempt, and reports it.
+func (p *progress) interrupted(ctx context.Context) error {
+	if w := p.waiting; w != nil {
+		return p.stop(w.ctx, context.Cause(ctx), w.err, w.lastErr)
+	}
+	return p.stop(ctx, context.Cause(ctx), nil, nil)
 }
 
 // progress is where a run stands: the attempt it is on, what the attempts
@@ -205,12 +258,22 @@ type progress struct {
 	b         BackOff       // the run's BackOff, once a retry needs one
 	attempt   int           // the attempt made, from 1
 	lastErr   error         // the last error of an attempt that ran, as Error.LastErr gives it
-	prevErr   error         // lastErr before the current attempt
 	lastDelay time.Duration // the wait before the current attempt
 	start     time.Duration // the clock's reading (see now) when the run's clock started: at the call, or at the first failure
+	waiting   *waiting      // an instrumented run's last attempt, during the wait after it
 	started   bool          // start is set
 	refused   bool          // the current attempt was refused
 	reported  bool          // the current attempt's failure was reported
+}
+
+// waiting is what a run that has instrumenters keeps of an attempt during
+// the wait that follows it, for the report of a give-up that the wait may
+// end in: the attempt's context, its error, and Error.LastErr before it.
+// It is made on the heap at the run's first wait, so that a goroutine
+// parked in a wait holds only a pointer to it.
+type waiting struct {
+	ctx          context.Context
+	err, lastErr error
 }
 
 // begin starts the run: its clock, if WithMaxElapsedTime counts from the
@@ -238,7 +301,7 @@ func (p *progress) decide(ctx context.Context, err error) (time.Duration, error)
 	}
 	var m marks
 	m.walk(err)
-	p.prevErr, p.refused, p.reported = p.lastErr, m.refused, false
+	p.refused, p.reported = m.refused, false
 	if !m.refused { // a refused attempt did not run
 		p.lastErr = m.lastErr(err)
 	}
@@ -389,14 +452,15 @@ func (t timer) stop() {
 }
 
 // stop returns the *Error of a run that stops after an attempt that
-// returned err, and reports it.
-func (p *progress) stop(ctx context.Context, cause, err error) error {
+// returned err, and reports it; lastErr is Error.LastErr before that
+// attempt.
+func (p *progress) stop(ctx context.Context, cause, err, lastErr error) error {
 	e := &Error{LastErr: p.lastErr, Cause: cause, Attempts: p.attempt, Elapsed: p.elapsed()}
 	if p.refused {
 		e.Attempts-- // the refused attempt did not run
 	}
 	if len(p.o.instrumenters) > 0 {
-		s := p.state(err)
+		s := p.state(err, lastErr)
 		s.Elapsed, s.GivingUp, s.Cause, s.Reported = e.Elapsed, true, cause, p.reported
 		p.report(ctx, &s)
 	}
@@ -429,14 +493,14 @@ func (p *progress) now() time.Duration {
 
 // What the driver tells Notify and the instrumenters.
 
-// state describes the current attempt.
-func (p *progress) state(err error) State {
+// state describes the current attempt, which returned err, after lastErr.
+func (p *progress) state(err, lastErr error) State {
 	return State{
 		Attempt:        p.attempt,
 		MaxTries:       p.o.maxTries,
 		MaxElapsedTime: p.o.maxElapsed,
 		Err:            err,
-		LastErr:        p.prevErr,
+		LastErr:        lastErr,
 		LastDelay:      p.lastDelay,
 		Elapsed:        p.elapsed(),
 	}
@@ -444,8 +508,7 @@ func (p *progress) state(err error) State {
 
 // before returns the attempt's context, as the instrumenters derive it.
 func (p *progress) before(ctx context.Context) context.Context {
-	s := p.state(nil)
-	s.LastErr = p.lastErr
+	s := p.state(nil, p.lastErr)
 	for _, in := range p.o.instrumenters {
 		if next := in.BeforeAttempt(ctx, s); next != nil {
 			ctx = next
@@ -456,8 +519,7 @@ func (p *progress) before(ctx context.Context) context.Context {
 
 // succeeded tells the instrumenters that the attempt succeeded.
 func (p *progress) succeeded(ctx context.Context) {
-	s := p.state(nil)
-	s.LastErr = p.lastErr
+	s := p.state(nil, p.lastErr)
 	p.report(ctx, &s)
 }
 
@@ -465,7 +527,7 @@ func (p *progress) succeeded(ctx context.Context) {
 // with err and will be retried after delay. The time they take counts
 // against the limits, which it checks again, on ctx, when there were any:
 // it returns the limit the wait would now overrun, or nil.
-func (p *progress) retrying(actx, ctx context.Context, err error, delay time.Duration) error {
+func (p *progress) retrying(actx, ctx context.Context, err, lastErr error, delay time.Duration) error {
 	if p.o.notify == nil && len(p.o.instrumenters) == 0 {
 		return nil
 	}
@@ -473,7 +535,7 @@ func (p *progress) retrying(actx, ctx context.Context, err error, delay time.Dur
 		p.o.notify(err, delay)
 	}
 	if len(p.o.instrumenters) > 0 {
-		s := p.state(err)
+		s := p.state(err, lastErr)
 		s.NextDelay = delay
 		p.report(actx, &s)
 	}
