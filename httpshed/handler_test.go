@@ -189,7 +189,8 @@ func TestInvalid(t *testing.T) {
 // waits what the Shedder said, spread by its own extra, and is served.
 func TestHTTPRetryClientObeys(t *testing.T) {
 	h := newHolder()
-	srv, base := serve(t, New(bulkhead.New(1), fixed(0)).Handler(h))
+	b := bulkhead.New(1)
+	srv, base := serve(t, New(b, fixed(0)).Handler(h))
 	first := make(chan error, 1)
 	go func() {
 		_, err := fetch(base, srv.URL)
@@ -207,7 +208,8 @@ func TestHTTPRetryClientObeys(t *testing.T) {
 	var body string
 	waits := spectest.Drive(t, clk, func(_ int, d time.Duration) {
 		close(h.release) // the first request ends while the client waits
-		waitFor(t, func() bool { return h.calls.Load() == 1 })
+		// and gives its place back, after its handler has returned
+		waitFor(t, func() bool { return b.Stats().InFlight == 0 })
 		clk.Add(d)
 	}, func() { resp, body = get(t, rt, srv.URL) })
 	if resp.StatusCode != 200 || body != "served" {
