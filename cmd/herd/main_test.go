@@ -449,3 +449,33 @@ func TestRunCutOffAtTheHorizon(t *testing.T) {
 		t.Fatalf("csv: %v", recs)
 	}
 }
+
+// The runs of a row are added in their order, whatever order the workers
+// finish them in: a sweep on four workers gives, to the last bit, the
+// figures of a sweep on one.
+func TestSweepAddsRunsInOrder(t *testing.T) {
+	t.Parallel()
+	args := []string{"-scenario", "outage", "-clients", "20", "-strategies", "ratio-10,breaker", "-runs", "4",
+		"-warmup", "10s", "-down", "10s", "-degraded", "10s", "-healthy", "10s"}
+	sweepOn := func(workers int) []row {
+		o, err := parseArgs(args, new(bytes.Buffer))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.workers = workers
+		rows, err := sweep(context.Background(), o, func() {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rows
+	}
+	want := sweepOn(1)
+	for range 4 {
+		got := sweepOn(4)
+		g, _ := json.Marshal(got)
+		w, _ := json.Marshal(want)
+		if !bytes.Equal(g, w) {
+			t.Fatalf("on four workers:\n%s\nwant, as on one:\n%s", g, w)
+		}
+	}
+}

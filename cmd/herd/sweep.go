@@ -77,6 +77,7 @@ type row struct {
 // job is one simulation of a sweep.
 type job struct {
 	row  int // index in the rows
+	run  int // its number among the row's runs, from 0
 	cfg  herd.Config
 	keep bool // keep the timeline
 }
@@ -121,7 +122,7 @@ func sweep(ctx context.Context, o *options, tick func()) ([]row, error) {
 			for _, st := range strategies {
 				rows = append(rows, row{Scenario: string(sc), Strategy: st.Name, Clients: n, Runs: o.runs, Recovered: true, SuccessRecovered: true})
 				for r := range o.runs {
-					jobs = append(jobs, job{row: len(rows) - 1, keep: r == 0, cfg: o.config(sc, n, st, r)})
+					jobs = append(jobs, job{row: len(rows) - 1, run: r, keep: r == 0, cfg: o.config(sc, n, st, r)})
 				}
 			}
 		}
@@ -145,7 +146,11 @@ func sweep(ctx context.Context, o *options, tick func()) ([]row, error) {
 		first   error
 		wg      sync.WaitGroup
 		next    = make(chan job)
-		done    = make([]int, len(rows)) // runs finished, per row
+		done    = make([]int, len(rows)) // runs added, per row
+		// The runs of a row are added in their order, whatever order they
+		// finish in, so that the sums, and the figures, are the same from
+		// one sweep to the next: a run that finishes early waits here.
+		early   = make([]map[int]herd.Result, len(rows))
 		workers = o.workers
 	)
 	if workers < 1 {
@@ -162,23 +167,19 @@ func sweep(ctx context.Context, o *options, tick func()) ([]row, error) {
 				if res.Err != nil && first == nil {
 					first = res.Err
 				}
-				r := &rows[j.row]
-				r.Calls += float64(res.Calls)
-				r.Completion += res.Completion
-				r.PeakLoad += float64(res.PeakLoad)
-				r.Failed += float64(res.Clients - res.Succeeded)
-				r.Unfinished += float64(res.Unfinished())
-				switch res.Scenario {
-				case herd.Outage:
-					r.add(res)
-				case herd.Overload:
-					r.addOverload(res, j.keep)
+				if early[j.row] == nil {
+					early[j.row] = map[int]herd.Result{}
 				}
-				if j.keep {
-					r.timeline, r.window = res.Load, res.Window
-					r.base, r.phases = res.Outage.Base, j.cfg.Phases
+				early[j.row][j.run] = res
+				for {
+					res, ok := early[j.row][done[j.row]]
+					if !ok {
+						break
+					}
+					delete(early[j.row], done[j.row])
+					rows[j.row].addRun(res, done[j.row] == 0, j.cfg.Phases)
+					done[j.row]++
 				}
-				done[j.row]++
 				mu.Unlock()
 				tick()
 			}
@@ -226,6 +227,26 @@ feed:
 		return finished, context.Cause(ctx)
 	}
 	return finished, nil
+}
+
+// addRun adds what a run measured to r's sums; the first run of r
+// (first) gives its timelines, of the phases given.
+func (r *row) addRun(res herd.Result, first bool, phases herd.Phases) {
+	r.Calls += float64(res.Calls)
+	r.Completion += res.Completion
+	r.PeakLoad += float64(res.PeakLoad)
+	r.Failed += float64(res.Clients - res.Succeeded)
+	r.Unfinished += float64(res.Unfinished())
+	switch res.Scenario {
+	case herd.Outage:
+		r.add(res)
+	case herd.Overload:
+		r.addOverload(res, first)
+	}
+	if first {
+		r.timeline, r.window = res.Load, res.Window
+		r.base, r.phases = res.Outage.Base, phases
+	}
 }
 
 // divide divides each of the sums by k: the sums of k runs become their
