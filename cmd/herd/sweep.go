@@ -142,11 +142,11 @@ func sweep(ctx context.Context, o *options, tick func()) ([]row, error) {
 		return 1
 	})
 	var (
-		mu      sync.Mutex
-		first   error
-		wg      sync.WaitGroup
-		next    = make(chan job)
-		done    = make([]int, len(rows)) // runs added, per row
+		mu    sync.Mutex
+		first error
+		wg    sync.WaitGroup
+		next  = make(chan job)
+		done  = make([]int, len(rows)) // runs added, per row
 		// The runs of a row are added in their order, whatever order they
 		// finish in, so that the sums, and the figures, are the same from
 		// one sweep to the next: a run that finishes early waits here.
