@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,40 +37,42 @@ func chromium(t *testing.T) string {
 }
 
 // page is what the explorer page shows after a run: the table's cells by
-// column, the chart's series as drawn, the command line, and the state.
+// column and the note under it, the chart's series as drawn (for
+// overload, each panel's times and values, by name), the command line,
+// the query of the run, and the state.
 type page struct {
-	Columns []string `json:"columns"`
-	Cells   []string `json:"cells"`
-	Mean    string   `json:"mean"`
-	Peak    string   `json:"peak"`
-	Command string   `json:"command"`
-	State   string   `json:"state"`
-	Status  string   `json:"status"`
+	Columns []string          `json:"columns"`
+	Cells   []string          `json:"cells"`
+	Note    string            `json:"note"`
+	Mean    string            `json:"mean"`
+	Peak    string            `json:"peak"`
+	Series  map[string]string `json:"series"`
+	Command string            `json:"command"`
+	Search  string            `json:"search"`
+	State   string            `json:"state"`
+	Status  string            `json:"status"`
 }
 
 const readPage = `JSON.stringify({
 	columns: [...document.querySelectorAll("#table th")].map((e) => e.textContent),
 	cells: [...document.querySelectorAll("#table td")].map((e) => e.textContent),
+	note: document.getElementById("note").textContent,
 	mean: document.querySelector("#chart svg")?.dataset.mean ?? "",
 	peak: document.querySelector("#chart svg")?.dataset.peak ?? "",
+	series: Object.fromEntries([...document.querySelectorAll("#chart [data-series]")].map((e) => [e.dataset.series, e.dataset.x + ";" + e.dataset.y])),
 	command: document.getElementById("command").textContent,
+	search: location.search,
 	state: document.body.dataset.state,
 	status: document.getElementById("status").textContent,
 })`
 
-// engine runs what args say as the command does, and returns the page it
-// should show: the table's cells and the chart's series.
+// engine runs what args say as the command does (overload on
+// quickServer), and returns the page it should show: the table's cells
+// and the chart's series.
 func engine(t *testing.T, args []string) page {
 	t.Helper()
-	o, err := parseArgs(append(slices.Clone(args), "-chart", "none", "-quiet"), new(strings.Builder))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, err := sweep(context.Background(), o, func() {})
-	if err != nil || len(rows) != 1 {
-		t.Fatalf("%d rows, %v", len(rows), err)
-	}
-	c := chartOf(rows[0])
+	r := engineRow(t, quickServer, args...)
+	c := chartOf(r)
 	join := func(v []float64) string {
 		s := make([]string, len(v))
 		for i, x := range v {
@@ -81,8 +85,13 @@ func engine(t *testing.T, args []string) page {
 		}
 		return strings.Join(s, ",")
 	}
-	cols := tableColumns(rows[0])
-	return page{Columns: cols, Cells: cells(rows[0], cols, true), Mean: join(c.Mean), Peak: join(c.Peak), Command: commandLine(args)}
+	cols := tableColumns(r)
+	series := map[string]string{}
+	for _, p := range c.Panels {
+		series[p.Name] = join(p.X) + ";" + join(p.Y)
+	}
+	return page{Columns: cols, Cells: cells(r, cols, true), Note: strings.TrimSpace(overloadFooter([]row{r})),
+		Mean: join(c.Mean), Peak: join(c.Peak), Series: series, Command: commandLine(args)}
 }
 
 // jsNumber writes x as JavaScript's Number.prototype.toString does for
@@ -101,10 +110,15 @@ func jsNumber(x float64) string {
 // shows the table and the chart the engine gives for it; a parameter
 // changed in the form and run again changes both, to the engine's figures
 // for the new parameters, and the command line to the one that runs it.
+// Overload picked in the form hides the settings that do not apply to
+// it, and its run shows the engine's table and chart, with a query of
+// the settings that apply alone.
 func TestExplorerInABrowser(t *testing.T) {
 	t.Parallel()
 	path := chromium(t)
-	srv := httptest.NewServer(newExplorer().handler())
+	e := newExplorer()
+	e.overloadServer = quickServer
+	srv := httptest.NewServer(e.handler())
 	defer srv.Close()
 
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
@@ -154,6 +168,12 @@ func TestExplorerInABrowser(t *testing.T) {
 		if !slices.Equal(got.Columns, want.Columns) || !slices.Equal(got.Cells, want.Cells) {
 			t.Errorf("the table shows\n%q\n%q\nthe engine gives\n%q\n%q", got.Columns, got.Cells, want.Columns, want.Cells)
 		}
+		if got.Note != want.Note {
+			t.Errorf("the note under the table reads %q, want %q", got.Note, want.Note)
+		}
+		if !maps.Equal(got.Series, want.Series) {
+			t.Errorf("the chart's panels draw other series than the engine gives:\n%.300v\nwant\n%.300v", got.Series, want.Series)
+		}
 		if got.Mean != want.Mean || got.Peak != want.Peak {
 			t.Errorf("the chart draws other series than the engine gives:\nmean %.80s…\nwant %.80s…\npeak %.80s…\nwant %.80s…", got.Mean, want.Mean, got.Peak, want.Peak)
 		}
@@ -184,6 +204,57 @@ func TestExplorerInABrowser(t *testing.T) {
 	check(second, engine(t, changed))
 	if slices.Equal(first.Cells, second.Cells) || first.Peak == second.Peak {
 		t.Errorf("the open duration changed, but the table and the chart did not:\n%q\n%q", first.Cells, second.Cells)
+	}
+
+	// Overload, picked in the form with one of its strategies and a fleet
+	// size, as a user does.
+	clients := chromedp.CSS(`#clients`)
+	if err := chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS(`#scenario`), "overload"), // fires change, as a pick does
+		chromedp.WaitVisible(chromedp.CSS(`#overload-strategy`)),
+		chromedp.WaitNotVisible(chromedp.CSS(`#backoff`)),
+		chromedp.WaitNotVisible(chromedp.CSS(`#guards-set`)),
+		chromedp.WaitNotVisible(chromedp.CSS(`#rate`))); err != nil {
+		t.Fatal(err)
+	}
+	form, err := chromedp.Run(ctx, chromedp.Evaluate[string](`[document.getElementById("clients").value,
+		document.getElementById("rate").disabled, document.getElementById("backoff").disabled,
+		document.getElementById("overload-strategy").disabled, document.getElementById("overload-bound").textContent].join(" ")`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("%d true true false %d", defaultOverloadClients, maxServeOverloadClients); form != want {
+		t.Errorf("overload picked, the form reads (clients, rate and backoff disabled, strategy disabled, bound) %q, want %q", form, want)
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS(`#overload-strategy`), "adaptive-vegas"),
+		chromedp.SetValue(clients, ""), // Clear sets the attribute, which a value the page set hides
+		chromedp.SendKeys(clients, "3"),
+		chromedp.Click(chromedp.CSS("#run")),
+		runs(3)); err != nil {
+		t.Fatal(err)
+	}
+	over := read()
+	overFlags := []string{"-scenario", "overload", "-clients", "3", "-strategies", "adaptive-vegas"}
+	check(over, engine(t, overFlags))
+	sent, err := url.ParseQuery(strings.TrimPrefix(over.Search, "?"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (url.Values{"scenario": {"overload"}, "clients": {"3"}, "strategies": {"adaptive-vegas"}}); !reflect.DeepEqual(sent, want) {
+		t.Errorf("the page asked for %v, want %v: the settings that apply to overload alone", sent, want)
+	}
+	if len(over.Series) != 3 || over.Mean != "" {
+		t.Errorf("the overload chart draws panels %v and a load %.40q", slices.Sorted(maps.Keys(over.Series)), over.Mean)
+	}
+	t.Logf("overload on the quick server, 3 clients, from the page: %s", over.Status)
+	// Back to outage, its settings are shown again.
+	if err := chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS(`#scenario`), "outage"),
+		chromedp.WaitVisible(chromedp.CSS(`#backoff`)),
+		chromedp.WaitVisible(chromedp.CSS(`#rate`)),
+		chromedp.WaitNotVisible(chromedp.CSS(`#overload-strategy`))); err != nil {
+		t.Fatal(err)
 	}
 
 	if shot := os.Getenv("HERD_EXPLORER_SCREENSHOT"); shot != "" {

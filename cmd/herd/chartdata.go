@@ -2,16 +2,20 @@ package main
 
 import (
 	"fmt"
+	"math"
+	"time"
 
 	"github.com/herdsafe/backoff/herd"
+	"gonum.org/v1/plot/plotter"
 )
 
-// chartData is a row's load chart as the explorer page draws it: the
-// same series as the PNG and SVG charts.
+// chartData is a row's chart as the explorer page draws it: the same
+// series as the PNG and SVG charts.
 type chartData struct {
 	// Kind is "outage", the load sent ÷ the base load against time over
-	// the phases, or "fleet", the calls per window against time on a
-	// logarithmic axis.
+	// the phases, "fleet", the calls per window against time on a
+	// logarithmic axis, or "overload", the panels of the overload chart
+	// against time over its stages.
 	Kind  string `json:"kind"`
 	Title string `json:"title"`
 	// X is the time of each point, in seconds. For outage, Mean is the
@@ -27,10 +31,40 @@ type chartData struct {
 	// Bin is the width of a point, in seconds; Window that of a window.
 	Bin    float64 `json:"bin"`
 	Window float64 `json:"window"`
+	// Panels are overload's, top to bottom: the goodput, the p99 latency
+	// and the fleet's limit; Stages its stages.
+	Panels []chartPanel `json:"panels,omitempty"`
+	Stages []chartStage `json:"stages,omitempty"`
 }
 
-// chartOf returns r's load chart.
+// chartPanel is one panel of the overload chart: a series against time,
+// on an axis from Min to Max (logarithmic if Log), over a dashed line of
+// the value Guide gives each stage.
+type chartPanel struct {
+	Name  string    `json:"name"`
+	Title string    `json:"title"`
+	X     []float64 `json:"x"`
+	Y     []float64 `json:"y"`
+	Guide []float64 `json:"guide"`
+	Min   float64   `json:"min"`
+	Max   float64   `json:"max"`
+	Log   bool      `json:"log,omitempty"`
+}
+
+// chartStage is a stage of the overload scenario, from Start to End in
+// seconds; Over says its load is above its capacity (the chart shades it).
+type chartStage struct {
+	Name  string  `json:"name"`
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+	Over  bool    `json:"over"`
+}
+
+// chartOf returns r's chart.
 func chartOf(r row) chartData {
+	if r.isOverload() {
+		return overloadChartOf(r)
+	}
 	if !r.isOutage() {
 		pts := thin(r.timeline, r.window, maxPoints)
 		c := chartData{Kind: "fleet", Window: r.window.Seconds(), Bin: r.window.Seconds(),
@@ -54,6 +88,41 @@ func chartOf(r row) chartData {
 	}
 	for _, t := range b {
 		c.Phases = append(c.Phases, t.Seconds())
+	}
+	return c
+}
+
+// overloadChartOf returns the overload chart of r: its row of panels of
+// overloadChart.
+func overloadChartOf(r row) chartData {
+	end := overloadEnd(r)
+	latencyTop, limitTop := overloadTops([]row{r})
+	c := chartData{Kind: "overload", Window: r.window.Seconds(), Bin: r.bin.Seconds(),
+		Title: fmt.Sprintf("Overload, %d clients, %s: a server of %s calls/s, no-load latency %s; against time",
+			r.Clients, r.Strategy, number(math.Round(r.capacity)), seconds(r.noLoad))}
+	panel := func(name, title string, pts plotter.XYs, guide func(herd.Stage) float64, lo, hi float64) chartPanel {
+		p := chartPanel{Name: name, Title: title, Min: lo, Max: hi}
+		for _, pt := range pts {
+			p.X, p.Y = append(p.X, pt.X), append(p.Y, pt.Y)
+		}
+		for _, st := range r.stages {
+			p.Guide = append(p.Guide, guide(st))
+		}
+		return p
+	}
+	c.Panels = []chartPanel{
+		panel("goodput", fmt.Sprintf("calls answered in time per %s ÷ the full capacity (dashed: the stage's capacity)", seconds(r.bin)),
+			goodputPoints(r, end), goodputGuide, 0, 1.15),
+		panel("p99", fmt.Sprintf("p99 latency per %s ÷ no-load latency (dashed: 2×)", seconds(r.bin)),
+			latencyPoints(r, end), latencyGuide, latencyBottom, latencyTop),
+		panel("limit", fmt.Sprintf("fleet's limit per %s (dashed: capacity × no-load latency)", seconds(r.window)),
+			limitPoints(r, end), limitGuide(r), 0, limitTop),
+	}
+	c.Panels[1].Log = true
+	at := time.Duration(0)
+	for _, st := range r.stages {
+		c.Stages = append(c.Stages, chartStage{Name: st.Name, Start: at.Seconds(), End: (at + st.Duration).Seconds(), Over: st.Load > st.Capacity})
+		at += st.Duration
 	}
 	return c
 }

@@ -27,24 +27,15 @@ var overloadShade = color.Gray{Y: 232}
 // which the server runs full without a queue, dashed).
 func overloadChart(clients int, rows []row) figure {
 	r0 := rows[0]
-	var end time.Duration
-	for _, st := range r0.stages {
-		end += st.Duration
-	}
+	end := overloadEnd(r0)
 	f := figure{w: 12 * vg.Inch, h: vg.Length(0.7+1.5*float64(len(rows))) * vg.Inch,
 		title: fmt.Sprintf("Overload (overload), %d clients, a server of %s calls/s, no-load latency %s: per %s, against time",
 			clients, number(math.Round(r0.capacity)), seconds(r0.noLoad), seconds(r0.bin))}
-	top, limitTop := 3.0, 1.0
-	for _, r := range rows {
-		for _, d := range r.p99 {
-			top = max(top, ratioOf(d, r.noLoad))
-		}
-		limitTop = max(limitTop, float64(slicesMax(r.limit)), r.capacity*r.noLoad.Seconds())
-	}
+	latencyTop, limitTop := overloadTops(rows)
 	ticks := linearTimeTicks{}
 	for i, r := range rows {
 		last := i == len(rows)-1
-		panels := []*plot.Plot{goodputPanel(r, end), latencyPanel(r, end, top*1.3), limitPanel(r, end, limitTop*1.15)}
+		panels := []*plot.Plot{goodputPanel(r, end), latencyPanel(r, end, latencyTop), limitPanel(r, end, limitTop)}
 		for j, p := range panels {
 			p.X.Min, p.X.Max = 0, end.Seconds()
 			p.X.Tick.Marker = ticks
@@ -70,6 +61,29 @@ func overloadChart(clients int, rows []row) figure {
 		f.plots = append(f.plots, panels)
 	}
 	return f
+}
+
+// overloadEnd is when the last stage of r ends.
+func overloadEnd(r row) time.Duration {
+	var end time.Duration
+	for _, st := range r.stages {
+		end += st.Duration
+	}
+	return end
+}
+
+// overloadTops are the tops of the Y axes of the latency and the limit
+// panels of rows: room above the highest p99 (3× at least) and the highest
+// limit or concurrency of a full server.
+func overloadTops(rows []row) (latency, limit float64) {
+	latency, limit = 3, 1
+	for _, r := range rows {
+		for _, d := range r.p99 {
+			latency = max(latency, ratioOf(d, r.noLoad))
+		}
+		limit = max(limit, float64(slicesMax(r.limit)), r.capacity*r.noLoad.Seconds())
+	}
+	return latency * 1.3, limit * 1.15
 }
 
 // ratioOf is d relative to base, 0 for a base that is not positive.
@@ -126,7 +140,18 @@ func stageBands(r row, p *plot.Plot, value func(st herd.Stage) float64) []plot.P
 func goodputPanel(r row, end time.Duration) *plot.Plot {
 	p := plot.New()
 	p.Y.Min, p.Y.Max = 0, 1.15
-	p.Add(stageBands(r, p, func(s herd.Stage) float64 { return s.Capacity })...)
+	p.Add(stageBands(r, p, goodputGuide)...)
+	addSeries(p, goodputPoints(r, end), 0)
+	return p
+}
+
+// goodputGuide is the goodput panel's dashed line in stage s: its
+// capacity.
+func goodputGuide(s herd.Stage) float64 { return s.Capacity }
+
+// goodputPoints are the calls answered in time per bin up to end, over
+// the full capacity.
+func goodputPoints(r row, end time.Duration) plotter.XYs {
 	per := max(1, int(r.bin/r.window))
 	var pts plotter.XYs
 	full := r.capacity * (time.Duration(per) * r.window).Seconds()
@@ -137,8 +162,7 @@ func goodputPanel(r row, end time.Duration) *plot.Plot {
 		}
 		pts = append(pts, plotter.XY{X: (float64(from) + float64(per)/2) * r.window.Seconds(), Y: float64(sum) / full})
 	}
-	addSeries(p, pts, 0)
-	return p
+	return pts
 }
 
 // latencyPanel draws the 99th percentile of the latency per bin, over the
@@ -146,16 +170,29 @@ func goodputPanel(r row, end time.Duration) *plot.Plot {
 func latencyPanel(r row, end time.Duration, top float64) *plot.Plot {
 	p := plot.New()
 	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks{label: countLabel}
-	p.Y.Min, p.Y.Max = 0.8, top
-	p.Add(stageBands(r, p, func(herd.Stage) float64 { return 2 })...)
+	p.Y.Min, p.Y.Max = latencyBottom, top
+	p.Add(stageBands(r, p, latencyGuide)...)
+	addSeries(p, latencyPoints(r, end), 1)
+	return p
+}
+
+// latencyBottom is the bottom of the latency panel's axis.
+const latencyBottom = 0.8
+
+// latencyGuide is the latency panel's dashed line: the target, 2×.
+func latencyGuide(herd.Stage) float64 { return 2 }
+
+// latencyPoints are the 99th percentile of the latency of each bin that
+// had calls, up to end, over the no-load latency, no lower than
+// latencyBottom.
+func latencyPoints(r row, end time.Duration) plotter.XYs {
 	var pts plotter.XYs
 	for i, d := range r.p99 {
 		if x := (float64(i) + 0.5) * r.bin.Seconds(); d > 0 && x <= end.Seconds() {
-			pts = append(pts, plotter.XY{X: x, Y: max(ratioOf(d, r.noLoad), p.Y.Min)})
+			pts = append(pts, plotter.XY{X: x, Y: max(ratioOf(d, r.noLoad), latencyBottom)})
 		}
 	}
-	addSeries(p, pts, 1)
-	return p
+	return pts
 }
 
 // limitPanel draws the fleet's limit per window, up to top, over the
@@ -164,15 +201,27 @@ func limitPanel(r row, end time.Duration, top float64) *plot.Plot {
 	p := plot.New()
 	p.Y.Min, p.Y.Max = 0, top
 	p.Y.Tick.Marker = integerTicks{}
-	p.Add(stageBands(r, p, func(s herd.Stage) float64 { return s.Capacity * r.capacity * r.noLoad.Seconds() })...)
+	p.Add(stageBands(r, p, limitGuide(r))...)
+	addSeries(p, limitPoints(r, end), 2)
+	return p
+}
+
+// limitGuide is the limit panel's dashed line: the calls in flight with
+// which the server, at the stage's capacity, runs full without a queue.
+func limitGuide(r row) func(herd.Stage) float64 {
+	return func(s herd.Stage) float64 { return s.Capacity * r.capacity * r.noLoad.Seconds() }
+}
+
+// limitPoints are the fleet's limit per window up to end: every window
+// for an adaptive fleet, those with a limit for the others.
+func limitPoints(r row, end time.Duration) plotter.XYs {
 	var pts plotter.XYs
 	for i, n := range r.limit {
 		if x := (float64(i) + 0.5) * r.window.Seconds(); x <= end.Seconds() && (n > 0 || r.Adaptive) {
 			pts = append(pts, plotter.XY{X: x, Y: float64(n)})
 		}
 	}
-	addSeries(p, pts, 2)
-	return p
+	return pts
 }
 
 // addSeries draws pts as a line of the palette's colour i.

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -26,15 +27,28 @@ var explorerFiles embed.FS
 
 // The bounds of a run of the explorer, so that a page left open cannot
 // make the server compute for minutes: one scenario, one fleet size, one
-// strategy, one run, at most maxServeClients clients, maxServeUserCalls
-// user calls (outage) or maxServeCalls calls (the others), and
-// serveTimeout of computing.
+// strategy, one run, at most maxServeClients clients (maxServeOverloadClients
+// in overload), maxServeUserCalls user calls (outage) or maxServeCalls
+// calls (occ, restart, shed, pushback), and serveTimeout of computing.
+//
+// An overload run starts the same calls whatever the fleet (the load is a
+// share of the server's capacity), and takes one to three seconds of one
+// core up to maxServeOverloadClients, the limiters' the longest. At that
+// size each client's share of the 400 calls in flight with which the
+// default server runs full without a queue is one call: a larger fleet's
+// bulkheads and limiters cannot go lower, and admit more than the server
+// can serve.
 const (
-	maxServeClients   = 2000
-	maxServeUserCalls = 3_000_000
-	maxServeCalls     = 2_000_000
-	serveTimeout      = 30 * time.Second
+	maxServeClients         = 2000
+	maxServeOverloadClients = 400
+	maxServeUserCalls       = 3_000_000
+	maxServeCalls           = 2_000_000
+	serveTimeout            = 30 * time.Second
 )
+
+// overloadServeFlags are the flags of serveFlags that apply to overload,
+// whose strategies are presets with no setting of their own.
+var overloadServeFlags = []string{"scenario", "clients", "strategies", "delay", "delay-stddev", "seed"}
 
 // serveFlags are the flags the page sets, in the order the command line
 // it shows gives them: a run's query holds them by name.
@@ -71,6 +85,9 @@ func serve(ctx context.Context, addr string, stderr io.Writer) int {
 // run asked for while another is in progress cancels it.
 type explorer struct {
 	timeout time.Duration // bounds a run: serveTimeout
+	// overloadServer is the server of the overload runs (the zero Server,
+	// the defaults; tests set a quicker one).
+	overloadServer herd.Server
 
 	mu     sync.Mutex
 	cancel context.CancelCauseFunc // of the run in progress, if any
@@ -139,16 +156,17 @@ type failure struct {
 
 // kindsInfo is what the page builds its form from: the kinds of guard
 // and of BackOff with their settings and defaults, the presets, the
-// scenarios and the defaults of the flags.
+// scenarios, the strategies of overload and the defaults of the flags.
 type kindsInfo struct {
-	Scenarios []string            `json:"scenarios"`
-	Guards    []kindInfo          `json:"guards"`
-	BackOffs  []string            `json:"backoffs"`
-	Presets   map[string]string   `json:"presets"`
-	Defaults  map[string]string   `json:"defaults"`
-	Limits    map[string]int      `json:"limits"`
-	Docs      map[string]string   `json:"docs"`
-	Params    map[string][]string `json:"backoffParams"`
+	Scenarios          []string            `json:"scenarios"`
+	OverloadStrategies []string            `json:"overloadStrategies"`
+	Guards             []kindInfo          `json:"guards"`
+	BackOffs           []string            `json:"backoffs"`
+	Presets            map[string]string   `json:"presets"`
+	Defaults           map[string]string   `json:"defaults"`
+	Limits             map[string]int      `json:"limits"`
+	Docs               map[string]string   `json:"docs"`
+	Params             map[string][]string `json:"backoffParams"`
 }
 
 type kindInfo struct {
@@ -165,13 +183,10 @@ type paramInfo struct {
 
 func (e *explorer) kinds(w http.ResponseWriter, _ *http.Request) {
 	info := kindsInfo{Presets: map[string]string{}, Defaults: map[string]string{}, Docs: map[string]string{},
-		Limits:   map[string]int{"clients": maxServeClients, "userCalls": maxServeUserCalls, "calls": maxServeCalls},
-		BackOffs: herd.BackOffKinds(), Params: map[string][]string{}}
-	for _, sc := range herd.Scenarios() {
-		if sc != herd.Overload { // see checkServe
-			info.Scenarios = append(info.Scenarios, string(sc))
-		}
-	}
+		Limits: map[string]int{"clients": maxServeClients, "overloadClients": maxServeOverloadClients,
+			"userCalls": maxServeUserCalls, "calls": maxServeCalls},
+		BackOffs: herd.BackOffKinds(), Params: map[string][]string{}, Scenarios: scenarioNames(),
+		OverloadStrategies: overloadStrategyNames()}
 	for _, k := range herd.GuardKinds() {
 		ki := kindInfo{Name: k.Name, Doc: k.Doc}
 		for _, p := range k.New().Params() {
@@ -202,18 +217,21 @@ func (e *explorer) kinds(w http.ResponseWriter, _ *http.Request) {
 	info.Defaults["clients"] = fmt.Sprint(defaultOutageClients)
 	info.Defaults["scenario"] = string(herd.Outage)
 	info.Defaults["strategies"] = "breaker"
+	info.Defaults["overloadClients"] = fmt.Sprint(defaultOverloadClients)
+	info.Defaults["overloadStrategy"] = "adaptive-gradient"
 	reply(w, http.StatusOK, info)
 }
 
 // runResult is what a run gives the page: the row, as the table prints
-// it, the chart's series, the options as the command line reads them,
-// and that command line.
+// it, with the notes the table prints under it, the chart's series, the
+// options as the command line reads them, and that command line.
 type runResult struct {
 	Command string            `json:"command"`
 	Form    map[string]string `json:"form"`
 	Guards  []guardForm       `json:"guards,omitempty"`
 	Columns []string          `json:"columns"`
 	Cells   []string          `json:"cells"`
+	Note    string            `json:"note,omitempty"`
 	Chart   chartData         `json:"chart"`
 }
 
@@ -229,7 +247,11 @@ func (e *explorer) run(w http.ResponseWriter, r *http.Request) {
 		reply(w, http.StatusBadRequest, failure{err.Error()})
 		return
 	}
-	o, err := parseArgs(append(append([]string(nil), args...), "-chart", "none", "-quiet"), io.Discard)
+	err = checkOverloadForm(form)
+	var o *options
+	if err == nil {
+		o, err = parseArgs(append(append([]string(nil), args...), "-chart", "none", "-quiet"), io.Discard)
+	}
 	if err == nil {
 		err = checkServe(o)
 	}
@@ -245,6 +267,7 @@ func (e *explorer) run(w http.ResponseWriter, r *http.Request) {
 	ctx, end := e.begin(r.Context())
 	defer end()
 	o.workers = 1
+	o.overloadServer = e.overloadServer
 	rows, err := sweep(ctx, o, func() {})
 	switch {
 	case err != nil && errors.Is(context.Cause(ctx), errSuperseded):
@@ -263,6 +286,7 @@ func (e *explorer) run(w http.ResponseWriter, r *http.Request) {
 	res := runResult{Command: commandLine(args), Form: form, Chart: chartOf(rows[0])}
 	res.Columns = tableColumns(rows[0])
 	res.Cells = cells(rows[0], res.Columns, true)
+	res.Note = strings.TrimSpace(overloadFooter(rows))
 	if rows[0].isOutage() {
 		res.Guards = guardForms(o)
 	}
@@ -271,6 +295,9 @@ func (e *explorer) run(w http.ResponseWriter, r *http.Request) {
 
 // tableColumns are the columns the table prints for r, in order.
 func tableColumns(r row) []string {
+	if r.isOverload() {
+		return overloadColumnsOf(true)
+	}
 	if !r.isOutage() {
 		return columnsOf(false, 1)
 	}
@@ -319,14 +346,37 @@ func queryArgs(q map[string][]string) (args []string, form map[string]string, er
 	return args, form, nil
 }
 
+// checkOverloadForm reports, for a run of overload alone, a setting of
+// the form that does not apply to it, or a strategy that is not one of
+// its own. It comes before the flags are parsed, which would take the
+// strategy of another scenario (full, breaker) for that scenario's and
+// answer about all of them.
+func checkOverloadForm(form map[string]string) error {
+	if form["scenario"] != string(herd.Overload) {
+		return nil
+	}
+	for _, name := range serveFlags {
+		if _, ok := form[name]; ok && !slices.Contains(overloadServeFlags, name) {
+			return usagef("-%s does not apply to overload, whose strategies are presets with no setting of their own; it takes -%s",
+				name, strings.Join(overloadServeFlags[1:], ", -"))
+		}
+	}
+	list, ok := form["strategies"]
+	if !ok {
+		return nil // all of them: one strategy at a time, checkServe says
+	}
+	for _, st := range herd.SplitStrategies(list) {
+		if !slices.Contains(overloadStrategyNames(), st) {
+			return usagef("-strategies: %q is not a strategy of overload; it has %s", st, strings.Join(overloadStrategyNames(), ", "))
+		}
+	}
+	return nil
+}
+
 // checkServe reports what makes o too large or too broad for the page.
 func checkServe(o *options) error {
-	switch {
-	case len(o.scenarios) != 1:
+	if len(o.scenarios) != 1 {
 		return usagef("the page runs one scenario at a time")
-	case o.scenarios[0] == herd.Overload:
-		// Its strategies are presets of its own, with no setting to try.
-		return usagef("the page does not run overload; the command line does (-scenario overload)")
 	}
 	clients, strategies := o.plan(o.scenarios[0])
 	switch {
@@ -334,10 +384,15 @@ func checkServe(o *options) error {
 		return usagef("the page runs one fleet size at a time")
 	case len(strategies) != 1:
 		return usagef("the page runs one strategy at a time")
+	case o.scenarios[0] == herd.Overload && clients[0] > maxServeOverloadClients:
+		return usagef("the page runs overload with %d clients at most, a run of a few seconds; the command line runs more", maxServeOverloadClients)
 	case clients[0] > maxServeClients:
 		return usagef("the page runs %d clients at most; the command line runs more", maxServeClients)
 	}
-	if o.scenarios[0] == herd.Outage {
+	switch o.scenarios[0] {
+	case herd.Overload:
+		return nil // its load is a share of the server's capacity, whatever the fleet
+	case herd.Outage:
 		if n := float64(clients[0]) * o.rate * phaseBounds(o.phases)[herd.NumPhases].Seconds(); n > maxServeUserCalls {
 			return usagef("%.3g user calls; the page runs %d at most (fewer clients, a lower -rate or shorter phases); the command line runs more", n, maxServeUserCalls)
 		}

@@ -1,16 +1,21 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/herdsafe/backoff/herd"
 )
 
 // getJSON fetches path from srv and decodes its JSON into v; it returns the
@@ -54,6 +59,77 @@ func TestExplorerServesThePage(t *testing.T) {
 	var info kindsInfo
 	if code := getJSON(t, srv, "/api/kinds", &info); code != http.StatusOK || len(info.Guards) == 0 || info.Defaults["retry"] != defaultRetry {
 		t.Fatalf("/api/kinds: %d, %+v", code, info)
+	}
+	if !slices.Equal(info.Scenarios, scenarioNames()) || !slices.Equal(info.OverloadStrategies, overloadStrategyNames()) ||
+		info.Limits["overloadClients"] != maxServeOverloadClients || !slices.Contains(info.OverloadStrategies, info.Defaults["overloadStrategy"]) {
+		t.Errorf("/api/kinds: scenarios %q, overload's strategies %q, limits %v, defaults %v", info.Scenarios, info.OverloadStrategies, info.Limits, info.Defaults)
+	}
+	// The bound of overload's fleet is the calls in flight with which the
+	// default server runs full without a queue: one call a client.
+	delay := herd.Delay{Mean: herd.DefaultDelayMean, StdDev: herd.DefaultDelayStdDev}
+	if full := (herd.Server{}).Capacity() * (herd.Server{}).NoLoad(delay).Seconds(); math.Round(full) != maxServeOverloadClients {
+		t.Errorf("the default server runs full with %v calls in flight; the page's bound on overload's clients is %d", full, maxServeOverloadClients)
+	}
+}
+
+// engineRow runs what args say as the command does, on the overload
+// server given, and returns its one row.
+func engineRow(t *testing.T, server herd.Server, args ...string) row {
+	t.Helper()
+	o, err := parseArgs(append(slices.Clone(args), "-chart", "none", "-quiet"), new(strings.Builder))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.overloadServer = server
+	rows, err := sweep(context.Background(), o, func() {})
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("%q: %d rows, %v", args, len(rows), err)
+	}
+	return rows[0]
+}
+
+// The page runs overload as the command does: the same table, with its
+// note, the same chart, and the command line of the run.
+func TestExplorerRunsOverload(t *testing.T) {
+	t.Parallel()
+	e := newExplorer()
+	e.overloadServer = quickServer
+	srv := httptest.NewServer(e.handler())
+	defer srv.Close()
+	for _, st := range []string{"adaptive-vegas", "bulkhead"} {
+		q := url.Values{"scenario": {"overload"}, "clients": {"3"}, "strategies": {st}, "seed": {"7"}}
+		var res runResult
+		if code := getJSON(t, srv, "/api/run?"+q.Encode(), &res); code != http.StatusOK {
+			t.Fatalf("/api/run?%s: %d", q.Encode(), code)
+		}
+		args := []string{"-scenario", "overload", "-clients", "3", "-strategies", st, "-seed", "7"}
+		want := engineRow(t, quickServer, args...)
+		if res.Command != commandLine(args) {
+			t.Errorf("command %q, want %q", res.Command, commandLine(args))
+		}
+		if cols := overloadColumnsOf(true); !slices.Equal(res.Columns, cols) || !slices.Equal(res.Cells, cells(want, cols, true)) {
+			t.Errorf("%s: the page's table\n%q\n%q\nthe engine's\n%q\n%q", st, res.Columns, res.Cells, cols, cells(want, cols, true))
+		}
+		if note := strings.TrimSpace(overloadFooter([]row{want})); res.Note != note {
+			t.Errorf("%s: note %q, want %q", st, res.Note, note)
+		}
+		if c := chartOf(want); !reflect.DeepEqual(res.Chart, c) {
+			t.Errorf("%s: the page's chart is not the engine's:\n%+v\n%+v", st, res.Chart, c)
+		}
+		c := res.Chart
+		if c.Kind != "overload" || len(c.Stages) != len(quickServer.Stages) || len(c.Panels) != 3 {
+			t.Fatalf("%s: chart %+v", st, c)
+		}
+		for _, p := range c.Panels {
+			if len(p.X) == 0 || len(p.X) != len(p.Y) || len(p.Guide) != len(c.Stages) || !(p.Max > p.Min) {
+				t.Errorf("%s: panel %s: %d times, %d values, guide %v, axis [%v, %v]", st, p.Name, len(p.X), len(p.Y), p.Guide, p.Min, p.Max)
+			}
+		}
+		// The limit of a fixed bulkhead does not move; that of the limiter does.
+		limit := c.Panels[2].Y
+		if moves := slices.Min(limit) != slices.Max(limit); moves != (st != "bulkhead") {
+			t.Errorf("%s: the fleet's limit ranges over [%v, %v]", st, slices.Min(limit), slices.Max(limit))
+		}
 	}
 }
 
@@ -124,6 +200,16 @@ func TestExplorerRefusesWhatItCannotRun(t *testing.T) {
 		"scenario=outage&clients=2000&rate=100&strategies=retry": "user calls; the page runs",
 		"scenario=outage&strategies=breaker(opne=1s)":            `no setting "opne"`,
 		"scenario=outage&clients=10&clients=20":                  "given 2 times",
+		"scenario=overload&strategies=adaptive":                  `"adaptive" is not a strategy of overload; it has none, bulkhead`,
+		"scenario=overload&strategies=full":                      `"full" is not a strategy of overload`,
+		"scenario=overload&strategies=none,retry":                `"retry" is not a strategy of overload`,
+		"scenario=overload&strategies=none&rate=50":              "-rate does not apply to overload",
+		"scenario=overload&strategies=none&retry=full":           "-retry does not apply to overload",
+		"scenario=overload&strategies=none&max-calls=5":          "-max-calls does not apply to overload",
+		"scenario=overload&strategies=none,bulkhead":             "one strategy at a time",
+		"scenario=overload":                                      "one strategy at a time",
+		"scenario=overload&clients=401&strategies=none":          "overload with 400 clients at most",
+		"scenario=overload&clients=0&strategies=none":            "not a fleet size",
 	} {
 		var f failure
 		if code := getJSON(t, srv, "/api/run?"+q, &f); code != http.StatusBadRequest || !strings.Contains(f.Error, want) {

@@ -146,10 +146,10 @@ different; its progress lines give the real time each strategy took.
 -scenario, -runs, -seed, -horizon and the outage flags do not apply to
 it.
 
--serve 127.0.0.1:8080 serves the explorer page instead: pick the scenario,
-the fleet size, the retry policy and the guards with their settings, run
-it, and see the chart and the table, with the command line that runs the
-same. It runs one simulation at a time, bounded in size and in time, and
+-serve 127.0.0.1:8080 serves the explorer page instead: pick the scenario
+(any of them), the fleet size, the retry policy and the guards with their
+settings (for overload, one of its strategies), run it, and see the chart
+and the table, with the command line that runs the same. It runs one simulation at a time, bounded in size and in time, and
 a new run cancels the one in progress.
 
 -base, -cap, -capacity and -max-calls do not apply to outage and

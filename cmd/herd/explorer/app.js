@@ -7,9 +7,11 @@ const $ = (id) => document.getElementById(id);
 const scalarFields = ["clients", "seed", "rate", "arrivals", "warmup", "down", "degraded",
   "degraded-failures", "healthy", "tries", "max-calls", "capacity", "window-offsets"];
 const fleetFields = ["clients", "seed", "max-calls", "capacity"];
+const overloadFields = ["clients", "seed"]; // its strategies have no settings
 let info = null;        // /api/kinds
 let guards = [];        // [{kind, params: {name: value}}], outermost first
 let inFlight = null;    // the AbortController of the run in progress
+let shown = null;       // the scenario whose settings the form shows
 
 function kind(name) { return info.guards.find((k) => k.name === name); }
 
@@ -57,20 +59,28 @@ function guardExpr() {
   }).join("+");
 }
 
+// clientsDefault is the fleet size of scenario sc unless the form says
+// otherwise.
+function clientsDefault(sc) { return sc === "overload" ? info.defaults.overloadClients : info.defaults.clients; }
+
 // query returns the run the form describes, as the query of /api/run
-// and of this page: only the settings that differ from their defaults.
+// and of this page: only the settings that apply to the scenario, and of
+// those only the ones that differ from their defaults, and the clients.
 function query() {
   const q = new URLSearchParams();
   const sc = scenario();
   q.set("scenario", sc);
   const fields = sc === "outage" ? scalarFields.filter((f) => !["max-calls", "capacity"].includes(f))
-    : fleetFields.filter((f) => sc === "restart" || f !== "capacity");
+    : sc === "overload" ? overloadFields
+      : fleetFields.filter((f) => sc === "restart" || f !== "capacity");
   for (const f of fields) {
     const v = $(f).value.trim();
-    const d = f === "clients" ? (sc === "outage" ? "100" : "100") : info.defaults[f];
+    const d = f === "clients" ? clientsDefault(sc) : info.defaults[f];
     if (v !== "" && (v !== d || f === "clients")) q.set(f, v);
   }
-  if (sc === "outage") {
+  if (sc === "overload") {
+    q.set("strategies", $("overload-strategy").value);
+  } else if (sc === "outage") {
     q.set("strategies", guardExpr());
     const r = backoffExpr();
     if (r) q.set("retry", r);
@@ -80,13 +90,19 @@ function query() {
   return q;
 }
 
+// showFor shows the settings that apply to the scenario and hides the
+// others, whose fields it disables.
 function showFor() {
-  const sc = scenario();
+  const sc = scenario(), over = sc === "overload";
   for (const e of document.querySelectorAll(".outage")) e.classList.toggle("hidden", sc !== "outage");
-  for (const e of document.querySelectorAll(".fleet")) e.classList.toggle("hidden", sc === "outage");
+  for (const e of document.querySelectorAll(".fleet")) e.classList.toggle("hidden", sc === "outage" || over);
   for (const e of document.querySelectorAll(".restart")) e.classList.toggle("hidden", sc !== "restart");
+  for (const e of document.querySelectorAll(".overload")) e.classList.toggle("hidden", !over);
+  for (const e of document.querySelectorAll(".retrying")) e.classList.toggle("hidden", over);
   const params = (info.backoffParams[$("backoff").value] || []).length > 0;
   for (const e of document.querySelectorAll(".param")) e.classList.toggle("hidden", !params);
+  for (const e of document.querySelectorAll("#form input, #form select")) e.disabled = e.closest(".hidden") !== null;
+  shown = sc;
 }
 
 function renderGuards() {
@@ -121,9 +137,11 @@ function newGuard(name) {
 function fill(res) {
   const f = res.form;
   $("scenario").value = f.scenario || "outage";
-  for (const name of scalarFields) $(name).value = f[name] ?? (name === "clients" ? "100" : info.defaults[name]);
+  const sc = scenario();
+  for (const name of scalarFields) $(name).value = f[name] ?? (name === "clients" ? clientsDefault(sc) : info.defaults[name]);
+  $("overload-strategy").value = sc === "overload" && f.strategies ? f.strategies : info.defaults.overloadStrategy;
   const d = backoffDefaults();
-  let expr = scenario() === "outage" ? (f.retry || info.defaults.retry) : (f.strategies || "full");
+  const expr = sc === "outage" ? (f.retry || info.defaults.retry) : sc === "overload" ? d.kind : (f.strategies || "full");
   const m = expr.match(/^([a-z-]+)(?:\((.*)\))?$/);
   $("backoff").value = m ? m[1] : d.kind;
   let base = scenario() === "outage" ? d.base : info.defaults.base, cap = scenario() === "outage" ? d.cap : info.defaults.cap;
@@ -172,6 +190,7 @@ async function run(q) {
   $("permalink").href = location.href;
   $("command").textContent = body.command;
   drawTable(body.columns, body.cells);
+  $("note").textContent = body.note || "";
   drawChart(body.chart);
   setStatus("done", `done in ${((performance.now() - started) / 1000).toFixed(2)} s`);
 }
@@ -213,9 +232,14 @@ function timeLabel(s) {
 
 // drawChart draws the load: for outage, the mean of each bin as a line
 // and its busiest window as a band, over the shaded phases, against a
-// linear time axis; for the others, the calls per window against a
-// logarithmic one. The series drawn are kept in data-mean and data-peak.
+// linear time axis; for overload, its panels (drawOverload); for the
+// others, the calls per window against a logarithmic one. The series
+// drawn are kept in data-mean and data-peak.
 function drawChart(c) {
+  if (c.kind === "overload") {
+    drawOverload(c);
+    return;
+  }
   const W = 960, H = 340, L = 52, R = 12, T = 12, B = 38;
   const logX = c.kind !== "outage";
   const xmin = logX ? c.window / 2 : 0;
@@ -243,8 +267,7 @@ function drawChart(c) {
   if (logX) {
     for (let e = Math.floor(Math.log10(xmin)); Math.pow(10, e) <= xmax; e++) if (Math.pow(10, e) >= xmin) xticks.push(Math.pow(10, e));
   } else {
-    const step = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600].find((s) => (xmax - xmin) / s <= 10) || 3600;
-    for (let x = 0; x <= xmax; x += step) xticks.push(x);
+    xticks.push(...timeTicks(xmax));
   }
   for (const x of xticks) {
     root.append(svg("line", { x1: sx(x), x2: sx(x), y1: T, y2: H - B, stroke: "#e4e4e4" }),
@@ -265,13 +288,90 @@ function drawChart(c) {
   $("chart-title").textContent = c.title;
 }
 
+// timeTicks are the round times from 0 to end, ten at most.
+function timeTicks(end) {
+  const step = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600].find((s) => end / s <= 10) || 3600;
+  const out = [];
+  for (let x = 0; x <= end; x += step) out.push(x);
+  return out;
+}
+
+// yTicks are the labelled values of a panel's axis: round steps, or on a
+// logarithmic axis 1, 2 and 5 times the powers of ten, within it.
+function yTicks(p) {
+  const out = [];
+  if (p.log) {
+    for (let e = Math.floor(Math.log10(p.min)); Math.pow(10, e) <= p.max; e++) {
+      for (const m of [1, 2, 5]) {
+        const y = m * Math.pow(10, e);
+        if (y >= p.min && y <= p.max) out.push(y);
+      }
+    }
+    return out;
+  }
+  const step = p.name === "limit" ? Math.max(1, niceStep(p.max - p.min, 4)) : niceStep(p.max - p.min, 4);
+  for (let y = p.min; y <= p.max; y += step) out.push(+y.toFixed(6));
+  return out;
+}
+
+// drawOverload draws the overload chart as the command's does: against
+// time over the stages whose load is above their capacity, shaded, a
+// panel each for the goodput, the p99 latency (on a logarithmic axis) and
+// the fleet's limit, each over its dashed guide per stage. Each panel
+// keeps the series it draws in data-x and data-y.
+function drawOverload(c) {
+  const W = 960, PH = 130, L = 52, R = 12, T = 20, GAP = 30, B = 38;
+  const H = T + c.panels.length * (PH + GAP) - GAP + B;
+  const end = c.stages.length ? c.stages[c.stages.length - 1].end : 1;
+  const sx = (x) => L + (x / end) * (W - L - R);
+  const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, width: "100%", role: "img", "data-kind": c.kind });
+  c.panels.forEach((p, k) => {
+    const top = T + k * (PH + GAP), bottom = top + PH;
+    const frac = p.log ? (y) => Math.log(Math.max(y, p.min) / p.min) / Math.log(p.max / p.min) : (y) => (y - p.min) / (p.max - p.min);
+    const sy = (y) => bottom - Math.min(1, frac(y)) * PH;
+    const g = svg("g", { class: "panel", "data-series": p.name, "data-x": p.x.join(","), "data-y": p.y.join(",") });
+    for (const st of c.stages) {
+      if (st.over) g.append(svg("rect", { x: sx(st.start), y: top, width: sx(st.end) - sx(st.start), height: PH, fill: "#e8e8e8" }));
+    }
+    for (const y of yTicks(p)) {
+      g.append(svg("line", { x1: L, x2: W - R, y1: sy(y), y2: sy(y), stroke: "#dcdcdc" }),
+        svg("text", { x: L - 6, y: sy(y) + 4, "text-anchor": "end" }, p.name === "p99" ? `${y}×` : String(y)));
+    }
+    for (const x of timeTicks(end)) {
+      g.append(svg("line", { x1: sx(x), x2: sx(x), y1: top, y2: bottom, stroke: "#dcdcdc" }));
+      if (k === c.panels.length - 1) g.append(svg("text", { x: sx(x), y: bottom + 16, "text-anchor": "middle" }, timeLabel(x)));
+    }
+    c.stages.forEach((st, i) => {
+      const v = p.guide[i];
+      if (v >= p.min && v <= p.max) {
+        g.append(svg("line", { x1: sx(st.start), x2: sx(st.end), y1: sy(v), y2: sy(v), stroke: "#5a5a5a", "stroke-dasharray": "4 3", class: "guide" }));
+      }
+    });
+    if (p.x.length) {
+      const d = p.x.map((x, i) => `${i ? "L" : "M"}${sx(x).toFixed(1)},${sy(p.y[i]).toFixed(1)}`).join("");
+      g.append(svg("path", { d, fill: "none", stroke: ["#1f4fbf", "#b8401f", "#2a8a3a"][k % 3], "stroke-width": "1.2", class: "series" }));
+    }
+    g.append(svg("rect", { x: L, y: top, width: W - L - R, height: PH, fill: "none", stroke: "#999" }),
+      svg("text", { x: L, y: top - 6 }, p.title));
+    root.append(g);
+  });
+  root.append(svg("text", { x: (L + W - R) / 2, y: H - 4, "text-anchor": "middle" },
+    "time since the start (grey: the load above the capacity; stages: " + c.stages.map((s) => s.name).join(", ") + ")"));
+  $("chart").replaceChildren(root);
+  $("chart-title").textContent = c.title;
+}
+
 async function main() {
   info = await (await fetch("api/kinds")).json();
   for (const s of info.scenarios) $("scenario").append(el("option", {}, s));
+  for (const s of info.overloadStrategies) $("overload-strategy").append(el("option", {}, s));
+  $("overload-bound").textContent = String(info.limits.overloadClients);
   for (const b of info.backoffs) $("backoff").append(el("option", {}, b));
   for (const k of info.guards) $("add-guard").append(el("option", { value: k.name, title: k.doc }, k.name));
   for (const [name, expr] of Object.entries(info.presets)) $("preset").append(el("option", { value: name }, `${name}: ${expr}`));
   $("scenario").addEventListener("change", () => {
+    const sc = scenario();
+    if ((shown === "overload") !== (sc === "overload")) $("clients").value = clientsDefault(sc);
     const d = backoffDefaults();
     $("backoff").value = d.kind; $("backoff-base").value = d.base; $("backoff-cap").value = d.cap;
     showFor();
