@@ -52,11 +52,11 @@ func (r *Retrier) options() *options {
 func (r *Retrier) DoErr(ctx context.Context, fn func(context.Context) error) error {
 	switch {
 	case r == nil:
-		return &Error{Cause: settings.Invalid("DoErr was called on a nil *Retrier")}
+		return invalidCall("DoErr was called on a nil *Retrier")
 	case ctx == nil:
-		return &Error{Cause: settings.Invalid("Retrier.DoErr was given a nil context")}
+		return invalidCall("Retrier.DoErr was given a nil context")
 	case fn == nil:
-		return &Error{Cause: settings.Invalid("Retrier.DoErr was given a nil function")}
+		return invalidCall("Retrier.DoErr was given a nil function")
 	}
 	o := r.options()
 	if o.err != nil {

@@ -248,6 +248,15 @@ func TestExplorerInABrowser(t *testing.T) {
 		t.Errorf("the overload chart draws panels %v and a load %.40q", slices.Sorted(maps.Keys(over.Series)), over.Mean)
 	}
 	t.Logf("overload on the quick server, 3 clients, from the page: %s", over.Status)
+	// With no guard, the fleet has no limit: the page draws its panel
+	// empty, and the run ends as any other.
+	if err := chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS(`#overload-strategy`), "none"),
+		chromedp.Click(chromedp.CSS("#run")),
+		runs(4)); err != nil {
+		t.Fatal(err)
+	}
+	check(read(), engine(t, []string{"-scenario", "overload", "-clients", "3", "-strategies", "none"}))
 	// Back to outage, its settings are shown again.
 	if err := chromedp.Do(ctx,
 		chromedp.SetValue(chromedp.CSS(`#scenario`), "outage"),

@@ -101,7 +101,7 @@ func overloadChartOf(r row) chartData {
 		Title: fmt.Sprintf("Overload, %d clients, %s: a server of %s calls/s, no-load latency %s; against time",
 			r.Clients, r.Strategy, number(math.Round(r.capacity)), seconds(r.noLoad))}
 	panel := func(name, title string, pts plotter.XYs, guide func(herd.Stage) float64, lo, hi float64) chartPanel {
-		p := chartPanel{Name: name, Title: title, Min: lo, Max: hi}
+		p := chartPanel{Name: name, Title: title, Min: lo, Max: hi, X: []float64{}, Y: []float64{}} // [] in JSON, not null, when there are no points
 		for _, pt := range pts {
 			p.X, p.Y = append(p.X, pt.X), append(p.Y, pt.Y)
 		}

@@ -103,13 +103,14 @@
 // # Explorer
 //
 // -serve 127.0.0.1:8080 serves a page on which a user picks the scenario,
-// the fleet size, the retry policy and the guards with their settings,
-// runs the simulation and sees its chart and its row of the table, with
-// the command line that runs the same. The page is three files embedded
-// in the command, and fetches nothing from elsewhere. The server runs one
-// simulation at a time, of at most 2,000 clients and 3 million user calls
-// (2 million calls for occ and restart), for 30 s at most; a run asked
-// for while another is in progress cancels it.
+// the fleet size, the retry policy and the guards with their settings (for
+// overload, one of its strategies), runs the simulation and sees its chart
+// and its row of the table, with the command line that runs the same. The
+// page is three files embedded in the command, and fetches nothing from
+// elsewhere. The server runs one simulation at a time, of at most 2,000
+// clients (400 for overload) and 3 million user calls (2 million calls for
+// occ, restart, shed and pushback), for 30 s at most; a run asked for
+// while another is in progress cancels it.
 //
 // # Overload
 //

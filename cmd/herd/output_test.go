@@ -210,7 +210,7 @@ func TestOutageOutput(t *testing.T) {
 
 	_, csvOut, _ := runCmd(t, append(slices.Clone(outageArgs), "-format", "csv")...)
 	_, jsonOut, _ := runCmd(t, append(slices.Clone(outageArgs), "-format", "json")...)
-	recs, rows := csvAndJSON(t, csvOut, jsonOut)
+	recs, rows := csvAndJSON(t, csvOut, jsonOut, false)
 	if !slices.Equal(recs[0], columnsOf(true, -1)) || len(recs) != 4 {
 		t.Fatalf("CSV header %q (%d records), want %q", recs[0], len(recs), columnsOf(true, -1))
 	}

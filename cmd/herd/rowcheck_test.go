@@ -55,9 +55,10 @@ func tableCells(cells map[string]map[string]string, header, rows []string) []str
 // csvAndJSON parses the CSV file and the JSON document of the same rows,
 // and checks that they say the same: each JSON object has a key for each
 // column of the CSV header and no other, null where the CSV cell is
-// empty, and otherwise the same number (to 0.001) or the same text; the
-// CSV file has a record for each object, under its header.
-func csvAndJSON(t *testing.T, csvOut, jsonOut string) (recs [][]string, rows []map[string]any) {
+// empty (if nulls says a figure may be missing; no null otherwise), and
+// otherwise the same number (to 0.001) or the same text; the CSV file has
+// a record for each object, under its header.
+func csvAndJSON(t *testing.T, csvOut, jsonOut string, nulls bool) (recs [][]string, rows []map[string]any) {
 	t.Helper()
 	recs, err := csv.NewReader(strings.NewReader(csvOut)).ReadAll()
 	if err != nil {
@@ -80,7 +81,7 @@ func csvAndJSON(t *testing.T, csvOut, jsonOut string) (recs [][]string, rows []m
 			case !ok:
 				t.Errorf("JSON row %d lacks %q", i, name)
 			case v == nil:
-				if csvRow[j] != "" {
+				if !nulls || csvRow[j] != "" {
 					t.Errorf("%s of %s: CSV %q, JSON null", name, csvRow[1], csvRow[j])
 				}
 			default:

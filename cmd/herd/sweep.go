@@ -76,10 +76,9 @@ type row struct {
 
 // job is one simulation of a sweep.
 type job struct {
-	row  int // index in the rows
-	run  int // its number among the row's runs, from 0
-	cfg  herd.Config
-	keep bool // keep the timeline
+	row int // index in the rows
+	run int // its number among the row's runs, from 0; the first gives the row its timelines
+	cfg herd.Config
 }
 
 // config is the simulation the options ask for with scenario sc, n
@@ -122,7 +121,7 @@ func sweep(ctx context.Context, o *options, tick func()) ([]row, error) {
 			for _, st := range strategies {
 				rows = append(rows, row{Scenario: string(sc), Strategy: st.Name, Clients: n, Runs: o.runs, Recovered: true, SuccessRecovered: true})
 				for r := range o.runs {
-					jobs = append(jobs, job{row: len(rows) - 1, run: r, keep: r == 0, cfg: o.config(sc, n, st, r)})
+					jobs = append(jobs, job{row: len(rows) - 1, run: r, cfg: o.config(sc, n, st, r)})
 				}
 			}
 		}
