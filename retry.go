@@ -10,7 +10,12 @@ import (
 
 // This file is the driver: the entry points, then the loop (attempt,
 // decide, wait) and the steps it is made of, top to bottom. Copy it, with
-// options.go and permanent.go, to make a driver of your own.
+// options.go and the contextBackOff of context.go, to make a driver of
+// your own. Outside this module, replace what they take from its internal
+// packages: the invalid-configuration errors of settings (fmt.Errorf
+// wrapping ErrInvalidConfiguration), setting.RealClock (the default
+// clock: clock.New()) and typednil.Is (whether an interface holds a nil
+// pointer: reflect).
 
 // Operation is the function Retry calls. It is invoked at least once and may
 // be retried on error. Return a Permanent error to stop retrying
