@@ -121,6 +121,51 @@ func ExampleUnaryServerInterceptor() {
 	// Output: SERVING
 }
 
+// A server that serves one stream at once: the stream it admits holds its
+// slot until its handler returns, so a second stream is shed, before its
+// handler runs, with UNAVAILABLE and a grpc-retry-pushback-ms trailer. The
+// wait is WithPushback's base: the bulkhead's demand (one stream for one
+// slot) does not lengthen it, and a random draw of 0 adds no spread.
+func ExampleStreamServerInterceptor() {
+	slots := bulkhead.New(1)
+	addr, stop := healthServer(grpc.ChainStreamInterceptor(grpcbackoff.StreamServerInterceptor(slots,
+		grpcbackoff.WithPushback(2*time.Second, time.Minute),
+		grpcbackoff.WithPushbackRandom(func() float64 { return 0 }),
+	)))
+	defer stop()
+
+	conn, err := grpc.NewClient("passthrough:///"+addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		panic(err)
+	}
+	defer conn.Close()
+	client := healthpb.NewHealthClient(conn)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel() // ends the admitted stream, which gives its slot back
+	first, err := client.Watch(ctx, &healthpb.HealthCheckRequest{})
+	if err != nil {
+		panic(err)
+	}
+	resp, err := first.Recv() // its handler runs, and holds the slot
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("first stream:", resp.GetStatus())
+
+	second, err := client.Watch(ctx, &healthpb.HealthCheckRequest{})
+	if err != nil {
+		panic(err)
+	}
+	_, err = second.Recv()
+	fmt.Println("second stream:", status.Code(err))
+	fmt.Println("come back in (ms):", second.Trailer().Get(grpcbackoff.PushbackKey))
+	// Output:
+	// first stream: SERVING
+	// second stream: Unavailable
+	// come back in (ms): [2000]
+}
+
 // Hedging an idempotent method: a second attempt starts when the first has
 // not answered after 50 ms, and the first answer wins.
 func ExampleWithHedging() {

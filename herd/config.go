@@ -2,8 +2,6 @@ package herd
 
 import (
 	"cmp"
-	"errors"
-	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -11,6 +9,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/setting"
 	"github.com/herdsafe/backoff/policy"
 )
 
@@ -96,8 +95,17 @@ const (
 )
 
 // ErrInvalidConfig is matched, with errors.Is, by every error that reports
-// a Config that cannot be simulated. The error names the offending field.
-var ErrInvalidConfig = errors.New("herd: invalid configuration")
+// a Config that cannot be simulated, or an expression ParseStack or
+// ParseBackOff cannot read. It wraps backoff.ErrInvalidConfiguration, so
+// each of these errors matches that too, as every error of a setting in
+// this module does. The error says, after "backoff: invalid configuration:
+// herd: " (the words of ErrInvalidConfig and ": "), what is wrong and names
+// the offending field. A BackOff or a guard that a simulation finds it
+// cannot use is reported in Result.Err as ErrInvalidBackOff instead.
+var ErrInvalidConfig error = errInvalidConfig
+
+// errInvalidConfig is ErrInvalidConfig, the sentinel that makes its errors.
+var errInvalidConfig = setting.Package("herd").Sentinel()
 
 // Delay is the one-way network delay of every message: |Normal(Mean,
 // StdDev)|, drawn independently per message. The zero Delay means the
@@ -333,7 +341,9 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// invalid returns an error matching ErrInvalidConfig.
+// invalid returns an error matching ErrInvalidConfig (and so
+// backoff.ErrInvalidConfiguration) that says what is wrong, as format and
+// args do for fmt.Errorf.
 func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrInvalidConfig, fmt.Sprintf(format, args...))
+	return errInvalidConfig.Invalid(format, args...)
 }

@@ -89,7 +89,7 @@ func TestSimulateContextStopsTheSetUp(t *testing.T) {
 
 	// A Config Validate rejects is reported as such, whatever the context.
 	cfg.Clients = 0
-	if r := herd.SimulateContext(ctx, cfg); !errors.Is(r.Err, herd.ErrInvalidConfig) {
+	if r := herd.SimulateContext(ctx, cfg); !isInvalidConfig(r.Err) {
 		t.Fatalf("an invalid Config: %v", r.Err)
 	}
 }

@@ -2,7 +2,6 @@ package herd
 
 import (
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/httpretry"
 	"github.com/herdsafe/backoff/httpshed"
+	"github.com/herdsafe/backoff/internal/setting"
 )
 
 // ShedServiceTime is how long the server of the Shed and Pushback
@@ -66,7 +66,7 @@ func (s *sim) initShed() error {
 		spread:     make([]*rand.Rand, s.cfg.Clients),
 	}
 	if err := sh.shedder.Validate(); err != nil {
-		return fmt.Errorf("%w: Capacity: %w", ErrInvalidConfig, err)
+		return invalid("Capacity: %s", setting.Reason(err))
 	}
 	for i := range sh.spread {
 		sh.spread[i] = rand.New(rand.NewPCG(mix(s.cfg.Seed^0x1f83d9abfb41bd6b), mix(uint64(i)+1)))

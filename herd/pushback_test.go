@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/herdsafe/backoff"
@@ -126,15 +127,15 @@ func TestShedInvariants(t *testing.T) {
 func TestPushbackBadInput(t *testing.T) {
 	t.Parallel()
 	r := herd.Simulate(herd.Config{Scenario: herd.Pushback, Clients: 2, Capacity: math.MaxInt32 + 1, NewBackOff: herd.Immediate()})
-	if !errors.Is(r.Err, herd.ErrInvalidConfig) {
-		t.Errorf("a capacity past bulkhead.MaxCapacity: %v; want ErrInvalidConfig", r.Err)
+	if !isInvalidConfig(r.Err) || !strings.Contains(r.Err.Error(), "herd: Capacity: httpshed: New was given a *bulkhead.Bulkhead") {
+		t.Errorf("a capacity past bulkhead.MaxCapacity: %v; want ErrInvalidConfig naming Capacity", r.Err)
 	}
 	r = herd.Simulate(herd.Config{Scenario: herd.Shed, Clients: 20, Capacity: 1,
 		NewBackOff: func() backoff.BackOff { return negativeBackOff{} }})
 	if !errors.Is(r.Err, herd.ErrInvalidBackOff) {
 		t.Errorf("a negative wait: %v; want ErrInvalidBackOff", r.Err)
 	}
-	if r := herd.Simulate(herd.Config{Scenario: "pushbak", Clients: 1, NewBackOff: herd.Immediate()}); !errors.Is(r.Err, herd.ErrInvalidConfig) {
+	if r := herd.Simulate(herd.Config{Scenario: "pushbak", Clients: 1, NewBackOff: herd.Immediate()}); !isInvalidConfig(r.Err) {
 		t.Errorf("an unknown scenario: %v", r.Err)
 	}
 }

@@ -356,14 +356,20 @@ func testInvalidConfigs(t *testing.T, good herd.Config, cases []invalidConfig) {
 			cfg := good
 			tc.edit(&cfg)
 			err := cfg.Validate()
-			if !errors.Is(err, herd.ErrInvalidConfig) || !containsWord(err.Error(), tc.field) {
+			if !isInvalidConfig(err) || !containsWord(err.Error(), tc.field) {
 				t.Fatalf("Validate = %v, want ErrInvalidConfig naming %s", err, tc.field)
 			}
-			if r := herd.Simulate(cfg); !errors.Is(r.Err, herd.ErrInvalidConfig) || r.Calls != 0 {
+			if r := herd.Simulate(cfg); !isInvalidConfig(r.Err) || r.Calls != 0 {
 				t.Fatalf("Simulate: Err %v after %d calls, want ErrInvalidConfig before any", r.Err, r.Calls)
 			}
 		})
 	}
+}
+
+// isInvalidConfig reports whether err matches ErrInvalidConfig and, as
+// every error of a setting must, backoff.ErrInvalidConfiguration.
+func isInvalidConfig(err error) bool {
+	return errors.Is(err, herd.ErrInvalidConfig) && errors.Is(err, backoff.ErrInvalidConfiguration)
 }
 
 func containsWord(s, w string) bool {
@@ -399,8 +405,8 @@ func TestInvalidPolicy(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			r := herd.Simulate(herd.Config{Scenario: herd.OCC, Clients: 5, NewBackOff: tc.backOff})
-			if !errors.Is(r.Err, herd.ErrInvalidBackOff) {
-				t.Fatalf("Err = %v, want ErrInvalidBackOff", r.Err)
+			if !errors.Is(r.Err, herd.ErrInvalidBackOff) || errors.Is(r.Err, herd.ErrInvalidConfig) {
+				t.Fatalf("Err = %v, want ErrInvalidBackOff, not ErrInvalidConfig", r.Err)
 			}
 			if tc.also != nil && !errors.Is(r.Err, tc.also) {
 				t.Fatalf("Err = %v, want it to match %v as well", r.Err, tc.also)

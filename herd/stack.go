@@ -7,6 +7,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/setting"
 )
 
 // A Stack is the guards of every client of the Outage scenario, outermost
@@ -164,7 +165,7 @@ func (s Stack) Validate() error {
 		}
 		if v, ok := g.(guard.Validator); ok {
 			if err := v.Validate(); err != nil {
-				return invalid("%s: %s", s.Guards[i].Kind(), strings.TrimPrefix(err.Error(), backoff.ErrInvalidConfiguration.Error()+": "))
+				return invalid("%s: %s", s.Guards[i].Kind(), setting.Reason(err))
 			}
 		}
 	}

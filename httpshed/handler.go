@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"net/http"
 	"strconv"
@@ -30,7 +29,7 @@ import (
 func (s *Shedder) Handler(next http.Handler) http.Handler {
 	h := &handler{s: s, next: next, err: s.Validate()}
 	if h.err == nil && (next == nil || typednil.Is(next)) {
-		h.err = fmt.Errorf("%w: httpshed.Shedder.Handler was given a nil http.Handler", backoff.ErrInvalidConfiguration)
+		h.err = settings.Invalid("Shedder.Handler was given a nil http.Handler")
 	}
 	return h
 }

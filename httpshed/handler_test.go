@@ -152,25 +152,25 @@ func TestInvalid(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"nil_guard", New(nil).Handler(next), New(nil).Validate(), "httpshed.New was given a nil guard.Guard"},
+		{"nil_guard", New(nil).Handler(next), New(nil).Validate(), "httpshed: New was given a nil guard.Guard"},
 		{"typed_nil_guard", New((*bulkhead.Bulkhead)(nil)).Handler(next), New((*bulkhead.Bulkhead)(nil)).Validate(), "nil guard.Guard"},
-		{"invalid_guard", New(bulkhead.New(0)).Handler(next), New(bulkhead.New(0)).Validate(), "httpshed.New was given a *bulkhead.Bulkhead that cannot be used"},
-		{"nil_option", New(bulkhead.New(1), nil).Handler(next), New(bulkhead.New(1), nil).Validate(), "an httpshed.Option is nil"},
-		{"status_200", New(bulkhead.New(1), WithStatus(200)).Handler(next), New(bulkhead.New(1), WithStatus(200)).Validate(), "httpshed.WithStatus(200): a Shedder answers 503 or 429"},
-		{"status_999", New(bulkhead.New(1), WithStatus(999)).Handler(next), New(bulkhead.New(1), WithStatus(999)).Validate(), "httpshed.WithStatus(999): not an HTTP status"},
+		{"invalid_guard", New(bulkhead.New(0)).Handler(next), New(bulkhead.New(0)).Validate(), "httpshed: New was given a *bulkhead.Bulkhead that cannot be used: bulkhead: New(0)"},
+		{"nil_option", New(bulkhead.New(1), nil).Handler(next), New(bulkhead.New(1), nil).Validate(), "httpshed: New was given a nil Option"},
+		{"status_200", New(bulkhead.New(1), WithStatus(200)).Handler(next), New(bulkhead.New(1), WithStatus(200)).Validate(), "httpshed: WithStatus(200): a Shedder answers 503 or 429"},
+		{"status_999", New(bulkhead.New(1), WithStatus(999)).Handler(next), New(bulkhead.New(1), WithStatus(999)).Validate(), "httpshed: WithStatus(999): not an HTTP status"},
 		{"status_negative", New(bulkhead.New(1), WithStatus(-503)).Handler(next), New(bulkhead.New(1), WithStatus(-503)).Validate(), "not an HTTP status"},
-		{"short_base", New(bulkhead.New(1), WithRetryAfter(500*time.Millisecond)).Handler(next), New(bulkhead.New(1), WithRetryAfter(500*time.Millisecond)).Validate(), "httpshed.WithRetryAfter(500ms)"},
-		{"negative_base", New(bulkhead.New(1), WithRetryAfter(-time.Second)).Handler(next), New(bulkhead.New(1), WithRetryAfter(-time.Second)).Validate(), "httpshed.WithRetryAfter(-1s)"},
-		{"max_below_base", New(bulkhead.New(1), WithMaxRetryAfter(time.Millisecond)).Handler(next), New(bulkhead.New(1), WithMaxRetryAfter(time.Millisecond)).Validate(), "httpshed.WithMaxRetryAfter(1ms) is shorter than the base"},
-		{"nil_random", New(bulkhead.New(1), WithRandom(nil)).Handler(next), New(bulkhead.New(1), WithRandom(nil)).Validate(), "httpshed.WithRandom was given a nil function"},
-		{"nil_next", New(bulkhead.New(1)).Handler(nil), New(bulkhead.New(1)).Handler(nil).(*handler).err, "Handler was given a nil http.Handler"},
+		{"short_base", New(bulkhead.New(1), WithRetryAfter(500*time.Millisecond)).Handler(next), New(bulkhead.New(1), WithRetryAfter(500*time.Millisecond)).Validate(), "httpshed: WithRetryAfter(500ms): Retry-After counts whole seconds"},
+		{"negative_base", New(bulkhead.New(1), WithRetryAfter(-time.Second)).Handler(next), New(bulkhead.New(1), WithRetryAfter(-time.Second)).Validate(), "httpshed: WithRetryAfter(-1s)"},
+		{"max_below_base", New(bulkhead.New(1), WithMaxRetryAfter(time.Millisecond)).Handler(next), New(bulkhead.New(1), WithMaxRetryAfter(time.Millisecond)).Validate(), "httpshed: WithMaxRetryAfter(1ms) is shorter than the base wait, WithRetryAfter(1s)"},
+		{"nil_random", New(bulkhead.New(1), WithRandom(nil)).Handler(next), New(bulkhead.New(1), WithRandom(nil)).Validate(), "httpshed: WithRandom was given a nil function"},
+		{"nil_next", New(bulkhead.New(1)).Handler(nil), New(bulkhead.New(1)).Handler(nil).(*handler).err, "httpshed: Shedder.Handler was given a nil http.Handler"},
 		{"typed_nil_next", New(bulkhead.New(1)).Handler(http.HandlerFunc(nil)), New(bulkhead.New(1)).Handler(http.HandlerFunc(nil)).(*handler).err, "nil http.Handler"},
-		{"zero_shedder", (&Shedder{}).Handler(next), (&Shedder{}).Validate(), "a zero or nil httpshed.Shedder"},
-		{"nil_shedder", (*Shedder)(nil).Handler(next), (*Shedder)(nil).Validate(), "a zero or nil httpshed.Shedder"},
+		{"zero_shedder", (&Shedder{}).Handler(next), (&Shedder{}).Validate(), "httpshed: a zero or nil Shedder; make one with New"},
+		{"nil_shedder", (*Shedder)(nil).Handler(next), (*Shedder)(nil).Validate(), "httpshed: a zero or nil Shedder; make one with New"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if !errors.Is(c.err, backoff.ErrInvalidConfiguration) || !strings.Contains(c.err.Error(), c.want) {
+			if !errors.Is(c.err, backoff.ErrInvalidConfiguration) || !strings.HasPrefix(c.err.Error(), "backoff: invalid configuration: httpshed: ") || !strings.Contains(c.err.Error(), c.want) {
 				t.Errorf("Validate: %v; want ErrInvalidConfiguration naming %q", c.err, c.want)
 			}
 			srv, base := serve(t, c.h)

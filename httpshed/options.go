@@ -3,6 +3,8 @@ package httpshed
 import (
 	"net/http"
 	"time"
+
+	"github.com/herdsafe/backoff/internal/setting"
 )
 
 // Option configures a Shedder. An option given a value it cannot use
@@ -19,7 +21,7 @@ type Option func(*Shedder)
 func WithRetryAfter(d time.Duration) Option {
 	return func(s *Shedder) {
 		if d < time.Second {
-			s.fail("httpshed.WithRetryAfter(%v): Retry-After counts whole seconds; the base must be one at least", d)
+			settings.Fail(&s.err, "WithRetryAfter(%v): Retry-After counts whole seconds; the base must be one at least", d)
 		}
 		s.base = d
 	}
@@ -41,10 +43,7 @@ func WithMaxRetryAfter(d time.Duration) Option {
 // as the nearest bound of that range. A nil fn is invalid.
 func WithRandom(fn func() float64) Option {
 	return func(s *Shedder) {
-		if fn == nil {
-			s.fail("httpshed.WithRandom was given a nil function")
-		}
-		s.random = fn
+		setting.NotNil(settings, &s.err, &s.random, fn, "WithRandom", "function")
 	}
 }
 
@@ -59,9 +58,9 @@ func WithStatus(code int) Option {
 		case code == http.StatusServiceUnavailable, code == http.StatusTooManyRequests:
 			s.status = code
 		case code < 100 || code > 599:
-			s.fail("httpshed.WithStatus(%d): not an HTTP status", code)
+			settings.Fail(&s.err, "WithStatus(%d): not an HTTP status", code)
 		default:
-			s.fail("httpshed.WithStatus(%d): a Shedder answers 503 or 429, the statuses whose Retry-After clients obey", code)
+			settings.Fail(&s.err, "WithStatus(%d): a Shedder answers 503 or 429, the statuses whose Retry-After clients obey", code)
 		}
 	}
 }

@@ -1,13 +1,12 @@
 package httpshed
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"time"
 
-	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/setting"
 	"github.com/herdsafe/backoff/internal/typednil"
 	"github.com/herdsafe/backoff/pushback"
 )
@@ -47,41 +46,32 @@ func New(g guard.Guard, opts ...Option) *Shedder {
 	s := &Shedder{g: g, base: DefaultRetryAfter, max: DefaultMaxRetryAfter, random: rand.Float64, status: http.StatusServiceUnavailable}
 	switch {
 	case g == nil || typednil.Is(g):
-		s.fail("httpshed.New was given a nil guard.Guard")
+		settings.Fail(&s.err, "New was given a nil guard.Guard")
 	default:
 		if v, ok := g.(guard.Validator); ok {
 			if err := v.Validate(); err != nil {
-				s.fail("httpshed.New was given a %T that cannot be used: %v", g, err)
+				settings.Fail(&s.err, "New was given a %T that cannot be used: %s", g, setting.Reason(err))
 			}
 		}
 	}
-	for _, o := range opts {
-		if o == nil {
-			s.fail("an httpshed.Option is nil")
-			continue
-		}
-		o(s)
-	}
-	if s.err == nil && s.max < s.base {
-		s.fail("httpshed.WithMaxRetryAfter(%v) is shorter than the base wait, httpshed.WithRetryAfter(%v)", s.max, s.base)
+	setting.Apply(settings, &s.err, "New", s, opts)
+	if s.max < s.base {
+		settings.Fail(&s.err, "WithMaxRetryAfter(%v) is shorter than the base wait, WithRetryAfter(%v)", s.max, s.base)
 	}
 	s.rule = s.newRule()
 	return s
 }
 
-// fail records the first invalid setting.
-func (s *Shedder) fail(format string, args ...any) {
-	if s.err == nil {
-		s.err = fmt.Errorf("%w: %s", backoff.ErrInvalidConfiguration, fmt.Sprintf(format, args...))
-	}
-}
+// settings makes the errors of a Shedder that cannot be used: the first
+// setting it cannot use is the one reported.
+const settings = setting.Package("httpshed")
 
 // Validate reports why s cannot be used, as an error matching
 // backoff.ErrInvalidConfiguration, or nil.
 func (s *Shedder) Validate() error {
 	switch {
 	case s == nil || s.g == nil && s.err == nil:
-		return fmt.Errorf("%w: a zero or nil httpshed.Shedder; make one with httpshed.New", backoff.ErrInvalidConfiguration)
+		return settings.NotMade("Shedder", "New")
 	case s.err != nil:
 		return s.err
 	}

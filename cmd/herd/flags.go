@@ -240,8 +240,10 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	return o, nil
 }
 
-// trimInvalid returns an error of the herd package without its
-// prefixes.
+// trimInvalid returns the message of an error of the herd package that
+// matches herd.ErrInvalidConfig without the words of that sentinel
+// ("backoff: invalid configuration: herd: "): the command says "herd: "
+// once, before the flag.
 func trimInvalid(err error) string {
 	return strings.TrimPrefix(err.Error(), herd.ErrInvalidConfig.Error()+": ")
 }

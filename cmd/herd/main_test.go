@@ -310,8 +310,8 @@ func TestBadFlags(t *testing.T) {
 			if !strings.Contains(errs, tc.want) {
 				t.Errorf("stderr %q does not say %q", errs, tc.want)
 			}
-			if !strings.HasPrefix(errs, "herd: ") && !strings.HasPrefix(errs, "flag provided") && !strings.HasPrefix(errs, "invalid value") || strings.Contains(errs, "herd: herd:") {
-				t.Errorf("stderr %q: want one herd: prefix", errs)
+			if !strings.HasPrefix(errs, "herd: ") && !strings.HasPrefix(errs, "flag provided") && !strings.HasPrefix(errs, "invalid value") || strings.Contains(errs, "herd: herd:") || strings.Contains(errs, "invalid configuration") {
+				t.Errorf("stderr %q: want one herd: prefix, and no other", errs)
 			}
 		})
 	}
@@ -328,7 +328,7 @@ func TestEngineRejectsTheFlags(t *testing.T) {
 	o.horizon = 100000 * time.Hour // past the check of -horizon
 	err = validateConfigs(o)
 	var u *usageError
-	if !errors.As(err, &u) || strings.Contains(u.msg, "herd:") || !strings.Contains(u.msg, "Horizon (100000h0m0s) spans") {
+	if !errors.As(err, &u) || strings.Contains(u.msg, "herd:") || strings.Contains(u.msg, "invalid configuration") || !strings.Contains(u.msg, "Horizon (100000h0m0s) spans") {
 		t.Fatalf("validateConfigs: %v; want a usage error without the engine's prefix", err)
 	}
 	var stderr bytes.Buffer

@@ -10,7 +10,11 @@
 //     ErrInvalid (exported as backoff.ErrInvalidConfiguration) and says,
 //     after "backoff: invalid configuration: " and the package's name, what
 //     is wrong and which setting it is: "backoff: invalid configuration:
-//     breaker: WithOpenDuration was given a negative duration (-1s)".
+//     breaker: WithOpenDuration was given a negative duration (-1s)". A
+//     package that exports a sentinel of its own for them makes it with
+//     [Package.Sentinel], and its errors with the sentinel's Invalid: they
+//     match both, in the same words. A message that quotes such an error
+//     quotes its [Reason], the words after the shared ones.
 //   - Of a list of options, the first that cannot be used is the one
 //     reported ([Package.Fail], [Record], [Apply], which also reports a nil
 //     option): a later option may depend on an earlier one, and the first
@@ -32,6 +36,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -57,6 +62,44 @@ func (p Package) Invalid(format string, args ...any) error {
 		prefix += string(p) + ": "
 	}
 	return fmt.Errorf(prefix+format, append([]any{ErrInvalid}, args...)...)
+}
+
+// Sentinel returns the error a package exports, beside ErrInvalid, for
+// the settings of its own that cannot be used, such as a configuration it
+// is given as a struct: it matches ErrInvalid and reads "backoff: invalid
+// configuration: " and the package's name. Each call returns a new
+// sentinel, so a package calls it once.
+func (p Package) Sentinel() *Sentinel { return &Sentinel{p: p} }
+
+// Sentinel is an error of Package.Sentinel: the errors its Invalid
+// returns match it and ErrInvalid.
+type Sentinel struct{ p Package }
+
+// Error returns "backoff: invalid configuration: " and the package's name,
+// or, for the package "", the words of ErrInvalid alone.
+func (s *Sentinel) Error() string {
+	if s.p == "" {
+		return ErrInvalid.Error()
+	}
+	return ErrInvalid.Error() + ": " + string(s.p)
+}
+
+// Unwrap returns ErrInvalid.
+func (s *Sentinel) Unwrap() error { return ErrInvalid }
+
+// Invalid returns an error that matches s and ErrInvalid, in the words of
+// the package's [Package.Invalid].
+func (s *Sentinel) Invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{s}, args...)...)
+}
+
+// Reason returns the words of err after those every error of a setting
+// begins with, "backoff: invalid configuration: ", for a message that
+// quotes err: "breaker: WithOpenDuration was given a negative duration
+// (-1s)". The message of an error that does not begin with them is
+// returned whole.
+func Reason(err error) string {
+	return strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": ")
 }
 
 // Fail records in *first the error p.Invalid(format, args...) unless

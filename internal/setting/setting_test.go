@@ -35,6 +35,41 @@ func TestInvalid(t *testing.T) {
 	}
 }
 
+// A package's own sentinel matches ErrInvalid, and its errors match both,
+// in the package's words; another package's errors do not match it. Reason
+// quotes an error without the shared words.
+func TestSentinel(t *testing.T) {
+	sentinel := settings.Sentinel()
+	if !errors.Is(sentinel, ErrInvalid) || sentinel.Error() != "backoff: invalid configuration: pkg" {
+		t.Errorf("sentinel %q, want one matching ErrInvalid", sentinel)
+	}
+	if got := Package("").Sentinel().Error(); got != ErrInvalid.Error() {
+		t.Errorf("the sentinel of no package reads %q", got)
+	}
+	err := sentinel.Invalid("Clients is %d: %w", 0, io.EOF)
+	if !errors.Is(err, sentinel) || !errors.Is(err, ErrInvalid) || !errors.Is(err, io.EOF) {
+		t.Errorf("%v does not match the sentinel, ErrInvalid and io.EOF", err)
+	}
+	if want := settings.Invalid("Clients is %d: %w", 0, io.EOF).Error(); err.Error() != want {
+		t.Errorf("got %q, want the package's words %q", err, want)
+	}
+	if errors.Is(Package("other").Invalid("x"), sentinel) || errors.Is(settings.Invalid("x"), sentinel) || errors.Is(settings.Sentinel(), sentinel) {
+		t.Error("an error that is not the sentinel's matches it")
+	}
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{err, "pkg: Clients is 0: EOF"},
+		{Package("").Invalid("Do was given a nil function"), "Do was given a nil function"},
+		{io.EOF, "EOF"},
+	} {
+		if got := Reason(c.err); got != c.want {
+			t.Errorf("Reason(%q) = %q, want %q", c.err, got, c.want)
+		}
+	}
+}
+
 // Of the options, the first mistake is kept; of separate arguments, all,
 // joined, and one alone as it is.
 func TestFirstAndJoined(t *testing.T) {
