@@ -2,6 +2,7 @@ package herd
 
 import (
 	"cmp"
+	"github.com/herdsafe/backoff/bulkhead"
 	"math"
 	"slices"
 	"time"
@@ -274,6 +275,8 @@ func (c Config) Validate() error {
 		return invalid("Window is negative (%v)", c.Window)
 	case c.Capacity < 0:
 		return invalid("Capacity is negative (%d)", c.Capacity)
+	case c.Capacity > bulkhead.MaxCapacity && (c.Scenario == Shed || c.Scenario == Pushback):
+		return invalid("Capacity is %d; the %s server's bulkhead holds %d at most", c.Capacity, c.Scenario, bulkhead.MaxCapacity)
 	case c.MaxCalls < 0:
 		return invalid("MaxCalls is negative (%d)", c.MaxCalls)
 	case c.Horizon < 0:

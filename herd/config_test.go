@@ -101,8 +101,8 @@ func TestOutageInvalidGuards(t *testing.T) {
 				cfg.NewBackOff = outageStrategy(t, "retry").NewBackOff
 			}
 			r := herd.Simulate(cfg)
-			if !errors.Is(r.Err, herd.ErrInvalidBackOff) || errors.Is(r.Err, herd.ErrInvalidConfig) || (tc.also != nil && !errors.Is(r.Err, tc.also)) {
-				t.Fatalf("Err = %v, want ErrInvalidBackOff (and %v), not ErrInvalidConfig", r.Err, tc.also)
+			if !errors.Is(r.Err, herd.ErrInvalidBackOff) || !errors.Is(r.Err, backoff.ErrInvalidConfiguration) || errors.Is(r.Err, herd.ErrInvalidConfig) || (tc.also != nil && !errors.Is(r.Err, tc.also)) {
+				t.Fatalf("Err = %v, want ErrInvalidBackOff and backoff.ErrInvalidConfiguration (and %v), not ErrInvalidConfig", r.Err, tc.also)
 			}
 		})
 	}

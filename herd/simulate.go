@@ -17,8 +17,18 @@ import (
 // same *backoff.ExponentialBackOff twice, a BackOff failed its own Validate,
 // or NextBackOff returned a negative wait other than backoff.Stop; in the
 // Outage scenario, also NewGuards returned a nil guard or a guard that
-// fails its own Validate.
-var ErrInvalidBackOff = errors.New("herd: invalid BackOff")
+// fails its own Validate. These errors match backoff.ErrInvalidConfiguration
+// too, as every error of a setting in this module does, but not
+// ErrInvalidConfig.
+var ErrInvalidBackOff error = invalidBackOff{}
+
+// invalidBackOff is ErrInvalidBackOff.
+type invalidBackOff struct{}
+
+func (invalidBackOff) Error() string { return "herd: invalid BackOff" }
+
+// Is reports whether target is backoff.ErrInvalidConfiguration.
+func (invalidBackOff) Is(target error) bool { return target == backoff.ErrInvalidConfiguration }
 
 // Simulate runs the fleet that cfg describes to the end, in virtual time,
 // and returns what it measured. It never sleeps and starts no goroutine;

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/herd"
 )
 
@@ -330,6 +331,9 @@ func TestInvalidConfig(t *testing.T) {
 		{"negative_max_calls", func(c *herd.Config) { c.MaxCalls = -1 }, "MaxCalls"},
 		{"negative_horizon", func(c *herd.Config) { c.Horizon = -1 }, "Horizon"},
 		{"too_many_windows", func(c *herd.Config) { c.Window = time.Nanosecond }, "Windows"},
+		{"shed_capacity_past_the_bulkheads", func(c *herd.Config) {
+			c.Scenario, c.Capacity = herd.Shed, int(int64(bulkhead.MaxCapacity)+1)
+		}, "Capacity"},
 	}
 	testInvalidConfigs(t, good, cases)
 }
