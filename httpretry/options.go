@@ -109,7 +109,7 @@ func (c *config) checked(name string, ro backoff.RetryOption) bool {
 	if err == nil {
 		return true
 	}
-	msg := strings.TrimPrefix(err.Error(), backoff.ErrInvalidConfiguration.Error()+": ")
+	msg := setting.Reason(err)
 	if strings.HasPrefix(msg, name+" ") {
 		c.fail("%s", msg)
 	} else {
