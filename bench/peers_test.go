@@ -92,7 +92,7 @@ var (
 	herdsafePolicy = policy.New(policy.Retry(backoff.WithMaxTries(maxAttempts)))
 	// herdsafeRetrier is the driver with its options built once: the
 	// BackOff of RetryCtx (NewExponentialBackOff), 5 attempts, and no time
-	// budget, as herdsafe-fresh has.
+	// budget, as the retriers it is compared with keep none.
 	herdsafeRetrier = backoff.NewRetrier(backoff.WithMaxTries(maxAttempts), backoff.WithMaxElapsedTime(0))
 
 	avastV5Expo = retryv5.NewWithData[int](retryv5.Attempts(maxAttempts))
@@ -137,9 +137,11 @@ var expoLibs = []lib{
 		return v, err
 	}},
 	{name: "herdsafe-fresh", ours: true, call: func(ctx context.Context, op operation) (int, error) {
-		// As a user of cenkalti/backoff writes it: a new BackOff per call.
-		return backoff.RetryCtx(ctx, op, backoff.WithBackOff(backoff.NewExponentialBackOff()),
-			backoff.WithMaxTries(maxAttempts), backoff.WithMaxElapsedTime(0))
+		// As a user of cenkalti/backoff writes it: a new BackOff per call,
+		// its first interval set, and the default time budget.
+		b := backoff.NewExponentialBackOff()
+		b.InitialInterval = 100 * time.Millisecond
+		return backoff.RetryCtx(ctx, op, backoff.WithBackOff(b), backoff.WithMaxTries(maxAttempts))
 	}},
 	{name: "cenkalti-v5", call: func(ctx context.Context, op operation) (int, error) {
 		return cenkaltiv5.Retry(ctx, op, cenkaltiv5.WithMaxTries(maxAttempts))
