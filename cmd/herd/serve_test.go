@@ -60,6 +60,29 @@ func TestExplorerServesThePage(t *testing.T) {
 	if code := getJSON(t, srv, "/api/kinds", &info); code != http.StatusOK || len(info.Guards) == 0 || info.Defaults["retry"] != defaultRetry {
 		t.Fatalf("/api/kinds: %d, %+v", code, info)
 	}
+	// Every setting of every guard, with its default, the failure rate's
+	// and the limiter's sample window's among them.
+	kinds := herd.GuardKinds()
+	if len(info.Guards) != len(kinds) {
+		t.Fatalf("/api/kinds: %d guards, want %d", len(info.Guards), len(kinds))
+	}
+	for i, k := range kinds {
+		var want []paramInfo
+		for _, p := range k.New().Params() {
+			want = append(want, paramInfo{Name: p.Name, Doc: p.Doc, Default: p.String()})
+		}
+		if info.Guards[i].Name != k.Name || !slices.Equal(info.Guards[i].Params, want) {
+			t.Errorf("/api/kinds: %+v, want %s with %+v", info.Guards[i], k.Name, want)
+		}
+	}
+	for kind, want := range map[string][]string{"breaker": {"rate", "min-calls", "calls", "period", "slow", "slow-rate"}, "limiter": {"window", "samples", "baseline"}} {
+		i := slices.IndexFunc(info.Guards, func(k kindInfo) bool { return k.Name == kind })
+		for _, name := range want {
+			if i < 0 || !slices.ContainsFunc(info.Guards[i].Params, func(p paramInfo) bool { return p.Name == name }) {
+				t.Errorf("/api/kinds: %s lacks %q", kind, name)
+			}
+		}
+	}
 	if !slices.Equal(info.Scenarios, scenarioNames()) || !slices.Equal(info.OverloadStrategies, overloadStrategyNames()) ||
 		info.Limits["overloadClients"] != maxServeOverloadClients || !slices.Contains(info.OverloadStrategies, info.Defaults["overloadStrategy"]) {
 		t.Errorf("/api/kinds: scenarios %q, overload's strategies %q, limits %v, defaults %v", info.Scenarios, info.OverloadStrategies, info.Limits, info.Defaults)
