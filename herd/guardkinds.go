@@ -1,9 +1,12 @@
 package herd
 
 import (
+	"context"
+	"fmt"
 	"time"
 
 	"github.com/benbjohnson/clock"
+	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
@@ -57,7 +60,7 @@ var guardKinds = []GuardKind{
 	{"ratio", "Finagle's retry budget: budget.NewRatio", func() GuardSpec {
 		return &RatioBudget{Ratio: budget.DefaultRetryRatio, Reserve: budget.DefaultMinRetriesPerSecond, Window: budget.DefaultWindow}
 	}},
-	{"breaker", "a circuit breaker tripped by failures in a row: breaker.New", func() GuardSpec {
+	{"breaker", "a circuit breaker tripped by failures in a row, or with rate by a failure rate: breaker.New", func() GuardSpec {
 		return &Breaker{Failures: breaker.DefaultConsecutiveFailures, Open: breaker.DefaultOpenDuration,
 			Probes: breaker.DefaultProbes, Successes: breaker.DefaultProbeSuccesses}
 	}},
@@ -69,7 +72,8 @@ var guardKinds = []GuardKind{
 	}},
 	{"limiter", "an adaptive concurrency limit, by the gradient rule or, with alpha, Vegas's: limiter.New", func() GuardSpec {
 		return &Limiter{Initial: limiter.DefaultInitialLimit, Floor: limiter.DefaultFloor, Ceiling: limiter.DefaultCeiling,
-			Tolerance: limiter.DefaultTolerance, Beta: limiter.DefaultBeta, Decrease: limiter.DefaultDecrease}
+			Tolerance: limiter.DefaultTolerance, Beta: limiter.DefaultBeta, Decrease: limiter.DefaultDecrease,
+			Window: limiter.DefaultWindow, Samples: limiter.DefaultWindowSamples, Baseline: limiter.DefaultBaseline}
 	}},
 }
 
@@ -131,12 +135,25 @@ func (s *RatioBudget) NewGuard(env GuardEnv) guard.Guard {
 	return budget.NewRatio(opts...)
 }
 
-// Breaker is a breaker.New tripped by failures in a row.
+// Breaker is a breaker.New tripped by failures in a row, or, when any of
+// Rate, MinCalls, Calls and Period is set, by the failure rate of a window
+// of the last Calls calls (breaker.WithFailureRate) or of the calls of the
+// last Period (breaker.WithFailureRateOver). When Slow or SlowRate is set,
+// it trips on slow calls too (breaker.WithSlowCalls), which needs the
+// failure-rate rule. Settings of two rules at once (Failures with the
+// failure rate, Calls with Period) make a guard that reports them through
+// its Validate and refuses every call.
 type Breaker struct {
 	Failures  int           // breaker.WithConsecutiveFailures
 	Open      time.Duration // breaker.WithOpenDuration
 	Probes    int           // breaker.WithHalfOpen: the probes
 	Successes int           // breaker.WithHalfOpen: the successes that close it
+	Rate      float64       // breaker.WithFailureRate, WithFailureRateOver: the rate
+	MinCalls  int           // breaker.WithFailureRate, WithFailureRateOver: the fewest calls
+	Calls     int           // breaker.WithFailureRate: the window's calls
+	Period    time.Duration // breaker.WithFailureRateOver: the window's length
+	Slow      time.Duration // breaker.WithSlowCalls: the latency past which a call is slow
+	SlowRate  float64       // breaker.WithSlowCalls: the rate of slow calls
 }
 
 func (*Breaker) Kind() string { return "breaker" }
@@ -147,12 +164,38 @@ func (s *Breaker) Params() []Param {
 		{"open", "how long it stays open before a probe", &s.Open},
 		{"probes", "calls admitted while half-open", &s.Probes},
 		{"successes", "probe successes that close it", &s.Successes},
+		{"rate", "if above 0: the share of failed calls of its window that opens it, instead of failures", &s.Rate},
+		{"min-calls", "rate: the calls its window must hold first", &s.MinCalls},
+		{"calls", "rate: its window is the last this many calls", &s.Calls},
+		{"period", "rate, instead of calls: its window is the calls of the last period", &s.Period},
+		{"slow", "rate: if above 0, a call that takes longer is slow", &s.Slow},
+		{"slow-rate", "slow: the share of slow calls of the window that opens it", &s.SlowRate},
 	}
 }
 
+// rateRule reports whether a setting of the failure-rate rule is set.
+func (s *Breaker) rateRule() bool {
+	return s.Rate != 0 || s.MinCalls != 0 || s.Calls != 0 || s.Period != 0
+}
+
 func (s *Breaker) NewGuard(env GuardEnv) guard.Guard {
-	return breaker.New(breaker.WithConsecutiveFailures(s.Failures), breaker.WithOpenDuration(s.Open),
-		breaker.WithHalfOpen(s.Probes, s.Successes), breaker.WithClock(env.Clock))
+	opts := []breaker.Option{breaker.WithOpenDuration(s.Open), breaker.WithHalfOpen(s.Probes, s.Successes), breaker.WithClock(env.Clock)}
+	switch {
+	case !s.rateRule():
+		opts = append(opts, breaker.WithConsecutiveFailures(s.Failures))
+	case s.Failures != breaker.DefaultConsecutiveFailures:
+		return refuseAll("breaker: failures and rate are two trip rules: give one")
+	case s.Calls != 0 && s.Period != 0:
+		return refuseAll("breaker: calls and period are two windows of the failure rate: give one")
+	case s.Period != 0:
+		opts = append(opts, breaker.WithFailureRateOver(s.Rate, s.MinCalls, s.Period))
+	default:
+		opts = append(opts, breaker.WithFailureRate(s.Rate, s.MinCalls, s.Calls))
+	}
+	if s.Slow != 0 || s.SlowRate != 0 {
+		opts = append(opts, breaker.WithSlowCalls(s.Slow, s.SlowRate))
+	}
+	return breaker.New(opts...)
 }
 
 // Throttle is a throttle.New: the SRE book's adaptive throttling,
@@ -181,7 +224,11 @@ func (s *Throttle) NewGuard(env GuardEnv) guard.Guard {
 }
 
 // Bulkhead is a bulkhead.New without a queue: a client's calls past Max
-// in flight are refused.
+// in flight are refused. It has no queue (bulkhead.WithQueue,
+// WithMaxWait) because a simulation's callers run one at a time, each
+// until it waits on the virtual clock: one blocked in a guard's queue,
+// waiting for another caller to free a slot, would never hand control
+// back.
 type Bulkhead struct {
 	Max int // the capacity
 }
@@ -198,12 +245,18 @@ func (s *Bulkhead) NewGuard(env GuardEnv) guard.Guard {
 
 // Limiter is a limiter.New: a limit of attempts in flight per client that
 // adapts to the latency it measures, by the gradient rule, or by Vegas's
-// when Alpha is above 0.
+// when Alpha is above 0. It has no queue (limiter.WithQueue, WithMaxWait),
+// for the reason a Bulkhead has none, and no priority thresholds
+// (limiter.WithPriorityThresholds): the simulation's calls carry no
+// priority.
 type Limiter struct {
-	Initial, Floor, Ceiling int     // limiter.WithInitialLimit, WithFloor, WithCeiling
-	Tolerance               float64 // limiter.WithGradient
-	Alpha, Beta             float64 // limiter.WithVegas, when Alpha > 0
-	Decrease                float64 // limiter.WithDecrease
+	Initial, Floor, Ceiling int           // limiter.WithInitialLimit, WithFloor, WithCeiling
+	Tolerance               float64       // limiter.WithGradient
+	Alpha, Beta             float64       // limiter.WithVegas, when Alpha > 0
+	Decrease                float64       // limiter.WithDecrease
+	Window                  time.Duration // limiter.WithWindow: the shortest sample window
+	Samples                 int           // limiter.WithWindow: the fewest calls of a sample window
+	Baseline                time.Duration // limiter.WithBaseline
 }
 
 func (*Limiter) Kind() string { return "limiter" }
@@ -217,6 +270,9 @@ func (s *Limiter) Params() []Param {
 		{"alpha", "Vegas, if above 0: below this many calls queued the limit grows", &s.Alpha},
 		{"beta", "Vegas: above this many calls queued the limit shrinks", &s.Beta},
 		{"decrease", "the factor of the limit after a window with a failure", &s.Decrease},
+		{"window", "the shortest sample window, after which the limit moves", &s.Window},
+		{"samples", "the fewest calls a sample window holds", &s.Samples},
+		{"baseline", "how long the no-load latency is remembered", &s.Baseline},
 	}
 }
 
@@ -226,5 +282,21 @@ func (s *Limiter) NewGuard(env GuardEnv) guard.Guard {
 		rule = limiter.WithVegas(s.Alpha, s.Beta)
 	}
 	return limiter.New(limiter.WithInitialLimit(s.Initial), limiter.WithFloor(s.Floor), limiter.WithCeiling(s.Ceiling),
-		limiter.WithDecrease(s.Decrease), rule, limiter.WithClock(env.Clock))
+		limiter.WithDecrease(s.Decrease), rule, limiter.WithWindow(s.Window, s.Samples), limiter.WithBaseline(s.Baseline),
+		limiter.WithClock(env.Clock))
 }
+
+// refuseAll returns a guard whose settings cannot be used: Validate
+// reports why, as an error matching backoff.ErrInvalidConfiguration, and
+// Allow refuses every call with it.
+func refuseAll(why string) guard.Guard {
+	return unusable{fmt.Errorf("%w: %s", backoff.ErrInvalidConfiguration, why)}
+}
+
+type unusable struct{ err error }
+
+func (u unusable) Allow(context.Context, guard.Call) (guard.Permit, error) {
+	return guard.Permit{}, u.err
+}
+func (unusable) Record(guard.Permit, guard.Outcome) {}
+func (u unusable) Validate() error                  { return u.err }

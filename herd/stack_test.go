@@ -13,6 +13,7 @@ import (
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/herd"
+	"github.com/herdsafe/backoff/limiter"
 	"github.com/herdsafe/backoff/throttle"
 )
 
@@ -40,7 +41,14 @@ func TestParseStack(t *testing.T) {
 			&herd.Breaker{Failures: 5, Open: time.Minute, Probes: 1, Successes: 1},
 			&herd.Throttle{K: 2, Window: 2 * time.Minute}}},
 		{"bulkhead(max=3)", "bulkhead(max=3)", []herd.GuardSpec{&herd.Bulkhead{Max: 3}}},
-		{"limiter(alpha=3,initial=10)", "limiter(initial=10,alpha=3)", []herd.GuardSpec{&herd.Limiter{Initial: 10, Floor: 1, Ceiling: 1000, Tolerance: 1, Alpha: 3, Beta: 6, Decrease: 0.9}}},
+		{"limiter(alpha=3,initial=10)", "limiter(initial=10,alpha=3)", []herd.GuardSpec{&herd.Limiter{Initial: 10, Floor: 1, Ceiling: 1000, Tolerance: 1, Alpha: 3, Beta: 6, Decrease: 0.9,
+			Window: 100 * time.Millisecond, Samples: 10, Baseline: 10 * time.Minute}}},
+		{"limiter(window=50ms,samples=5,baseline=1m)", "limiter(window=50ms,samples=5,baseline=1m)", []herd.GuardSpec{&herd.Limiter{Initial: 20, Floor: 1, Ceiling: 1000, Tolerance: 1, Beta: 6, Decrease: 0.9,
+			Window: 50 * time.Millisecond, Samples: 5, Baseline: time.Minute}}},
+		{"breaker(rate=0.5,min-calls=20,calls=100)", "breaker(rate=0.5,min-calls=20,calls=100)", []herd.GuardSpec{
+			&herd.Breaker{Failures: 5, Open: time.Minute, Probes: 1, Successes: 1, Rate: 0.5, MinCalls: 20, Calls: 100}}},
+		{"breaker(rate=0.5,min-calls=20,period=30s,slow=2s,slow-rate=0.8)", "breaker(rate=0.5,min-calls=20,period=30s,slow=2s,slow-rate=0.8)", []herd.GuardSpec{
+			&herd.Breaker{Failures: 5, Open: time.Minute, Probes: 1, Successes: 1, Rate: 0.5, MinCalls: 20, Period: 30 * time.Second, Slow: 2 * time.Second, SlowRate: 0.8}}},
 	}
 	for _, tc := range cases {
 		st, err := herd.ParseStack(tc.expr)
@@ -97,6 +105,21 @@ func TestParseStackErrors(t *testing.T) {
 		{"bulkhead(max=0)", "capacity"},
 		{"limiter(alpha=9)", "WithVegas"},
 		{"limiter(floor=0)", "WithFloor"},
+		{"limiter(window=0s)", "WithWindow"},
+		{"limiter(samples=0)", "WithWindow"},
+		{"limiter(baseline=10ms)", "WithBaseline"},
+		{"breaker(rate=1.5,min-calls=1,calls=10)", "WithFailureRate"},
+		{"breaker(min-calls=5,calls=10)", "WithFailureRate"},
+		{"breaker(rate=0.5,min-calls=20,calls=10)", "WithFailureRate"},
+		{"breaker(rate=0.5,calls=10)", "WithFailureRate"},
+		{"breaker(rate=0.5,min-calls=5,period=1ms)", "WithFailureRateOver"},
+		{"breaker(rate=0.5,min-calls=5,period=-1s)", "WithFailureRateOver"},
+		{"breaker(slow=1s,slow-rate=0.5)", "WithSlowCalls"},
+		{"breaker(rate=0.5,min-calls=5,calls=10,slow=1s)", "WithSlowCalls"},
+		{"breaker(rate=0.5,min-calls=5,calls=10,slow-rate=0.5)", "WithSlowCalls"},
+		{"breaker(rate=0.5,min-calls=5,calls=10,slow=1ns,slow-rate=0.5)", "WithSlowCalls"},
+		{"breaker(failures=3,rate=0.5,min-calls=5,calls=10)", "failures and rate are two trip rules"},
+		{"breaker(rate=0.5,min-calls=5,calls=10,period=1s)", "calls and period are two windows"},
 	}
 	for _, tc := range settings {
 		st, err := herd.ParseStack(tc.expr)
@@ -126,6 +149,73 @@ func TestStackSettingsReachTheGuards(t *testing.T) {
 	var open *breaker.OpenError
 	if !errors.As(err, &open) || open.Duration != 7*time.Second {
 		t.Fatalf("after one failure: %v, want the breaker open for 7s", err)
+	}
+}
+
+// The failure-rate and slow-call rules reach the breaker: it trips when
+// the share of failed (or slow) calls of its window reaches the rate, and
+// not before its window holds min-calls calls.
+func TestStackBreakerRulesReachTheBreaker(t *testing.T) {
+	t.Parallel()
+	call := func(t *testing.T, g guard.Guard, clk *clock.Mock, took time.Duration, err error) error {
+		t.Helper()
+		p, refused := g.Allow(t.Context(), guard.Call{Attempt: 1})
+		if refused != nil {
+			return refused
+		}
+		clk.Add(took)
+		g.Record(p, guard.Outcome{Err: err})
+		return nil
+	}
+	for _, expr := range []string{"breaker(rate=0.5,min-calls=4,calls=4)", "breaker(rate=0.5,min-calls=4,period=10s)"} {
+		clk := clock.NewMock()
+		g := mustStack(t, expr).NewGuards(clk, func() float64 { return 0.5 })[0]
+		// 2 failures of 3 calls do not trip it: its window holds fewer
+		// than 4; a third failure, 3 of 4, does.
+		for i, err := range []error{herd.ErrUnavailable, nil, herd.ErrUnavailable, herd.ErrUnavailable} {
+			if refused := call(t, g, clk, time.Millisecond, err); refused != nil {
+				t.Fatalf("%s: call %d refused: %v", expr, i+1, refused)
+			}
+		}
+		if err := call(t, g, clk, time.Millisecond, nil); !errors.Is(err, breaker.ErrCircuitOpen) {
+			t.Errorf("%s: after 3 failures of 4 calls: %v, want the breaker open", expr, err)
+		}
+	}
+	clk := clock.NewMock()
+	g := mustStack(t, "breaker(rate=1,min-calls=2,calls=2,slow=1s,slow-rate=1)").NewGuards(clk, func() float64 { return 0.5 })[0]
+	for i := range 2 {
+		if refused := call(t, g, clk, 2*time.Second, nil); refused != nil {
+			t.Fatalf("slow call %d refused: %v", i+1, refused)
+		}
+	}
+	if err := call(t, g, clk, 0, nil); !errors.Is(err, breaker.ErrCircuitOpen) {
+		t.Errorf("after 2 calls of 2s, slower than slow=1s: %v, want the breaker open", err)
+	}
+}
+
+// The limiter's sample window reaches the limiter: with samples=1 and a
+// short window, its limit moves after the first call; by default it
+// waits for 10.
+func TestStackLimiterSettingsReachTheLimiter(t *testing.T) {
+	t.Parallel()
+	limit := func(expr string) int {
+		clk := clock.NewMock()
+		g := mustStack(t, expr).NewGuards(clk, func() float64 { return 0.5 })[0]
+		for range 3 {
+			p, err := g.Allow(t.Context(), guard.Call{Attempt: 1})
+			if err != nil {
+				t.Fatalf("%s: %v", expr, err)
+			}
+			clk.Add(20 * time.Millisecond)
+			g.Record(p, guard.Outcome{Err: herd.ErrUnavailable})
+		}
+		return g.(*limiter.Limiter).Stats().Limit
+	}
+	if got := limit("limiter(initial=100)"); got != 100 {
+		t.Errorf("limiter(initial=100) after 3 failed calls of 20ms: limit %d, want 100 (its window wants 10 calls)", got)
+	}
+	if got := limit("limiter(initial=100,window=10ms,samples=1)"); got >= 100 {
+		t.Errorf("limiter(initial=100,window=10ms,samples=1) after 3 failed calls of 20ms: limit %d, want it below 100", got)
 	}
 }
 

@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/recorder"
 )
 
 func TestSeconds(t *testing.T) {
@@ -185,6 +188,88 @@ func TestNote(t *testing.T) {
 	for _, tc := range cases {
 		if got := note(tc.r); got != tc.want {
 			t.Errorf("note(%+v) = %q, want %q", tc.r, got, tc.want)
+		}
+	}
+}
+
+// The charts against the fleet size draw a point at each fleet size
+// measured, and no line from one to the next, which would claim what
+// happens in between: drawn on a recording canvas, a mark is centred on
+// every measured point of every strategy, and no stroke or fill joins two
+// of them.
+func TestScalingDrawsPointsOnly(t *testing.T) {
+	t.Parallel()
+	var rows []row
+	for i, st := range []string{"no-jitter", "full"} {
+		for j, n := range []int{10, 100, 1000} {
+			rows = append(rows, row{Scenario: "restart", Strategy: st, Clients: n, Runs: 1,
+				Calls: float64(n) * float64(3+2*j) * math.Pow(10, float64(i)), Seconds: 0.05 * float64(1+j*j) * math.Pow(10, float64(i)), window: 10 * time.Millisecond})
+		}
+	}
+	f := scaling("restart", rows)
+	rec := &recorder.Canvas{}
+	canvases := place(f, draw.NewCanvas(rec, f.w, f.h))
+	values := []func(row) float64{func(r row) float64 { return r.Calls }, func(r row) float64 { return r.Seconds }}
+	if len(f.plots) != 1 || len(f.plots[0]) != len(values) {
+		t.Fatalf("%d×%d plots, want 1×%d", len(f.plots), len(f.plots[0]), len(values))
+	}
+	const near = 4 // points: a mark of radius 2.5 reaches 3.5 at its corners
+	for j, p := range f.plots[0] {
+		rec.Actions = nil
+		p.Draw(canvases[0][j])
+		da := p.DataCanvas(canvases[0][j])
+		x, y := p.Transforms(&da)
+		var points []vg.Point
+		for _, r := range rows {
+			points = append(points, vg.Point{X: x(float64(r.Clients)), Y: y(values[j](r))})
+		}
+		at := func(q vg.Point) int { // the nearest point, if near
+			best, d := -1, vg.Length(near)
+			for i, pt := range points {
+				if e := vg.Length(math.Hypot(float64(q.X-pt.X), float64(q.Y-pt.Y))); e <= d {
+					best, d = i, e
+				}
+			}
+			return best
+		}
+		marked := make([]bool, len(points))
+		for _, a := range rec.Actions {
+			var path vg.Path
+			switch a := a.(type) {
+			case *recorder.Stroke:
+				path = a.Path
+			case *recorder.Fill:
+				path = a.Path
+			default:
+				continue
+			}
+			// A mark: an arc about the point, or a shape whose corners
+			// are all within its radius.
+			from, shape := -1, -2 // -2: no component yet; -1: not a mark
+			for _, c := range path {
+				if c.Type == vg.CloseComp {
+					continue
+				}
+				i := at(c.Pos)
+				if c.Type == vg.LineComp && from >= 0 && i >= 0 && i != from {
+					t.Errorf("%s: a line from %d clients (%s) to %d (%s)", p.Title.Text, rows[from].Clients, rows[from].Strategy, rows[i].Clients, rows[i].Strategy)
+				}
+				from = i
+				switch {
+				case shape == -2:
+					shape = i
+				case shape != i:
+					shape = -1
+				}
+			}
+			if shape >= 0 {
+				marked[shape] = true
+			}
+		}
+		for i, m := range marked {
+			if !m {
+				t.Errorf("%s: no mark at %d clients of %s", p.Title.Text, rows[i].Clients, rows[i].Strategy)
+			}
 		}
 	}
 }

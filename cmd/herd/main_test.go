@@ -352,6 +352,14 @@ func TestHelp(t *testing.T) {
 			t.Errorf("usage lacks %q", want)
 		}
 	}
+	// Every setting of every guard, with its default.
+	for _, k := range herd.GuardKinds() {
+		for _, p := range k.New().Params() {
+			if want := fmt.Sprintf("    %-12s%s (default %s)", p.Name, p.Doc, p); !strings.Contains(errs, want) {
+				t.Errorf("usage lacks %s's setting %q", k.Name, want)
+			}
+		}
+	}
 	// The -clients flag states its default once.
 	i := strings.Index(errs, "  -clients")
 	entry := errs[i : i+strings.Index(errs[i+1:], "\n  -")+1]

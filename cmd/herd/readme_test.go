@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/herdsafe/backoff/herd"
 )
 
 // readmeShedRow is a row of the README's table of the shed and pushback
@@ -82,5 +85,121 @@ func TestREADMEShedTable(t *testing.T) {
 	}
 	if seen != 6 {
 		t.Fatalf("%d rows of the shed and pushback table in the README; want 6 (100, 1,000 and 10,000 clients of each)", seen)
+	}
+}
+
+// The README's tables of the default run (go run ./cmd/herd) are what it
+// prints: the contention and restart rows it quotes, and the outage's
+// table, cell by cell as the command's table writes them. The default run
+// is some 5 million calls, too slow under the race detector: .ci/run
+// checks it in a run of this test without it.
+func TestREADMEDefaultTables(t *testing.T) {
+	t.Parallel()
+	if raceDetector {
+		t.Skip("the default run is checked without the race detector (.ci/run)")
+	}
+	rows := readmeSweep(t, "-chart", "none", "-quiet")
+	readme := readREADME(t)
+	checkREADMETable(t, readme, "| scenario, clients | strategy | calls | last_success_s | peak_per_10ms |", rows, "", 12)
+	checkREADMETable(t, readme, "| strategy | outage_x | outage_peak_x | degraded_x | recovery_s | success_s | degraded_failed_pct | healthy_failed_pct | user_failed |", rows, "outage", len(herd.OutageStrategies()))
+}
+
+// The README's table of the overload scenario is what go run ./cmd/herd
+// -scenario overload prints, cell by cell. Its 2.9 million calls are too
+// many under the race detector: .ci/run checks it in a run of this test
+// without it.
+func TestREADMEOverloadTable(t *testing.T) {
+	t.Parallel()
+	if raceDetector {
+		t.Skip("the overload run is checked without the race detector (.ci/run)")
+	}
+	rows := readmeSweep(t, "-scenario", "overload", "-chart", "none", "-quiet")
+	checkREADMETable(t, readREADME(t), "| strategy | goodput | p50_x | p99_x | timed_out | refused | load_up_s | capacity_down_s | capacity_up_s |",
+		rows, "overload", len(overloadStrategyNames()))
+}
+
+func readREADME(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// readmeSweep returns the rows the command makes of args.
+func readmeSweep(t *testing.T, args ...string) []row {
+	t.Helper()
+	o, err := parseArgs(args, new(strings.Builder))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := sweep(context.Background(), o, func() {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// checkREADMETable compares the want rows of the README's table under
+// header with rows: each of its columns but the first names a column of
+// the command's table, whose cell (the README writes thousands with
+// commas) must be the command's. The first column is the strategy, of the
+// rows of scenario, or "scenario, clients" then the strategy.
+func checkREADMETable(t *testing.T, readme, header string, rows []row, scenario string, want int) {
+	t.Helper()
+	split := func(line string) []string {
+		parts := strings.Split(strings.Trim(line, "|"), "|")
+		for i := range parts {
+			parts[i] = strings.TrimSpace(parts[i])
+		}
+		return parts
+	}
+	names := split(header)
+	lines := strings.Split(readme, "\n")
+	start := slices.Index(lines, header)
+	if start < 0 {
+		t.Fatalf("the README has no table %s", header)
+	}
+	seen := 0
+	for _, line := range lines[start+2:] {
+		if !strings.HasPrefix(line, "|") {
+			break
+		}
+		seen++
+		got := split(line)
+		if len(got) != len(names) {
+			t.Errorf("README: %q has %d cells; its header %d", line, len(got), len(names))
+			continue
+		}
+		sc, clients, strategy := scenario, 0, got[0]
+		key := names[0]
+		if key == "scenario, clients" {
+			var n string
+			sc, n, _ = strings.Cut(got[0], ", ")
+			clients, _ = strconv.Atoi(n)
+			strategy, key = got[1], "strategy"
+		}
+		var match []row
+		for _, r := range rows {
+			if r.Scenario == sc && r.Strategy == strategy && (clients == 0 || r.Clients == clients) {
+				match = append(match, r)
+			}
+		}
+		if len(match) != 1 {
+			t.Errorf("README: %q: %d rows of the command for %s, %s, %d clients; want 1", line, len(match), sc, strategy, clients)
+			continue
+		}
+		for i, name := range names {
+			if name == key || name == names[0] {
+				continue
+			}
+			if want, cell := strings.ReplaceAll(got[i], ",", ""), cell(match[0], name, true); cell != want {
+				t.Errorf("README: %s, %d clients, %s: %s is %s; the command prints %s", sc, match[0].Clients, strategy, name, got[i], cell)
+			}
+		}
+	}
+	if seen != want {
+		t.Errorf("README: %d rows in the table %s; want %d", seen, header, want)
 	}
 }

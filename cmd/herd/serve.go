@@ -86,7 +86,10 @@ func serve(ctx context.Context, addr string, stderr io.Writer) int {
 // explorer serves the page and runs its simulations, one at a time: a
 // run asked for while another is in progress cancels it.
 type explorer struct {
-	timeout time.Duration // bounds a run: serveTimeout
+	timeout time.Duration // bounds a run: serveTimeout; 0 or less, a run has none left
+	// started, if set, is called with a run's context once the run holds
+	// the explorer, before it simulates: a test holds a run there.
+	started func(ctx context.Context)
 	// overloadServer is the server of the overload runs (the zero Server,
 	// the defaults; tests set a quicker one).
 	overloadServer herd.Server
@@ -268,6 +271,9 @@ func (e *explorer) run(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, end := e.begin(r.Context())
 	defer end()
+	if e.started != nil {
+		e.started(ctx)
+	}
 	o.workers = 1
 	o.overloadServer = e.overloadServer
 	rows, err := sweep(ctx, o, func() {})

@@ -12,8 +12,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/herdsafe/backoff/herd"
 )
@@ -59,6 +59,29 @@ func TestExplorerServesThePage(t *testing.T) {
 	var info kindsInfo
 	if code := getJSON(t, srv, "/api/kinds", &info); code != http.StatusOK || len(info.Guards) == 0 || info.Defaults["retry"] != defaultRetry {
 		t.Fatalf("/api/kinds: %d, %+v", code, info)
+	}
+	// Every setting of every guard, with its default, the failure rate's
+	// and the limiter's sample window's among them.
+	kinds := herd.GuardKinds()
+	if len(info.Guards) != len(kinds) {
+		t.Fatalf("/api/kinds: %d guards, want %d", len(info.Guards), len(kinds))
+	}
+	for i, k := range kinds {
+		var want []paramInfo
+		for _, p := range k.New().Params() {
+			want = append(want, paramInfo{Name: p.Name, Doc: p.Doc, Default: p.String()})
+		}
+		if info.Guards[i].Name != k.Name || !slices.Equal(info.Guards[i].Params, want) {
+			t.Errorf("/api/kinds: %+v, want %s with %+v", info.Guards[i], k.Name, want)
+		}
+	}
+	for kind, want := range map[string][]string{"breaker": {"rate", "min-calls", "calls", "period", "slow", "slow-rate"}, "limiter": {"window", "samples", "baseline"}} {
+		i := slices.IndexFunc(info.Guards, func(k kindInfo) bool { return k.Name == kind })
+		for _, name := range want {
+			if i < 0 || !slices.ContainsFunc(info.Guards[i].Params, func(p paramInfo) bool { return p.Name == name }) {
+				t.Errorf("/api/kinds: %s lacks %q", kind, name)
+			}
+		}
 	}
 	if !slices.Equal(info.Scenarios, scenarioNames()) || !slices.Equal(info.OverloadStrategies, overloadStrategyNames()) ||
 		info.Limits["overloadClients"] != maxServeOverloadClients || !slices.Contains(info.OverloadStrategies, info.Defaults["overloadStrategy"]) {
@@ -232,12 +255,21 @@ func TestExplorerRefusesWhatItCannotRun(t *testing.T) {
 func TestExplorerOneRunAtATime(t *testing.T) {
 	t.Parallel()
 	e := newExplorer()
+	// The first run holds the explorer until a newer one cancels it.
+	holding := make(chan struct{})
+	var runs atomic.Int32
+	e.started = func(ctx context.Context) {
+		if runs.Add(1) == 1 {
+			close(holding)
+			<-ctx.Done()
+		}
+	}
 	srv := httptest.NewServer(e.handler())
 	defer srv.Close()
-	long := "/api/run?scenario=outage&clients=2000&rate=20&warmup=60s&down=5s&degraded=5s&healthy=5s&strategies=retry"
+	quick := "/api/run?scenario=restart&clients=20&strategies=full"
 	first := make(chan int, 1)
 	go func() {
-		res, err := http.Get(srv.URL + long)
+		res, err := http.Get(srv.URL + quick)
 		if err != nil {
 			first <- 0
 			return
@@ -245,31 +277,23 @@ func TestExplorerOneRunAtATime(t *testing.T) {
 		res.Body.Close()
 		first <- res.StatusCode
 	}()
-	// Wait until the first run holds the explorer.
-	for {
-		e.mu.Lock()
-		busy := e.cancel != nil
-		e.mu.Unlock()
-		if busy {
-			break
-		}
-		select {
-		case code := <-first:
-			t.Fatalf("the long run ended with %d before the second began", code)
-		case <-time.After(time.Millisecond):
-		}
+	select {
+	case <-holding:
+	case code := <-first:
+		t.Fatalf("the first run ended with %d before it held the explorer", code)
 	}
 	var res runResult
-	if code := getJSON(t, srv, "/api/run?scenario=restart&clients=20&strategies=full", &res); code != http.StatusOK || len(res.Cells) == 0 {
+	if code := getJSON(t, srv, quick, &res); code != http.StatusOK || len(res.Cells) == 0 {
 		t.Fatalf("the second run: %d %+v", code, res)
 	}
 	if code := <-first; code != http.StatusConflict {
 		t.Fatalf("the first run answered %d, want 409", code)
 	}
 
-	e.timeout = time.Millisecond
+	// A run whose bound has passed before it simulates anything.
+	e.timeout = 0
 	var f failure
-	if code := getJSON(t, srv, long, &f); code != http.StatusServiceUnavailable || !strings.Contains(f.Error, "too long") {
+	if code := getJSON(t, srv, quick, &f); code != http.StatusServiceUnavailable || !strings.Contains(f.Error, "too long") {
 		t.Fatalf("a run over its bound: %d %q, want 503", code, f.Error)
 	}
 }
