@@ -126,11 +126,14 @@ func TestShedInvariants(t *testing.T) {
 // that misbehaves is reported as in Restart.
 func TestPushbackBadInput(t *testing.T) {
 	t.Parallel()
-	r := herd.Simulate(herd.Config{Scenario: herd.Pushback, Clients: 2, Capacity: math.MaxInt32 + 1, NewBackOff: herd.Immediate()})
-	if !isInvalidConfig(r.Err) || !strings.Contains(r.Err.Error(), "herd: Capacity: httpshed: New was given a *bulkhead.Bulkhead") {
-		t.Errorf("a capacity past bulkhead.MaxCapacity: %v; want ErrInvalidConfig naming Capacity", r.Err)
+	big := herd.Config{Scenario: herd.Pushback, Clients: 2, Capacity: math.MaxInt32 + 1, NewBackOff: herd.Immediate()}
+	if err := big.Validate(); !isInvalidConfig(err) || !strings.Contains(err.Error(), "herd: Capacity is 2147483648") {
+		t.Errorf("Validate of a capacity past bulkhead.MaxCapacity: %v; want ErrInvalidConfig naming Capacity", err)
 	}
-	r = herd.Simulate(herd.Config{Scenario: herd.Shed, Clients: 20, Capacity: 1,
+	if r := herd.Simulate(big); !isInvalidConfig(r.Err) || r.Calls != 0 {
+		t.Errorf("a capacity past bulkhead.MaxCapacity: %v after %d calls; want ErrInvalidConfig before any", r.Err, r.Calls)
+	}
+	r := herd.Simulate(herd.Config{Scenario: herd.Shed, Clients: 20, Capacity: 1,
 		NewBackOff: func() backoff.BackOff { return negativeBackOff{} }})
 	if !errors.Is(r.Err, herd.ErrInvalidBackOff) {
 		t.Errorf("a negative wait: %v; want ErrInvalidBackOff", r.Err)
