@@ -112,8 +112,12 @@ func (l *Loop) Override(d time.Duration) {
 func (l *Loop) Attempt() int { return l.p.attempt }
 
 // Elapsed returns the time since the first Wait (or the first Wait after
-// Reset), on the Loop's clock; 0 before it.
-func (l *Loop) Elapsed() time.Duration {
+// Reset), on the Loop's clock; 0 before it. It takes the loop's context,
+// as Wait does, but the time is the clock's whatever ctx holds (a
+// deadline, a cancellation).
+func (l *Loop) Elapsed(ctx context.Context) time.Duration { return l.elapsed() }
+
+func (l *Loop) elapsed() time.Duration {
 	if l.p.o == nil {
 		return 0
 	}
@@ -132,6 +136,6 @@ func (l *Loop) Err() error {
 }
 
 func (l *Loop) stop(cause error) bool {
-	l.err = &Error{Cause: cause, Attempts: l.p.attempt, Elapsed: l.Elapsed()}
+	l.err = &Error{Cause: cause, Attempts: l.p.attempt, Elapsed: l.elapsed()}
 	return false
 }

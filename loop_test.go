@@ -63,8 +63,8 @@ func TestLoopWaitsTheBackOffsIntervals(t *testing.T) {
 		if l.Attempt() != i+1 {
 			t.Errorf("after Wait %d, Attempt() = %d, want %d", i+1, l.Attempt(), i+1)
 		}
-		if l.Elapsed() != elapsed {
-			t.Errorf("after Wait %d, Elapsed() = %v, want %v", i+1, l.Elapsed(), elapsed)
+		if l.Elapsed(context.Background()) != elapsed {
+			t.Errorf("after Wait %d, Elapsed() = %v, want %v", i+1, l.Elapsed(context.Background()), elapsed)
 		}
 		if l.Err() != nil {
 			t.Errorf("after Wait %d returned true, Err() = %v, want nil", i+1, l.Err())
@@ -178,12 +178,12 @@ func TestLoopReset(t *testing.T) {
 			t.Errorf("after Reset, Attempt() = %d, want 0", l.Attempt())
 		}
 		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, s}})
-		if l.Attempt() != 1 || l.Elapsed() != s {
-			t.Errorf("after Reset and Wait, Attempt %d Elapsed %v; want 1 and 1s", l.Attempt(), l.Elapsed())
+		if l.Attempt() != 1 || l.Elapsed(context.Background()) != s {
+			t.Errorf("after Reset and Wait, Attempt %d Elapsed %v; want 1 and 1s", l.Attempt(), l.Elapsed(context.Background()))
 		}
 		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, 2 * s}, {true, 4 * s}})
-		if l.Attempt() != 3 || l.Elapsed() != 7*s {
-			t.Errorf("Attempt %d Elapsed %v; want 3 and 7s", l.Attempt(), l.Elapsed())
+		if l.Attempt() != 3 || l.Elapsed(context.Background()) != 7*s {
+			t.Errorf("Attempt %d Elapsed %v; want 3 and 7s", l.Attempt(), l.Elapsed(context.Background()))
 		}
 	})
 	t.Run("MaxTries starts over", func(t *testing.T) {
@@ -390,8 +390,8 @@ func TestLoopStaysStoppedUntilReset(t *testing.T) {
 // defaults.
 func TestLoopZeroValue(t *testing.T) {
 	var l Loop
-	if l.Elapsed() != 0 || l.Attempt() != 0 || l.Err() != nil {
-		t.Fatalf("a zero Loop: Elapsed %v Attempt %d Err %v", l.Elapsed(), l.Attempt(), l.Err())
+	if l.Elapsed(context.Background()) != 0 || l.Attempt() != 0 || l.Err() != nil {
+		t.Fatalf("a zero Loop: Elapsed %v Attempt %d Err %v", l.Elapsed(context.Background()), l.Attempt(), l.Err())
 	}
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
