@@ -2,15 +2,14 @@ package herd
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/benbjohnson/clock"
-	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/internal/setting"
 	"github.com/herdsafe/backoff/limiter"
 	"github.com/herdsafe/backoff/throttle"
 )
@@ -184,9 +183,9 @@ func (s *Breaker) NewGuard(env GuardEnv) guard.Guard {
 	case !s.rateRule():
 		opts = append(opts, breaker.WithConsecutiveFailures(s.Failures))
 	case s.Failures != breaker.DefaultConsecutiveFailures:
-		return refuseAll("breaker: failures and rate are two trip rules: give one")
+		return refuseAll("failures and rate are two trip rules: give one")
 	case s.Calls != 0 && s.Period != 0:
-		return refuseAll("breaker: calls and period are two windows of the failure rate: give one")
+		return refuseAll("calls and period are two windows of the failure rate: give one")
 	case s.Period != 0:
 		opts = append(opts, breaker.WithFailureRateOver(s.Rate, s.MinCalls, s.Period))
 	default:
@@ -290,7 +289,7 @@ func (s *Limiter) NewGuard(env GuardEnv) guard.Guard {
 // reports why, as an error matching backoff.ErrInvalidConfiguration, and
 // Allow refuses every call with it.
 func refuseAll(why string) guard.Guard {
-	return unusable{fmt.Errorf("%w: %s", backoff.ErrInvalidConfiguration, why)}
+	return unusable{setting.Package("herd").Invalid("%s", why)}
 }
 
 type unusable struct{ err error }

@@ -165,7 +165,11 @@ func (s Stack) Validate() error {
 		}
 		if v, ok := g.(guard.Validator); ok {
 			if err := v.Validate(); err != nil {
-				return invalid("%s: %s", s.Guards[i].Kind(), setting.Reason(err))
+				// A guard's error names its package, which may be the
+				// kind's name too (breaker): name it once.
+				kind, why := s.Guards[i].Kind(), setting.Reason(err)
+				why = strings.TrimPrefix(strings.TrimPrefix(why, "herd: "), kind+": ")
+				return invalid("%s: %s", kind, why)
 			}
 		}
 	}

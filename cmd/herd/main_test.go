@@ -247,7 +247,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"-clients", "2000000"}, "is not a fleet size"},
 		{[]string{"-clients", "100,100"}, "-clients: 100 is given twice"},
 		{[]string{"-strategies", "breaker(opne=5s)"}, `-strategies: breaker has no setting "opne"; it has failures, open, probes, successes`},
-		{[]string{"-strategies", "breaker(open=-5s)"}, "-strategies: breaker: breaker: WithOpenDuration"},
+		{[]string{"-strategies", "breaker(open=-5s)"}, "-strategies: breaker: WithOpenDuration"},
 		{[]string{"-strategies", "full(base=1s,cap=1ms)"}, "-strategies: full: cap (1ms) is smaller than base (1s)"},
 		{[]string{"-strategies", "retry+breaker"}, "retries without a guard"},
 		{[]string{"-retry", "breaker"}, `-retry: "breaker" is not a BackOff`},
