@@ -2,13 +2,14 @@ package herd
 
 import (
 	"cmp"
-	"github.com/herdsafe/backoff/bulkhead"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/internal/setting"
 	"github.com/herdsafe/backoff/policy"
@@ -349,4 +350,11 @@ func (c Config) withDefaults() Config {
 // args do for fmt.Errorf.
 func invalid(format string, args ...any) error {
 	return errInvalidConfig.Invalid(format, args...)
+}
+
+// reason returns the words of err, an error of a setting, after those
+// every such error begins with and after this package's name: what is
+// wrong, for a message that quotes it.
+func reason(err error) string {
+	return strings.TrimPrefix(setting.Reason(err), "herd: ")
 }

@@ -172,6 +172,15 @@ func (s *Breaker) Params() []Param {
 	}
 }
 
+// exclusive refuses failures given with a setting of the failure rate,
+// even failures at its default, which the struct cannot tell from unset.
+func (*Breaker) exclusive(given map[string]bool) error {
+	if given["failures"] && (given["rate"] || given["min-calls"] || given["calls"] || given["period"]) {
+		return invalid("breaker: failures and rate are two trip rules: give one")
+	}
+	return nil
+}
+
 // rateRule reports whether a setting of the failure-rate rule is set.
 func (s *Breaker) rateRule() bool {
 	return s.Rate != 0 || s.MinCalls != 0 || s.Calls != 0 || s.Period != 0

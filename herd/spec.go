@@ -162,12 +162,14 @@ func SplitStrategies(list string) []string {
 // apply sets the settings args of spec, reporting one it does not have.
 func apply(spec Spec, args [][2]string) error {
 	params := spec.Params()
+	given := map[string]bool{}
 	for _, a := range args {
+		given[a[0]] = true
 		found := false
 		for _, p := range params {
 			if p.Name == a[0] {
 				if err := p.Set(a[1]); err != nil {
-					return fmt.Errorf("%s: %w", spec.Kind(), err)
+					return invalid("%s: %s", spec.Kind(), reason(err))
 				}
 				found = true
 				break
@@ -177,7 +179,17 @@ func apply(spec Spec, args [][2]string) error {
 			return invalid("%s has no setting %q; it has %s", spec.Kind(), a[0], paramNames(params))
 		}
 	}
+	if x, ok := spec.(exclusiveSettings); ok {
+		return x.exclusive(given)
+	}
 	return nil
+}
+
+// exclusiveSettings is a Spec some of whose settings exclude each other
+// even at their defaults: exclusive reports the ones an expression gives
+// together (given holds their names) that it cannot take, or nil.
+type exclusiveSettings interface {
+	exclusive(given map[string]bool) error
 }
 
 // paramNames lists the names of params, or says there are none.

@@ -7,7 +7,6 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/internal/setting"
 )
 
 // A Stack is the guards of every client of the Outage scenario, outermost
@@ -167,9 +166,8 @@ func (s Stack) Validate() error {
 			if err := v.Validate(); err != nil {
 				// A guard's error names its package, which may be the
 				// kind's name too (breaker): name it once.
-				kind, why := s.Guards[i].Kind(), setting.Reason(err)
-				why = strings.TrimPrefix(strings.TrimPrefix(why, "herd: "), kind+": ")
-				return invalid("%s: %s", kind, why)
+				kind := s.Guards[i].Kind()
+				return invalid("%s: %s", kind, strings.TrimPrefix(reason(err), kind+": "))
 			}
 		}
 	}

@@ -89,6 +89,10 @@ func TestParseStackErrors(t *testing.T) {
 		{"retry+breaker", "retries without a guard"},
 		{"retry(x=1)", "retries without a guard"},
 		{"combined(open=5s)", "several guards"},
+		// failures at its default, given with the failure rate
+		{"breaker(failures=5,rate=0.5,min-calls=5,calls=10)", "failures and rate are two trip rules"},
+		{"breaker(min-calls=5,failures=5)", "failures and rate are two trip rules"},
+		{"breaker(failures=3,rate=0.5,min-calls=5,calls=10)", "failures and rate are two trip rules"},
 	}
 	for _, tc := range parse {
 		_, err := herd.ParseStack(tc.expr)
@@ -118,8 +122,13 @@ func TestParseStackErrors(t *testing.T) {
 		{"breaker(rate=0.5,min-calls=5,calls=10,slow=1s)", "WithSlowCalls"},
 		{"breaker(rate=0.5,min-calls=5,calls=10,slow-rate=0.5)", "WithSlowCalls"},
 		{"breaker(rate=0.5,min-calls=5,calls=10,slow=1ns,slow-rate=0.5)", "WithSlowCalls"},
-		{"breaker(failures=3,rate=0.5,min-calls=5,calls=10)", "failures and rate are two trip rules"},
 		{"breaker(rate=0.5,min-calls=5,calls=10,period=1s)", "calls and period are two windows"},
+	}
+	// Built as a struct, a Breaker with both trip rules is refused by the
+	// guard it makes.
+	both := herd.Stack{Guards: []herd.GuardSpec{&herd.Breaker{Failures: 3, Open: time.Second, Probes: 1, Successes: 1, Rate: 0.5, MinCalls: 5, Calls: 10}}}
+	if err := both.Validate(); !isInvalidConfig(err) || !strings.Contains(err.Error(), "failures and rate are two trip rules") {
+		t.Errorf("a Breaker of both rules: Validate() = %v", err)
 	}
 	for _, tc := range settings {
 		st, err := herd.ParseStack(tc.expr)

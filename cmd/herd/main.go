@@ -185,6 +185,8 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+
+	"github.com/herdsafe/backoff/herd"
 )
 
 // exitInterrupted is the exit code after an interrupt: 128 + SIGINT, as a
@@ -307,8 +309,11 @@ func report(stderr io.Writer, err error) {
 	fmt.Fprintf(stderr, "herd: %s\n", trimPrefix(err.Error()))
 }
 
-// trimPrefix removes a leading "herd: " from a message.
-func trimPrefix(msg string) string { return strings.TrimPrefix(msg, "herd: ") }
+// trimPrefix removes a leading "herd: " from a message, or the words of
+// herd.ErrInvalidConfig ("backoff: invalid configuration: herd: ").
+func trimPrefix(msg string) string {
+	return strings.TrimPrefix(strings.TrimPrefix(msg, herd.ErrInvalidConfig.Error()+": "), "herd: ")
+}
 
 // isTerminal reports whether f is a character device, such as a terminal.
 func isTerminal(f *os.File) bool {
