@@ -212,6 +212,13 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	if o.scenarios, err = parseScenarios(*scenario); err != nil {
 		return nil, err
 	}
+	if !o.live && !slices.Contains(o.scenarios, herd.Outage) {
+		for _, name := range outageFlags {
+			if set[name] {
+				return nil, usagef("-%s sets the outage scenario, which -scenario %s does not run", name, *scenario)
+			}
+		}
+	}
 	if o.retry, err = herd.ParseBackOff(*retry, defaultRetryBase, defaultRetryCap); err != nil {
 		return nil, usagef("-retry: %s", trimInvalid(err))
 	}
@@ -318,6 +325,10 @@ func (o *options) check() error {
 }
 
 // notLive says, for each flag that does not apply to -live, why.
+// outageFlags are the flags that set the outage scenario alone: given
+// without it, they would change nothing.
+var outageFlags = []string{"arrivals", "degraded", "degraded-failures", "down", "healthy", "rate", "retry", "tries", "warmup", "window-offsets"}
+
 var notLive = map[string]string{
 	"scenario":          "-live always runs a server restart",
 	"runs":              "-live runs each strategy once",

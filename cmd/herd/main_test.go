@@ -248,6 +248,8 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"-clients", "100,100"}, "-clients: 100 is given twice"},
 		{[]string{"-strategies", "breaker(opne=5s)"}, `-strategies: breaker has no setting "opne"; it has failures, open, probes, successes`},
 		{[]string{"-strategies", "breaker(open=-5s)"}, "-strategies: breaker: WithOpenDuration"},
+		{[]string{"-scenario", "occ", "-rate", "50"}, "-rate sets the outage scenario, which -scenario occ does not run"},
+		{[]string{"-scenario", "overload", "-window-offsets", "zero"}, "-window-offsets sets the outage scenario"},
 		{[]string{"-strategies", "full(base=1s,cap=1ms)"}, "-strategies: full: cap (1ms) is smaller than base (1s)"},
 		{[]string{"-strategies", "retry+breaker"}, "retries without a guard"},
 		{[]string{"-retry", "breaker"}, `-retry: "breaker" is not a BackOff`},
