@@ -136,10 +136,10 @@ func defineFlags(fs *flag.FlagSet, o *options) rawFlags {
 	)
 	fs.Uint64Var(&o.seed, "seed", 1, "random seed; runs use seed, seed+1, …")
 	fs.IntVar(&o.runs, "runs", 1, "runs per point, averaged, each with its own seed")
-	fs.DurationVar(&o.base, "base", herd.DefaultBase, "first backoff interval of the strategies of occ, restart and -live (InitialInterval)")
-	fs.DurationVar(&o.cap, "cap", herd.DefaultCap, "largest backoff interval of the strategies of occ, restart and -live (MaxInterval)")
-	fs.IntVar(&o.capacity, "capacity", herd.DefaultCapacity, "restart: connections the server accepts per 10 ms window (in -live mode: requests served per 10 ms)")
-	fs.IntVar(&o.maxCalls, "max-calls", herd.DefaultMaxCalls, "occ, restart, -live: calls one client makes before it gives up")
+	fs.DurationVar(&o.base, "base", herd.DefaultBase, "first backoff interval of the strategies of occ, restart, shed, pushback and -live (InitialInterval)")
+	fs.DurationVar(&o.cap, "cap", herd.DefaultCap, "largest backoff interval of the strategies of occ, restart, shed, pushback and -live (MaxInterval)")
+	fs.IntVar(&o.capacity, "capacity", herd.DefaultCapacity, "restart: connections the server accepts per 10 ms window; shed, pushback: requests it serves at once; -live: requests served per 10 ms")
+	fs.IntVar(&o.maxCalls, "max-calls", herd.DefaultMaxCalls, "occ, restart, shed, pushback, -live: calls one client makes before it gives up")
 	fs.DurationVar(&o.horizon, "horizon", herd.DefaultHorizon, "simulated time after which a run stops (outage: no shorter than its phases)")
 	fs.StringVar(&o.out, "out", "herd-out", "folder the charts are written to")
 	fs.StringVar(&o.format, "format", "table", "output format: "+strings.Join(formats, ", "))
@@ -212,11 +212,9 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	if o.scenarios, err = parseScenarios(*scenario); err != nil {
 		return nil, err
 	}
-	if !o.live && !slices.Contains(o.scenarios, herd.Outage) {
-		for _, name := range outageFlags {
-			if set[name] {
-				return nil, usagef("-%s sets the outage scenario, which -scenario %s does not run", name, *scenario)
-			}
+	if !o.live {
+		if err := checkScenarioFlags(o.scenarios, set, *scenario); err != nil {
+			return nil, err
 		}
 	}
 	if o.retry, err = herd.ParseBackOff(*retry, defaultRetryBase, defaultRetryCap); err != nil {
@@ -325,9 +323,41 @@ func (o *options) check() error {
 }
 
 // notLive says, for each flag that does not apply to -live, why.
-// outageFlags are the flags that set the outage scenario alone: given
-// without it, they would change nothing.
-var outageFlags = []string{"arrivals", "degraded", "degraded-failures", "down", "healthy", "rate", "retry", "tries", "warmup", "window-offsets"}
+// scenarioFlags are the flags that set some of the scenarios alone, with
+// those scenarios: given to a run of none of them, a flag would change
+// nothing.
+var scenarioFlags = map[string][]herd.Scenario{
+	"arrivals":          {herd.Outage},
+	"degraded":          {herd.Outage},
+	"degraded-failures": {herd.Outage},
+	"down":              {herd.Outage},
+	"healthy":           {herd.Outage},
+	"rate":              {herd.Outage},
+	"retry":             {herd.Outage},
+	"tries":             {herd.Outage},
+	"warmup":            {herd.Outage},
+	"window-offsets":    {herd.Outage},
+	"base":              {herd.OCC, herd.Restart, herd.Shed, herd.Pushback},
+	"cap":               {herd.OCC, herd.Restart, herd.Shed, herd.Pushback},
+	"max-calls":         {herd.OCC, herd.Restart, herd.Shed, herd.Pushback},
+	"capacity":          {herd.Restart, herd.Shed, herd.Pushback},
+}
+
+// checkScenarioFlags reports a flag of set that sets none of the
+// scenarios run, as -scenario (list) names them.
+func checkScenarioFlags(run []herd.Scenario, set map[string]bool, list string) error {
+	for _, name := range slices.Sorted(maps.Keys(scenarioFlags)) {
+		if !set[name] || slices.ContainsFunc(scenarioFlags[name], func(sc herd.Scenario) bool { return slices.Contains(run, sc) }) {
+			continue
+		}
+		names := make([]string, len(scenarioFlags[name]))
+		for i, sc := range scenarioFlags[name] {
+			names[i] = string(sc)
+		}
+		return usagef("-%s sets %s, which -scenario %s does not run", name, strings.Join(names, ", "), list)
+	}
+	return nil
+}
 
 var notLive = map[string]string{
 	"scenario":          "-live always runs a server restart",

@@ -229,7 +229,7 @@ func TestExplorerRefusesWhatItCannotRun(t *testing.T) {
 		"scenario=outage&clients=2000&rate=100&strategies=retry": "user calls; the page runs",
 		"scenario=outage&strategies=breaker(opne=1s)":            `no setting "opne"`,
 		"scenario=outage&clients=10&clients=20":                  "given 2 times",
-		"scenario=occ&clients=10&rate=50":                        "-rate sets the outage scenario",
+		"scenario=occ&clients=10&rate=50":                        "-rate sets outage, which -scenario occ",
 		"scenario=overload&strategies=adaptive":                  `"adaptive" is not a strategy of overload; it has none, bulkhead`,
 		"scenario=overload&strategies=full":                      `"full" is not a strategy of overload`,
 		"scenario=overload&strategies=none,retry":                `"retry" is not a strategy of overload`,
