@@ -46,20 +46,6 @@ type Breaker struct {
 	slowCalls   atomic.Uint64
 }
 
-// view is the shared state as one round trip saw it.
-type view struct {
-	state breaker.State
-	gen   uint64
-	fails uint64
-	until time.Time // Open: when it admits a probe, on the local clock
-	full  bool      // HalfOpen with its probes taken
-	at    time.Time // when the round trip returned, on the local clock
-
-	// The closed state's window of a failure-rate rule: its calls, and
-	// the failures and slow calls among them.
-	calls, windowFails, windowSlow uint64
-}
-
 // NewBreaker returns a Breaker named name, shared through client by every
 // instance that makes one with the same name and key prefix: its state
 // lives in the hash "backoff:{name}:breaker", and the window of a
@@ -208,69 +194,6 @@ func bit(on bool) uint8 {
 	return 0
 }
 
-// reply is a breaker script's reply.
-type reply struct {
-	state    breaker.State
-	gen      uint64
-	fails    uint64
-	wait     time.Duration
-	admitted bool
-	probe    bool
-	ignored  bool
-}
-
-// see reads a script's reply, keeps the state it saw, and reports the
-// changes of state the script made to the hook.
-func (b *Breaker) see(r []any) (reply, bool) {
-	v, ok := ints(r, 9)
-	var entered []any
-	var window []int64
-	if ok && len(r) == 13 {
-		entered, ok = r[9].([]any)
-		window, _ = ints(r[10:], 3)
-	}
-	if !ok || window == nil {
-		b.link.failed(errReply)
-		return reply{}, false
-	}
-	rp := reply{
-		state:    breaker.State(v[0]),
-		gen:      uint64(v[1]),
-		fails:    uint64(v[2]),
-		wait:     time.Duration(v[3]) * time.Microsecond,
-		admitted: v[4] == 1,
-		probe:    v[5] == 1,
-		ignored:  v[6] == 1,
-	}
-	now := b.cfg.clock.Now()
-	b.store(&view{state: rp.state, gen: rp.gen, fails: rp.fails, until: now.Add(rp.wait), full: v[7] == 1, at: now,
-		calls: uint64(window[0]), windowFails: uint64(window[1]), windowSlow: uint64(window[2])})
-	from := breaker.State(v[8])
-	for _, e := range entered {
-		to, _ := e.(int64)
-		b.transitions.Add(1)
-		if b.cfg.onChange != nil {
-			b.cfg.onChange(uint8(from), uint8(to))
-		}
-		from = breaker.State(to)
-	}
-	return rp, true
-}
-
-// store keeps nv unless a view of a later generation is kept already:
-// replies of concurrent round trips may come back out of order.
-func (b *Breaker) store(nv *view) {
-	for {
-		old := b.view.Load()
-		if old != nil && old.gen > nv.gen {
-			return
-		}
-		if b.view.CompareAndSwap(old, nv) {
-			return
-		}
-	}
-}
-
 // Record tells the shared breaker how a call that Allow admitted ended, as
 // a [guard.Guard]: a success, a failure (an error breaker.WithIsFailure
 // counts; by default any), or neither (an abandoned call, an inner guard's
@@ -342,32 +265,6 @@ func (b *Breaker) record(p guard.Permit, v verdict) {
 	}
 }
 
-// count and uncount keep the counts of the verdicts, and of the slow
-// calls.
-func (b *Breaker) count(v verdict, slow bool) {
-	b.counter(v).Add(1)
-	if slow {
-		b.slowCalls.Add(1)
-	}
-}
-
-func (b *Breaker) uncount(v verdict, slow bool) {
-	b.counter(v).Add(^uint64(0))
-	if slow {
-		b.slowCalls.Add(^uint64(0))
-	}
-}
-
-func (b *Breaker) counter(v verdict) *atomic.Uint64 {
-	switch v {
-	case success:
-		return &b.successes
-	case failure:
-		return &b.failures
-	}
-	return &b.neutral
-}
-
 // feedLocal counts a call the shared state admitted in the local
 // fallback, Redis having failed since: the fallback admits it as its own
 // call if it would, and records it, so that it learns of the failures
@@ -390,85 +287,6 @@ func localOutcome(v verdict) guard.Outcome {
 		return guard.Outcome{Err: errCounted}
 	}
 	return guard.Outcome{Abandoned: true}
-}
-
-// State returns the state of the shared breaker as this instance's last
-// round trip saw it (Closed before the first), or the local fallback's
-// while the breaker decides locally. It makes no round trip.
-func (b *Breaker) State() breaker.State {
-	switch {
-	case b.Validate() != nil:
-		return breaker.Open
-	case b.link.local.Load():
-		return b.local.State()
-	}
-	if v := b.view.Load(); v != nil {
-		return v.state
-	}
-	return breaker.Closed
-}
-
-// BreakerStats are a Breaker's figures, for telemetry, as this instance
-// knows them.
-type BreakerStats struct {
-	// State is what State returns.
-	State breaker.State
-	// ConsecutiveFailures is the fleet's count of failures in a row, as
-	// this instance's last round trip saw it.
-	ConsecutiveFailures uint64
-	// Successes, Failures and Neutral count this instance's records of
-	// each verdict, on the shared state or on the local fallback.
-	Successes uint64
-	Failures  uint64
-	Neutral   uint64
-	// Ignored counts the records of calls admitted before a change of
-	// state, which counted for nothing (and those with a Permit the
-	// Breaker did not issue).
-	Ignored uint64
-	// Rejections counts the calls this instance refused.
-	Rejections uint64
-	// Transitions counts the changes of the shared state that this
-	// instance's round trips made.
-	Transitions uint64
-	// Slow counts this instance's records, as successes or as failures,
-	// of calls slower than breaker.WithSlowCalls' duration: 0 without it.
-	Slow uint64
-	// WindowCalls is the number of calls in the fleet's window of a
-	// failure-rate rule, and WindowFailures and WindowSlow the failures
-	// and the slow calls among them, as this instance's last round trip
-	// saw them in the closed state: 0 with failures in a row.
-	WindowCalls    uint64
-	WindowFailures uint64
-	WindowSlow     uint64
-	// Link is the figures of the way to Redis.
-	Link Link
-	// Local is the local fallback's own counts.
-	Local breaker.Counts
-}
-
-// Stats returns the Breaker's figures. It makes no round trip. Each is
-// read atomically, but not all at the same instant.
-func (b *Breaker) Stats() BreakerStats {
-	if b.Validate() != nil {
-		return BreakerStats{State: breaker.Open}
-	}
-	s := BreakerStats{
-		State:       b.State(),
-		Successes:   b.successes.Load(),
-		Failures:    b.failures.Load(),
-		Neutral:     b.neutral.Load(),
-		Ignored:     b.ignored.Load(),
-		Rejections:  b.rejections.Load(),
-		Transitions: b.transitions.Load(),
-		Slow:        b.slowCalls.Load(),
-		Link:        b.link.stats(),
-		Local:       b.local.Counts(),
-	}
-	if v := b.view.Load(); v != nil {
-		s.ConsecutiveFailures = v.fails
-		s.WindowCalls, s.WindowFailures, s.WindowSlow = v.calls, v.windowFails, v.windowSlow
-	}
-	return s
 }
 
 // Run runs fn through the Breaker, as breaker.Breaker.Run does: it is

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -218,7 +217,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		}
 	}
 	if o.retry, err = herd.ParseBackOff(*retry, defaultRetryBase, defaultRetryCap); err != nil {
-		return nil, usagef("-retry: %s", trimInvalid(err))
+		return nil, usagef("-retry: %s", trimPrefix(err.Error()))
 	}
 	switch o.arrivals = herd.Arrivals(*arrivals); o.arrivals {
 	case herd.Poisson, herd.Even:
@@ -245,14 +244,6 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	return o, nil
 }
 
-// trimInvalid returns the message of an error of the herd package that
-// matches herd.ErrInvalidConfig without the words of that sentinel
-// ("backoff: invalid configuration: herd: "): the command says "herd: "
-// once, before the flag.
-func trimInvalid(err error) string {
-	return strings.TrimPrefix(err.Error(), herd.ErrInvalidConfig.Error()+": ")
-}
-
 // validateConfigs asks the engine whether it can run every simulation the
 // options describe, so that a setting it rejects is a bad command line,
 // reported before any work is done, rather than a failure.
@@ -265,7 +256,7 @@ func validateConfigs(o *options) error {
 		for _, n := range clients {
 			for _, st := range strategies {
 				if err := o.config(sc, n, st, 0).Validate(); err != nil {
-					return usagef("the flags describe a simulation herd cannot run: %s", trimInvalid(err))
+					return usagef("the flags describe a simulation herd cannot run: %s", trimPrefix(err.Error()))
 				}
 			}
 		}
@@ -318,78 +309,6 @@ func (o *options) check() error {
 		return usagef("-healthy is %v; the recovery is judged over %v at least", o.phases.Healthy, herd.RecoveryHold)
 	case !(o.phases.DegradedFailures >= 0 && o.phases.DegradedFailures <= 1):
 		return usagef("-degraded-failures is %v; it must lie in [0, 1]", o.phases.DegradedFailures)
-	}
-	return nil
-}
-
-// notLive says, for each flag that does not apply to -live, why.
-// scenarioFlags are the flags that set some of the scenarios alone, with
-// those scenarios: given to a run of none of them, a flag would change
-// nothing.
-var scenarioFlags = map[string][]herd.Scenario{
-	"arrivals":          {herd.Outage},
-	"degraded":          {herd.Outage},
-	"degraded-failures": {herd.Outage},
-	"down":              {herd.Outage},
-	"healthy":           {herd.Outage},
-	"rate":              {herd.Outage},
-	"retry":             {herd.Outage},
-	"tries":             {herd.Outage},
-	"warmup":            {herd.Outage},
-	"window-offsets":    {herd.Outage},
-	"base":              {herd.OCC, herd.Restart, herd.Shed, herd.Pushback},
-	"cap":               {herd.OCC, herd.Restart, herd.Shed, herd.Pushback},
-	"max-calls":         {herd.OCC, herd.Restart, herd.Shed, herd.Pushback},
-	"capacity":          {herd.Restart, herd.Shed, herd.Pushback},
-}
-
-// checkScenarioFlags reports a flag of set that sets none of the
-// scenarios run, as -scenario (list) names them.
-func checkScenarioFlags(run []herd.Scenario, set map[string]bool, list string) error {
-	for _, name := range slices.Sorted(maps.Keys(scenarioFlags)) {
-		if !set[name] || slices.ContainsFunc(scenarioFlags[name], func(sc herd.Scenario) bool { return slices.Contains(run, sc) }) {
-			continue
-		}
-		names := make([]string, len(scenarioFlags[name]))
-		for i, sc := range scenarioFlags[name] {
-			names[i] = string(sc)
-		}
-		return usagef("-%s sets %s, which -scenario %s does not run", name, strings.Join(names, ", "), list)
-	}
-	return nil
-}
-
-var notLive = map[string]string{
-	"scenario":          "-live always runs a server restart",
-	"runs":              "-live runs each strategy once",
-	"seed":              "the order in which requests reach the live server cannot be repeated",
-	"horizon":           "-live is bounded by -live-limit",
-	"rate":              "it sets the outage scenario; -live runs a server restart",
-	"tries":             "it sets the outage scenario; -live runs a server restart",
-	"warmup":            "it sets the outage scenario; -live runs a server restart",
-	"down":              "it sets the outage scenario; -live runs a server restart",
-	"degraded":          "it sets the outage scenario; -live runs a server restart",
-	"degraded-failures": "it sets the outage scenario; -live runs a server restart",
-	"healthy":           "it sets the outage scenario; -live runs a server restart",
-	"retry":             "it sets the outage scenario; -live runs a server restart",
-	"arrivals":          "it sets the outage scenario; -live runs a server restart",
-	"window-offsets":    "it sets the outage scenario; -live runs a server restart",
-	"serve":             "-serve runs the explorer page, which simulates",
-}
-
-// checkMode rejects the flags set on the command line that do not apply to
-// the mode asked for, rather than ignoring them.
-func checkMode(live bool, set map[string]bool) error {
-	if !live {
-		if set["live-limit"] {
-			return usagef("-live-limit applies only with -live")
-		}
-		return nil
-	}
-	for _, name := range slices.Sorted(maps.Keys(notLive)) {
-		if set[name] {
-			return usagef("-%s does not apply to -live: %s", name, notLive[name])
-		}
 	}
 	return nil
 }
@@ -471,7 +390,7 @@ func (o *options) pickStrategies(s string) error {
 		if isBackOff(f) {
 			b, err := herd.ParseBackOff(f, o.base, o.cap)
 			if err != nil {
-				return usagef("-strategies: %s", trimInvalid(err))
+				return usagef("-strategies: %s", trimPrefix(err.Error()))
 			}
 			st := herd.Strategy{Name: b.String(o.base, o.cap), NewBackOff: b.NewBackOff()}
 			if !slices.ContainsFunc(o.strategies, func(x herd.Strategy) bool { return x.Name == st.Name }) {
@@ -481,10 +400,10 @@ func (o *options) pickStrategies(s string) error {
 		}
 		stack, err := herd.ParseStack(f)
 		if err != nil {
-			return usagef("-strategies: %s; the BackOffs are %s", trimInvalid(err), strings.Join(strategyNames(), ", "))
+			return usagef("-strategies: %s; the BackOffs are %s", trimPrefix(err.Error()), strings.Join(strategyNames(), ", "))
 		}
 		if err := stack.Validate(); err != nil {
-			return usagef("-strategies: %s", trimInvalid(err))
+			return usagef("-strategies: %s", trimPrefix(err.Error()))
 		}
 		stack.ZeroOffsets = o.zeroOffsets
 		st := stack.Strategy(o.retry.NewBackOff())
