@@ -33,7 +33,8 @@ package backoff
 
 import "time"
 
-// Default values for ExponentialBackOff and the driver, and Stop.
+// Default values for ExponentialBackOff and the driver, Stop, and the
+// kinds of Jitter.
 const (
 	DefaultInitialInterval     = 500 * time.Millisecond
 	DefaultRandomizationFactor = 0.5
@@ -44,19 +45,37 @@ const (
 	// duration; see WithMaxElapsedTime.
 	DefaultMaxElapsedTime = 15 * time.Minute
 
+	// DefaultMaxRetryAfter is the longest wait an error may name that the
+	// driver obeys; see WithMaxRetryAfter.
+	DefaultMaxRetryAfter = 30 * time.Second
+
 	// Stop is what NextBackOff returns to say that no more retries should
 	// be made.
 	Stop time.Duration = -1
+
+	// RandomizationJitter waits d × (1 ± RandomizationFactor). It is the
+	// zero value, so an ExponentialBackOff that sets no Jitter uses it.
+	RandomizationJitter Jitter = 0
+	// FullJitter waits uniformly in [0, d].
+	FullJitter Jitter = 1
+	// EqualJitter waits d/2 plus uniformly [0, d/2].
+	EqualJitter Jitter = 2
+	// DecorrelatedJitter waits min(MaxInterval, uniformly
+	// [InitialInterval, 3 × previous wait]).
+	DecorrelatedJitter Jitter = 3
 )
 
 // BackOff is the schedule of waits between attempts.
 //
-// A BackOff is stateful. Whether it may be shared is one rule: the driver,
-// a Loop and a Ticker each work on a clone of their own of a BackOff that
-// implements Cloner, as every BackOff of this package does, so such a
-// BackOff may be shared by any number of them; a BackOff that does not is
-// used as it is, so it belongs to one of them at a time. The clone (or the
-// BackOff itself) is Reset before its first wait.
+// A BackOff is stateful. Whether it may be shared is one rule: a BackOff
+// that also has a method Clone() BackOff, as every BackOff of this package
+// has, returns from it a copy whose sequence is where its own is (one with
+// no state may return itself); the driver, a Loop and a Ticker each work on
+// such a copy of their own, Reset before its first wait, so the BackOff may
+// be shared by any number of them. A BackOff without Clone is used as it
+// is: it belongs to one run at a time, and what is documented safe for
+// concurrent use (a Retrier, a retry stage of package policy, httpretry's
+// Transport) refuses it with ErrInvalidConfiguration.
 type BackOff interface {
 	// NextBackOff returns the duration to wait before retrying the operation,
 	// or Stop to indicate that no more retries should be made.
@@ -73,14 +92,4 @@ type BackOff interface {
 
 	// Reset to initial state.
 	Reset()
-}
-
-// Cloner is implemented by a BackOff that can give each user a copy of its
-// own, so that one value may configure any number of concurrent runs; see
-// BackOff. Clone returns a BackOff whose sequence is where the receiver's
-// is; the user Resets it before its first wait. A BackOff with no state may
-// return itself.
-type Cloner interface {
-	BackOff
-	Clone() BackOff
 }

@@ -17,6 +17,7 @@ type negativeBackOff struct{}
 
 func (negativeBackOff) NextBackOff() time.Duration { return -time.Second }
 func (negativeBackOff) Reset()                     {}
+func (b negativeBackOff) Clone() BackOff           { return b }
 
 // A BackOff of the caller's own that returns a negative wait is reported
 // by the driver and the Loop, and ends a Ticker, instead of being slept on.

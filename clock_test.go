@@ -105,7 +105,7 @@ func TestDriverStopsBeforeAWaitPastTheDeadline(t *testing.T) {
 					start := time.Now()
 					op := c.op()
 					var n specNotify
-					_, err := e.run(ctx, op.Run, WithBackOff(c.b), WithNotify(n.Notify))
+					_, err := e.run(ctx, op.Run, WithBackOff(c.b), WithNotify(n.Notify), WithMaxRetryAfter(time.Hour))
 					if len(n.Errs) != c.attempts-1 {
 						t.Errorf("Notify called %d times, want %d: never for the final error", len(n.Errs), c.attempts-1)
 					}

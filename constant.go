@@ -26,10 +26,10 @@ func NewConstantBackOff(d time.Duration) *ConstantBackOff {
 // ErrInvalidConfiguration.
 func (b *ConstantBackOff) Validate() error {
 	if b == nil {
-		return settings.Invalid("the BackOff is a nil *ConstantBackOff")
+		return invalid("the BackOff is a nil *ConstantBackOff")
 	}
 	if b.Interval < 0 {
-		return settings.Invalid("ConstantBackOff.Interval is negative (%v)", b.Interval)
+		return invalid("ConstantBackOff.Interval is negative (%v)", b.Interval)
 	}
 	return nil
 }

@@ -208,17 +208,20 @@ func TestDriverStopReasons(t *testing.T) {
 		},
 		{
 			name: "RetryAfter longer than MaxElapsedTime",
-			opts: func() []RetryOption { return []RetryOption{WithMaxElapsedTime(10 * time.Minute)} },
-			op:   retryAfterAlways(time.Hour), cause: ErrMaxElapsedTime, lastErr: attemptErr(1), attempts: 1,
+			opts: func() []RetryOption {
+				return []RetryOption{WithMaxElapsedTime(10 * time.Minute), WithMaxRetryAfter(2 * time.Hour)}
+			},
+			op: retryAfterAlways(time.Hour), cause: ErrMaxElapsedTime, lastErr: attemptErr(1), attempts: 1,
 		},
 		{
 			name: "RetryAfter longer than DefaultMaxElapsedTime",
+			opts: func() []RetryOption { return []RetryOption{WithMaxRetryAfter(time.Hour)} },
 			op:   retryAfterAlways(20 * time.Minute), cause: ErrMaxElapsedTime, lastErr: attemptErr(1), attempts: 1,
 		},
 		{
-			// RetryAfter names the next wait even when the BackOff would
-			// stop; the BackOff decides the wait after it.
-			name: "RetryAfter sets the wait even of a BackOff that stops",
+			// The BackOff is asked before a named wait replaces its wait,
+			// as cenkalti/backoff v5 does: its Stop ends the run.
+			name: "a BackOff that stops ends the run before a named wait",
 			opts: func() []RetryOption { return []RetryOption{WithBackOff(&StopBackOff{})} },
 			op: func(context.CancelCauseFunc) *specOp {
 				return specScript(func(i int) (int, error) {
@@ -228,8 +231,7 @@ func TestDriverStopReasons(t *testing.T) {
 					return i, attemptErr(i)
 				})
 			},
-			cause: ErrExhausted, lastErr: attemptErr(2), attempts: 2,
-			waits: []time.Duration{3 * s}, elapsed: 3 * s,
+			cause: ErrExhausted, lastErr: attemptErr(1), attempts: 1,
 		},
 	}
 	for _, c := range cases {

@@ -27,9 +27,17 @@ var (
 	// fmt.Errorf("%w: %w", backoff.ErrRetriesCanceled, err)): the other end
 	// asked for no further attempt (a server's pushback, an exhausted
 	// quota). Unlike ErrPermanent it says the refusal came from the other
-	// end, not from the error's nature or a classifier. LastErr is the
-	// error as the operation returned it.
+	// end, not from the error's nature or a classifier. An error that
+	// names a wait and whose CancelAllRetries method returns true (see
+	// RetryAfterError) stops the run so too. LastErr is the error as the
+	// operation returned it.
 	ErrRetriesCanceled = errors.New("backoff: retries canceled by the error")
+
+	// ErrRetryAfterTooLong is matched by the Cause when an error named a
+	// wait longer than WithMaxRetryAfter allows (30 seconds by default):
+	// the run stops at once instead of sleeping it, and LastErr is the
+	// error that named it. The Cause says how long a wait was named.
+	ErrRetryAfterTooLong = errors.New("backoff: named wait too long")
 
 	// ErrRefused is matched by the error of an attempt that was refused
 	// before it reached the dependency: by a circuit breaker, a bulkhead, a
@@ -94,7 +102,8 @@ type Error struct {
 	// operation never ran.
 	LastErr error
 	// Cause reports why retrying stopped: ErrPermanent, ErrExhausted,
-	// ErrMaxElapsedTime, ErrRetriesCanceled, a context cancellation cause
+	// ErrMaxElapsedTime, ErrRetriesCanceled, ErrRetryAfterTooLong (matched
+	// with errors.Is), a context cancellation cause
 	// (see context.Cause), a refused attempt's error (see ErrRefused), or
 	// an error matching ErrInvalidConfiguration.
 	Cause error

@@ -62,7 +62,7 @@ import (
 // they start.
 //
 // Note: Implementation is not thread-safe. The driver, a Loop and a Ticker
-// work on a clone of their own (see Cloner), so one value may configure any
+// work on a clone of their own (see BackOff), so one value may configure any
 // number of them, as long as nothing changes its fields meanwhile.
 type ExponentialBackOff struct {
 	InitialInterval     time.Duration
@@ -161,7 +161,7 @@ func (b *ExponentialBackOff) Validate() error {
 	default:
 		return nil
 	}
-	return settings.Invalid("%s", msg)
+	return invalid("%s", msg)
 }
 
 // valid is Validate() == nil for a non-nil b, cheap enough for every
@@ -176,7 +176,7 @@ func (b *ExponentialBackOff) valid() bool {
 
 // Clone returns a copy of b, with its sequence where b's is. The driver, a
 // Loop and a Ticker call it, so that an ExponentialBackOff can be shared;
-// see Cloner.
+// see BackOff.
 func (b *ExponentialBackOff) Clone() BackOff {
 	c := *b
 	return &c

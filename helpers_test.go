@@ -157,3 +157,10 @@ func withRandom(fn func() float64) ExponentialBackOffOption {
 func withJitter(j Jitter) ExponentialBackOffOption {
 	return func(b *ExponentialBackOff) { b.Jitter = j }
 }
+
+// Clone returns b itself, so that a test sees every call on the one value
+// it made: a Retrier, which refuses a BackOff it cannot clone, takes it.
+func (b *specBackOff) Clone() BackOff { return b }
+
+// noClone is a BackOff without a Clone method: runs use it as it is.
+type noClone struct{ BackOff }

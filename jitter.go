@@ -26,19 +26,6 @@ import (
 //     waited rather than from the attempt number. It ignores Multiplier.
 type Jitter int
 
-const (
-	// RandomizationJitter waits d × (1 ± RandomizationFactor). It is the
-	// zero value, so an ExponentialBackOff that sets no Jitter uses it.
-	RandomizationJitter Jitter = iota
-	// FullJitter waits uniformly in [0, d].
-	FullJitter
-	// EqualJitter waits d/2 plus uniformly [0, d/2].
-	EqualJitter
-	// DecorrelatedJitter waits min(MaxInterval, uniformly
-	// [InitialInterval, 3 × previous wait]).
-	DecorrelatedJitter
-)
-
 // String returns the Go name of the jitter kind.
 func (j Jitter) String() string {
 	switch j {

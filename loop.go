@@ -21,7 +21,7 @@ import (
 //	return loop.Err()
 //
 // A Retrier makes Loops on its options (see Retrier.Loop): WithBackOff,
-// WithMaxTries, WithMaxElapsedTime and WithClock, with the driver's
+// WithMaxTries, WithMaxElapsedTime, WithMaxRetryAfter and WithClock, with the driver's
 // defaults. Its decisions are the driver's, made by the same code: the same
 // limits, in the same order, and the same wait.
 //
@@ -55,27 +55,28 @@ func (l *Loop) Wait(ctx context.Context) bool {
 	}
 	switch {
 	case ctx == nil:
-		return l.stop(settings.Invalid("Loop.Wait was given a nil context"))
+		return l.stop(invalid("Loop.Wait was given a nil context"))
 	case l.invalid != nil:
 		return l.stop(l.invalid)
 	case ctx.Err() != nil:
 		return l.stop(context.Cause(ctx))
 	}
 	if p.attempt == 0 && !l.reset {
-		p.begin()
+		p.begin(ctx)
 		p.start, p.started = p.now(), true
 		p.attempt = 1
 		return true
 	}
 	if l.reset {
-		p.begin()
+		p.begin(ctx)
 		p.start, p.started = p.now(), true
 		l.reset = false
 	}
 	delay, cause := p.next(ctx, l.override, l.pending)
 	l.pending = false
 	if cause == nil {
-		cause = wait(ctx, p.o.clock, delay)
+		p.mark = p.seen + delay
+		cause = wait(ctx, p.o, delay)
 	}
 	if cause != nil {
 		return l.stop(cause)
@@ -98,11 +99,13 @@ func (l *Loop) Reset() {
 	l.pending, l.reset, l.err = false, true, nil
 }
 
-// Override makes the next wait exactly d, such as a server's Retry-After,
-// instead of the BackOff's next interval. The computed sequence is untouched,
-// so a later wait without an override picks up where it left off, and the
-// budgets still apply: a d that would overrun a time budget or ctx's
-// deadline makes Wait return false at once. A negative d means no wait.
+// Override names the next wait, such as a server's Retry-After: d
+// replaces the BackOff's next interval by the rule every entry point
+// follows for a named wait (see RetryAfterError). The BackOff is asked
+// first, so its Stop still ends the loop; then d replaces its wait and the
+// sequence starts over; a d longer than WithMaxRetryAfter makes Wait
+// return false at once with ErrRetryAfterTooLong, and the time limits and
+// ctx's deadline still apply. A negative d means no wait.
 func (l *Loop) Override(d time.Duration) {
 	l.override, l.pending = d, true
 }
@@ -125,9 +128,10 @@ func (l *Loop) elapsed() time.Duration {
 }
 
 // Err returns nil while Wait returns true, and once Wait has returned false,
-// an *Error whose Cause says why: ErrExhausted, ErrMaxElapsedTime, the
-// context's cause, context.DeadlineExceeded when a wait would have overrun
-// the deadline, or ErrInvalidConfiguration.
+// an *Error whose Cause says why: ErrExhausted, ErrMaxElapsedTime,
+// ErrRetryAfterTooLong, the context's cause, context.DeadlineExceeded when
+// a wait would have left too little time before the deadline (see
+// RetryCtx), or ErrInvalidConfiguration.
 func (l *Loop) Err() error {
 	if l.err == nil {
 		return nil

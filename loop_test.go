@@ -219,8 +219,10 @@ func TestLoopReset(t *testing.T) {
 	})
 }
 
-// "Override(d): the next wait is exactly d (a server's Retry-After); the
-// computed sequence is untouched and the budgets still apply."
+// Override(d) names the next wait by the rule of every entry point: the
+// BackOff is asked first, then d replaces its wait and the sequence
+// starts over; the budgets, the bound on named waits and the deadline
+// still apply.
 func TestLoopOverride(t *testing.T) {
 	s := time.Second
 	t.Run("the next wait only", func(t *testing.T) {
@@ -228,7 +230,7 @@ func TestLoopOverride(t *testing.T) {
 		l := newLoop(WithClock(clk), WithBackOff(specExp(s, time.Minute)))
 		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, 0}, {true, s}})
 		l.Override(30 * s)
-		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, 30 * s}, {true, 2 * s}, {true, 4 * s}})
+		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, 30 * s}, {true, s}, {true, 2 * s}})
 		if l.Attempt() != 5 {
 			t.Errorf("Attempt() = %d, want 5", l.Attempt())
 		}
@@ -240,9 +242,29 @@ func TestLoopOverride(t *testing.T) {
 		l.Override(7 * s)
 		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, 7 * s}, {true, s}})
 	})
+	t.Run("the BackOff's Stop still applies", func(t *testing.T) {
+		clk := newSpecClock()
+		l := newLoop(WithClock(clk), WithBackOff(&StopBackOff{}))
+		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, 0}})
+		l.Override(s)
+		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{false, 0}})
+		if re := specAsError(t, l.Err()); re.Cause != ErrExhausted {
+			t.Errorf("Err().Cause = %v, want ErrExhausted", re.Cause)
+		}
+	})
+	t.Run("a named wait past WithMaxRetryAfter is not slept", func(t *testing.T) {
+		clk := newSpecClock()
+		l := newLoop(WithClock(clk), WithBackOff(NewConstantBackOff(s)))
+		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, 0}})
+		l.Override(DefaultMaxRetryAfter + 1)
+		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{false, 0}})
+		if re := specAsError(t, l.Err()); !errors.Is(re.Cause, ErrRetryAfterTooLong) {
+			t.Errorf("Err().Cause = %v, want ErrRetryAfterTooLong", re.Cause)
+		}
+	})
 	t.Run("MaxElapsedTime still applies", func(t *testing.T) {
 		clk := newSpecClock()
-		l := newLoop(WithClock(clk), WithMaxElapsedTime(10*time.Minute), WithBackOff(NewConstantBackOff(s)))
+		l := newLoop(WithClock(clk), WithMaxElapsedTime(10*time.Minute), WithMaxRetryAfter(2*time.Hour), WithBackOff(NewConstantBackOff(s)))
 		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{true, 0}})
 		l.Override(time.Hour)
 		specRunLoop(t, clk, l, context.Background(), []specLoopStep{{false, 0}})
@@ -264,7 +286,7 @@ func TestLoopOverride(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			l := newLoop(WithBackOff(NewConstantBackOff(s)), WithMaxElapsedTime(0))
+			l := newLoop(WithBackOff(NewConstantBackOff(s)), WithMaxElapsedTime(0), WithMaxRetryAfter(2*time.Hour))
 			start := time.Now()
 			if !l.Wait(ctx) {
 				t.Fatal("the first Wait returned false")

@@ -1,30 +1,34 @@
 package backoff
 
 import (
+	"fmt"
+	"reflect"
 	"sync"
 	"time"
 
 	"github.com/benbjohnson/clock"
-	"github.com/herdsafe/backoff/internal/setting"
-	"github.com/herdsafe/backoff/internal/typednil"
 )
 
 // RetryOption configures Retry, RetryCtx, RetryError, RetryErrorCtx, Do,
 // DoErr and NewRetrier (and so a retry stage of package policy, which takes
-// the same options). Options are applied in order; a later option replaces an
-// earlier one of the same kind, except WithRetryable and WithInstrumenter,
-// which add to each other. An option given a value it cannot use makes the
-// call fail before the operation runs, with an *Error whose Cause matches
-// ErrInvalidConfiguration and names the option.
+// the same options). Options are applied in order; a later option replaces
+// an earlier one of the same kind, except WithRetryable and
+// WithInstrumenter, which add to each other. An option given a value it
+// cannot use makes the call fail before the operation runs, with an *Error
+// whose Cause matches ErrInvalidConfiguration and names the option.
+//
+// This file travels with retry.go: a copy of the driver takes both, and
+// its callers then use the copy's options.
 type RetryOption func(*options)
 
-// options is what the options set. The driver reads it and never writes it
-// once the options are applied.
+// options is what the options set. The driver reads it and never writes
+// it once the options are applied.
 type options struct {
 	backOff       BackOff // nil: a fresh NewExponentialBackOff per run
-	direct        BackOff // backOff, if it does not implement Cloner: runs use it as it is
+	direct        BackOff // backOff, if it has no Clone: runs use it as it is
 	maxTries      uint
 	maxElapsed    time.Duration
+	maxRetryAfter time.Duration
 	notify        Notify
 	clock         clock.Clock
 	classifiers   []func(error) bool
@@ -32,21 +36,16 @@ type options struct {
 	err           error // the first invalid setting
 }
 
-// settings makes the errors of the settings the driver cannot use.
-const settings = setting.Package("")
-
-// defaults are Retry's: the default ExponentialBackOff, no attempt
-// limit, DefaultMaxElapsedTime. Every call that passes no option shares
-// them, read-only.
-var defaults = options{maxElapsed: DefaultMaxElapsedTime, clock: setting.RealClock}
+// defaults are Retry's. Every call that passes no option shares them,
+// read-only.
+var defaults = options{maxElapsed: DefaultMaxElapsedTime, maxRetryAfter: DefaultMaxRetryAfter, clock: clock.New()}
 
 // optionsPool recycles option sets, so that applying options does not
 // allocate on every call.
 var optionsPool = sync.Pool{New: func() any { return new(options) }}
 
-// build returns the options opts make over the defaults, and the first
-// invalid setting among them, from a pool: release the result when the run
-// is over.
+// build returns the options opts make over the defaults, from a pool
+// (release the result when the run is over), and the first invalid setting.
 func build(opts []RetryOption) (*options, error) {
 	if len(opts) == 0 {
 		return &defaults, nil
@@ -58,10 +57,11 @@ func build(opts []RetryOption) (*options, error) {
 // apply applies opts over the defaults to o, reusing the slices o holds,
 // and returns the first invalid setting.
 func (o *options) apply(opts []RetryOption) error {
-	// The defaults, field by field: a copy of the whole struct into a
-	// pooled object costs a bulk write barrier while the collector runs.
+	// Field by field: a copy of the whole struct into a pooled object costs
+	// a bulk write barrier while the collector runs.
 	o.backOff, o.direct, o.notify, o.err = nil, nil, nil, nil
 	o.maxTries, o.maxElapsed, o.clock = defaults.maxTries, defaults.maxElapsed, defaults.clock
+	o.maxRetryAfter = defaults.maxRetryAfter
 	o.classifiers, o.instrumenters = o.classifiers[:0], o.instrumenters[:0]
 	for _, opt := range opts {
 		if opt == nil {
@@ -70,7 +70,9 @@ func (o *options) apply(opts []RetryOption) error {
 		}
 		opt(o)
 	}
-	o.direct = direct(o.backOff)
+	if _, ok := o.backOff.(cloner); !ok {
+		o.direct = o.backOff
+	}
 	return o.err
 }
 
@@ -85,60 +87,69 @@ func (o *options) release() {
 
 // fail records the first invalid setting.
 func (o *options) fail(format string, args ...any) {
-	settings.Fail(&o.err, format, args...)
-}
-
-// direct returns b if runs use it as it is, because it does not implement
-// Cloner, else nil. This package's BackOffs are looked up by their type
-// first, which costs less than the interface's.
-func direct(b BackOff) BackOff {
-	switch b.(type) {
-	case nil, *ExponentialBackOff, *ConstantBackOff, *ZeroBackOff, *StopBackOff, *contextBackOff:
-		return nil
-	case Cloner:
-		return nil
+	if o.err == nil {
+		o.err = invalid(format, args...)
 	}
-	return b
 }
 
-// validate reports why b cannot be used, or nil. nil is the default
-// BackOff. A BackOff of this package checks its own fields; one of another
-// package is checked for a typed nil, the one mistake the driver can see.
+// invalid returns the error of a setting the driver cannot use: it
+// matches ErrInvalidConfiguration and says what is wrong.
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidConfiguration}, args...)...)
+}
+
+// isNil reports whether v is nil or holds a nil pointer, map, slice,
+// function or channel.
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
+}
+
+// cloner is a BackOff that gives each user a copy of its own; see BackOff.
+type cloner interface {
+	BackOff
+	Clone() BackOff
+}
+
+// validate reports why b cannot be used, or nil; nil is the default
+// BackOff. A BackOff with a Validate method, as this package's have,
+// checks itself; of another, only a nil pointer can be seen.
 func validate(b BackOff) error {
-	switch b := b.(type) {
+	switch v := b.(type) {
 	case nil:
 		return nil
 	case *ExponentialBackOff:
-		if b != nil && b.valid() {
-			return nil // the common case, at the cost of a few comparisons
-		}
-		return b.Validate()
+		return v.Validate()
 	case *ConstantBackOff:
-		return b.Validate()
-	case *contextBackOff:
-		if b.b == nil {
-			return settings.Invalid("WithContext was given a nil BackOff")
-		}
-		return validate(b.b)
+		return v.Validate()
 	}
-	if typednil.Is(b) {
-		return settings.Invalid("the BackOff is a nil %T", b)
+	if isNil(b) {
+		return invalid("the BackOff is a nil %T", b)
+	}
+	if v, ok := b.(interface{ Validate() error }); ok {
+		return v.Validate()
 	}
 	return nil
 }
 
 // WithBackOff sets the BackOff that schedules the waits between attempts.
-// The default is NewExponentialBackOff. A BackOff that implements Cloner,
-// as every BackOff of this package does, may be shared by any number of
-// calls: each run works on a clone of its own, made at its first retry. A
-// BackOff without Clone is Reset before the first attempt and used by this
-// run only. A nil b, typed or not, is reported as ErrInvalidConfiguration.
+// The default is NewExponentialBackOff. A BackOff with a Clone method (see
+// BackOff), as every BackOff of this package has, may be shared by any
+// number of calls: each run works on a clone of its own, made at its first
+// retry. A BackOff without Clone is Reset before the first attempt and
+// used by this run only; a Retrier, which is shared, refuses it. A nil b,
+// typed or not, is reported as ErrInvalidConfiguration.
 func WithBackOff(b BackOff) RetryOption {
 	return func(o *options) {
-		switch err := validate(b); {
-		case b == nil:
+		if b == nil {
 			o.fail("WithBackOff was given a nil BackOff")
-		case err != nil && o.err == nil:
+		} else if err := validate(b); err != nil && o.err == nil {
 			o.err = err
 		}
 		o.backOff = b
@@ -146,34 +157,21 @@ func WithBackOff(b BackOff) RetryOption {
 }
 
 // WithMaxTries limits the total number of attempts, not retries:
-// WithMaxTries(1) runs the operation once and does not retry. When the limit
-// is reached, Retry returns an *Error with Cause ErrExhausted. The default,
-// 0, means no limit.
+// WithMaxTries(1) runs the operation once and does not retry. When the
+// limit is reached, the Cause is ErrExhausted. The default, 0, means no
+// limit.
 func WithMaxTries(n uint) RetryOption {
 	return func(o *options) { o.maxTries = n }
 }
 
 // WithMaxElapsedTime limits the total time spent retrying, measured on the
-// driver's clock from when Retry is called. When the limit is reached, Retry
-// returns a *Error with Cause ErrMaxElapsedTime.
-//
-// The limit is checked only between attempts: it gates whether another
-// attempt is scheduled. It does not interrupt an operation that is already
-// running, nor a backoff wait already in progress, and Retry stops early
-// rather than starting a backoff that would overrun the limit. Because it
-// counts from the call, a first attempt that itself runs past the limit is
-// not retried.
-//
-// This differs from bounding Retry with a context deadline (e.g.
-// context.WithTimeout): a context deadline is reactive — it interrupts the
-// backoff wait and, if the operation observes the context, can abort an
-// in-flight attempt — and Retry reports it with Cause
-// context.DeadlineExceeded.
-//
-// The default is DefaultMaxElapsedTime (15 minutes), so both limits are
-// active at once unless overridden. Pass 0 to disable the elapsed-time
-// limit and rely on the context (or WithMaxTries) instead; a call without
-// it reads no clock until an attempt fails. A negative d is reported as
+// driver's clock from the call, to d; the default is
+// DefaultMaxElapsedTime, and 0 means no limit. It is checked between
+// attempts: no wait is started that would overrun it, the Cause is then
+// ErrMaxElapsedTime, and neither a running attempt nor a wait is
+// interrupted. A context deadline, by contrast, interrupts the wait (and
+// an attempt that observes it), and is reported as
+// context.DeadlineExceeded. A negative d is reported as
 // ErrInvalidConfiguration.
 func WithMaxElapsedTime(d time.Duration) RetryOption {
 	return func(o *options) {
@@ -184,18 +182,31 @@ func WithMaxElapsedTime(d time.Duration) RetryOption {
 	}
 }
 
+// WithMaxRetryAfter bounds the wait an error may name (see RetryAfterError)
+// to d; the default is DefaultMaxRetryAfter, 30 seconds. A named wait
+// longer than d is not slept: the run stops at once with a Cause matching
+// ErrRetryAfterTooLong, and LastErr the error that named it, so that no
+// server can hold the caller for as long as it likes. 0 obeys only a wait
+// of zero. A negative d is reported as ErrInvalidConfiguration. It bounds
+// Loop.Override too, and httpretry's Retry-After.
+func WithMaxRetryAfter(d time.Duration) RetryOption {
+	return func(o *options) {
+		if d < 0 {
+			o.fail("WithMaxRetryAfter was given a negative duration (%v)", d)
+		}
+		o.maxRetryAfter = d
+	}
+}
+
 // Notify is called after a failed attempt that will be retried, with the
-// operation error, exactly as the operation returned it, and the backoff
-// duration before the next attempt. It is called once per retry, not for
-// the final error that stops Retry (a permanent error, an exhausted limit,
-// or a cancelled context), and before the instrumenters hear of the
-// retry.
+// operation's error as it returned it and the wait before the next
+// attempt; never for the failure that ends the run.
 type Notify func(error, time.Duration)
 
 // WithNotify sets a function called after each failed attempt that will be
-// retried. See Notify for exactly when it fires. It runs on the goroutine
-// that called Retry, before the wait; if it cancels the context, no further
-// attempt is made, and the time it takes counts against the limits. A nil n
+// retried, on the calling goroutine, before the wait and before the
+// instrumenters hear of the retry. If it cancels the context no further
+// attempt is made; the time it takes counts against the limits. A nil n
 // sets no function.
 func WithNotify(n Notify) RetryOption {
 	return func(o *options) { o.notify = n }
@@ -204,12 +215,11 @@ func WithNotify(n Notify) RetryOption {
 // WithRetryable sets a classifier: an error it rejects (returns false for)
 // stops the driver at once, with Cause ErrPermanent and LastErr the error.
 // With no classifier every error is retried. A Permanent error is stopped
-// before the classifier is asked, and a cancelled context is reported as
-// such whatever the classifier says.
-//
-// Several classifiers add up: an error is retried if any of them accepts
-// it. A classifier runs on the goroutine that called the driver. A nil fn
-// is reported as ErrInvalidConfiguration.
+// before the classifier is asked, and a done context is reported as such
+// whatever the classifier says. Several classifiers add up: an error is
+// retried if any of them accepts it. A classifier runs on the goroutine
+// that called the driver; a panic in it goes on to the caller. A nil fn is
+// reported as ErrInvalidConfiguration.
 func WithRetryable(fn func(error) bool) RetryOption {
 	return func(o *options) {
 		if fn == nil {
@@ -220,18 +230,23 @@ func WithRetryable(fn func(error) bool) RetryOption {
 	}
 }
 
-// WithClock makes the driver's waits and its elapsed-time accounting use c
-// instead of the time package. Pass a *clock.Mock in a test and advance it
-// to release each wait; or run the test inside a testing/synctest bubble
-// with the default clock, where every wait is virtual. A nil c, typed or
-// not, is reported as ErrInvalidConfiguration.
-//
-// The driver reads the context's deadline on c as well, to decide whether a
-// wait would overrun it; give a test on a mock clock its deadline with
-// c.WithTimeout or c.WithDeadline, or bound it with WithMaxElapsedTime,
-// WithMaxTries or a cancellation.
+// WithClock makes the driver's waits and its time accounting use c
+// instead of the time package: pass a *clock.Mock in a test and advance
+// it, or run the test inside a testing/synctest bubble with the default
+// clock. The driver reads the context's deadline on c too: give a test on
+// a mock clock its deadline with c.WithTimeout. A nil c, typed or not, is
+// reported as ErrInvalidConfiguration.
 func WithClock(c clock.Clock) RetryOption {
-	return func(o *options) { settings.Clock(&o.clock, &o.err, c) }
+	return func(o *options) {
+		switch {
+		case c == nil:
+			o.fail("WithClock was given a nil clock")
+		case isNil(c):
+			o.fail("WithClock was given a nil %T", c)
+		default:
+			o.clock = c
+		}
+	}
 }
 
 // WithInstrumenter adds an Instrumenter. Several may be added; they are
@@ -240,7 +255,7 @@ func WithClock(c clock.Clock) RetryOption {
 // ErrInvalidConfiguration.
 func WithInstrumenter(i Instrumenter) RetryOption {
 	return func(o *options) {
-		if i == nil || typednil.Is(i) {
+		if isNil(i) {
 			o.fail("WithInstrumenter was given a nil Instrumenter")
 			return
 		}

@@ -12,7 +12,10 @@ import (
 // with no option does.
 //
 // A Retrier is immutable and safe for concurrent use: each call has its own
-// attempts, waits and clone of the BackOff (see Cloner).
+// attempts, waits and clone of the BackOff. So a Retrier refuses a BackOff
+// it cannot clone (one without a Clone method; see BackOff): every call
+// then fails with ErrInvalidConfiguration, as httpretry's Transport and a
+// retry stage of package policy, which are Retriers, do.
 type Retrier struct {
 	o   options
 	set bool // o holds options; the zero Retrier's are the defaults
@@ -23,7 +26,9 @@ type Retrier struct {
 // matches ErrInvalidConfiguration and names it.
 func NewRetrier(opts ...RetryOption) *Retrier {
 	r := &Retrier{set: true}
-	r.o.apply(opts)
+	if r.o.apply(opts) == nil && r.o.direct != nil {
+		r.o.err = invalid("WithBackOff was given a %T, which has no Clone method (see BackOff): the calls of a Retrier, which may run at once, each need a copy of their own", r.o.direct)
+	}
 	return r
 }
 
@@ -31,7 +36,7 @@ func NewRetrier(opts ...RetryOption) *Retrier {
 // error matching ErrInvalidConfiguration, or nil.
 func (r *Retrier) Validate() error {
 	if r == nil {
-		return settings.Invalid("the *Retrier is nil")
+		return invalid("the *Retrier is nil")
 	}
 	return r.options().err
 }
@@ -84,11 +89,11 @@ func (r *Retrier) Loop() *Loop {
 	switch {
 	case l.invalid != nil:
 	case o.notify != nil:
-		l.invalid = settings.Invalid("WithNotify has no effect on a Loop, which runs no operation")
+		l.invalid = invalid("WithNotify has no effect on a Loop, which runs no operation")
 	case len(o.classifiers) > 0:
-		l.invalid = settings.Invalid("WithRetryable has no effect on a Loop, which sees no error")
+		l.invalid = invalid("WithRetryable has no effect on a Loop, which sees no error")
 	case len(o.instrumenters) > 0:
-		l.invalid = settings.Invalid("WithInstrumenter has no effect on a Loop, which runs no operation")
+		l.invalid = invalid("WithInstrumenter has no effect on a Loop, which runs no operation")
 	}
 	return l
 }

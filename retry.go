@@ -2,24 +2,25 @@ package backoff
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/benbjohnson/clock"
-	"github.com/herdsafe/backoff/internal/setting"
 )
 
 // This file is the driver: the entry points, then the loop (attempt,
-// decide, wait) and the steps it is made of, top to bottom. Copy it, with
-// options.go and the contextBackOff of context.go, to make a driver of
-// your own. Outside this module, replace what they take from its internal
-// packages: the invalid-configuration errors of settings (fmt.Errorf
-// wrapping ErrInvalidConfiguration), setting.RealClock (the default
-// clock: clock.New()) and typednil.Is (whether an interface holds a nil
-// pointer: reflect).
+// decide, wait) and the steps it is made of, top to bottom. To make a
+// driver of your own, copy it with options.go, which holds the options it
+// reads, into your package: they reach nothing else unexported of this
+// package and import no internal package. Qualify this package's exported
+// names they use (backoff.Error, backoff.BackOff, the sentinels) and call
+// the copy with its own options.
 
 // Operation is the function Retry calls. It is invoked at least once and may
 // be retried on error. Return a Permanent error to stop retrying
-// immediately, or a RetryAfterError to control the delay before the next
+// immediately, or a RetryAfterError to name the wait before the next
 // attempt.
 type Operation[T any] func() (T, error)
 
@@ -31,33 +32,31 @@ func Retry[T any](operation Operation[T], opts ...RetryOption) (T, error) {
 }
 
 // RetryCtx attempts the operation until it succeeds, returns a Permanent
-// error, or backoff completes. It ensures the operation is executed at
-// least once, even when ctx is already done (then the Cause is the
-// context's, and LastErr the operation's error), unless the configuration
-// is invalid. This is where it differs from Do and DoErr, which never start
-// their function once ctx is done.
+// error, or a limit ends the run. It runs the operation at least once,
+// even when ctx is already done, unless the configuration is invalid: this
+// is where it differs from Do, which never starts its function once ctx is
+// done.
 //
-// On success it returns the operation result and a nil error. On any failure
-// it returns the last result and an *Error whose Cause reports why it
-// stopped — ErrPermanent, ErrExhausted, ErrMaxElapsedTime,
-// ErrRetriesCanceled, the context cancellation cause, the error of an
-// attempt that was refused (see ErrRefused), or ErrInvalidConfiguration —
-// and whose LastErr holds the last operation error. See Error.
+// On success it returns the operation's result and a nil error. On failure
+// it returns the last result and an *Error whose Cause says why it stopped
+// (ErrPermanent, ErrExhausted, ErrMaxElapsedTime, ErrRetriesCanceled,
+// ErrRetryAfterTooLong, the context's cause, a refused attempt's error (see
+// ErrRefused), or ErrInvalidConfiguration) and whose LastErr is the
+// operation's last error.
 //
-// ctx bounds the retry loop: its cancellation or deadline stops further
-// attempts and interrupts the wait between them, and a wait that would end
-// after ctx's deadline is not started (the Cause is then
-// context.DeadlineExceeded and LastErr the operation's last error).
-// Whether ctx is done is decided by ctx.Err(), never by the operation's
-// error: an error matching context.Canceled or context.DeadlineExceeded
-// while ctx is alive came from another context and is retried like any
-// other. The operation receives no context, so capture ctx inside the
-// operation if you want cancellation to abort an in-flight attempt, or use
-// Do. To bound only how long backoff keeps retrying, without affecting
-// in-flight attempts, use WithMaxElapsedTime instead.
+// ctx bounds the run: its cancellation stops it and interrupts the wait
+// between attempts. Near a deadline the driver does not start a wait after
+// which too little time is left: the wait and the time the last attempt
+// took must both fit before the deadline, or the run stops at once with
+// Cause context.DeadlineExceeded and LastErr the last real error. No
+// attempt is started once the deadline has passed, whatever the wait.
+// Whether ctx is done is decided by ctx, never by the operation's error.
+// The operation receives no context: capture ctx in it, or use Do.
 //
-// The driver runs on the calling goroutine and starts none of its own. When
-// the operation succeeds at the first call, it allocates nothing.
+// An error that names the next wait (see RetryAfterError) replaces the
+// BackOff's wait, within WithMaxRetryAfter. The driver runs on the calling
+// goroutine and starts none of its own. When the operation succeeds at the
+// first call, it allocates nothing.
 func RetryCtx[T any](ctx context.Context, operation Operation[T], opts ...RetryOption) (T, error) {
 	var res T
 	if operation == nil {
@@ -82,9 +81,7 @@ func RetryError(operation func() error, opts ...RetryOption) error {
 	return RetryErrorCtx(context.Background(), operation, opts...)
 }
 
-// RetryErrorCtx is RetryCtx for an operation that returns no result, only an
-// error. It behaves identically to RetryCtx in every other respect,
-// including the options it accepts and the *Error it returns on failure.
+// RetryErrorCtx is RetryCtx for an operation that returns only an error.
 func RetryErrorCtx(ctx context.Context, operation func() error, opts ...RetryOption) error {
 	if operation == nil {
 		return invalidCall("RetryErrorCtx was given a nil operation")
@@ -93,18 +90,12 @@ func RetryErrorCtx(ctx context.Context, operation func() error, opts ...RetryOpt
 }
 
 // Do is the driver for a function that takes a context: the same options,
-// the same defaults and the same *Error as RetryCtx. fn receives the
-// attempt's context: ctx, as derived by any Instrumenter. fn is never
-// started once ctx is done: then the attempt counts as refused (see
-// ErrRefused), so the Cause is the context's, LastErr the last error of an
-// attempt that ran, and Attempts counts only those; RetryCtx would run its
-// operation once.
-//
-// Do cannot preempt fn: cancelling ctx ends the wait between attempts at
-// once, but an attempt in progress ends only when fn returns, which a
-// well-behaved fn does promptly when its context is done. To bound each
-// attempt, derive a context with a timeout inside fn, or use a Timeout
-// stage of package policy.
+// defaults and *Error as RetryCtx. fn receives the attempt's context (ctx,
+// as any Instrumenter derives it) and is never started once ctx is done:
+// that attempt counts as refused (see ErrRefused), so the Cause is the
+// context's and LastErr the last error of an attempt that ran. Do cannot
+// preempt fn: an attempt in progress ends when fn returns, which a
+// well-behaved fn does promptly once its context is done.
 func Do[T any](ctx context.Context, fn func(context.Context) (T, error), opts ...RetryOption) (T, error) {
 	var res T
 	if fn == nil {
@@ -134,16 +125,29 @@ func DoErr(ctx context.Context, fn func(context.Context) error, opts ...RetryOpt
 	})
 }
 
-// invalidCall returns the *Error of a call the driver cannot make, which
-// msg describes. It is kept out of line: the entry points' frames, which
-// a goroutine parked in a wait holds, stay small.
+// WithoutWaits returns a copy of ctx under which the driver (and a Loop)
+// waits zero instead of each wait it would take, while attempts, the
+// classifiers and every limit still run as they would. It is for a test of
+// code that retries and talks to a real server over the network, where
+// testing/synctest cannot advance time across real I/O; where the test
+// can run inside a synctest bubble, prefer that, which keeps the waits'
+// lengths. It panics if ctx is nil, as context.WithValue does.
+func WithoutWaits(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noWaits{}, true)
+}
+
+// noWaits is the context key of WithoutWaits.
+type noWaits struct{}
+
+// invalidCall returns the *Error of a call the driver cannot make. It is
+// kept out of line, so that the entry points' frames stay small.
 //
 //go:noinline
 func invalidCall(msg string) error {
-	return &Error{Cause: settings.Invalid("%s", msg)}
+	return &Error{Cause: invalid("%s", msg)}
 }
 
-// refusedByContext is the refusal of an attempt that Do did not start
+// refusedByContext is the refusal of an attempt that was not started
 // because its context was done. It wraps the context's cause.
 type refusedByContext struct{ ctx context.Context }
 
@@ -165,24 +169,21 @@ func run(ctx context.Context, opts []RetryOption, op func(context.Context) error
 
 // retry is the loop: it runs op until it succeeds or the options say stop,
 // and returns nil or the *Error that says why it stopped. Each turn is an
-// attempt and its decision, then the wait. The turn is made out of line
-// and the wait here, so that a goroutine parked in the wait holds only
-// this frame and its caller's.
+// attempt and its decision, made out of line; the wait is here, so that a
+// goroutine parked in it holds only this frame and its caller's.
 func retry(ctx context.Context, o *options, op func(context.Context) error) error {
 	if ctx == nil {
 		return invalidCall("the driver was given a nil context")
 	}
 	p := progress{o: o}
-	if o.maxElapsed > 0 || o.direct != nil {
-		p.begin()
-	}
+	p.begin(ctx)
 	for {
 		delay, err := p.turn(ctx, op)
 		if delay == over {
 			return err
 		}
 		if delay > 0 && ctx.Err() == nil {
-			t := startTimer(o.clock, delay)
+			t := startTimer(o, delay)
 			if !park(ctx, t.fired) {
 				t.stop()
 			}
@@ -198,8 +199,7 @@ func retry(ctx context.Context, o *options, op func(context.Context) error) erro
 const over time.Duration = -1
 
 // turn makes an attempt and decides what follows it: the wait before the
-// next attempt, or over and what the run returns: nil on success, or the
-// *Error that ends it.
+// next attempt, or over and what the run returns.
 func (p *progress) turn(ctx context.Context, op func(context.Context) error) (time.Duration, error) {
 	p.attempt++
 	actx := ctx
@@ -217,9 +217,8 @@ func (p *progress) turn(ctx context.Context, op func(context.Context) error) (ti
 }
 
 // failed decides what follows an attempt that returned err on its context
-// actx: it returns the wait before the next attempt, or over and the
-// *Error that ends the run, which it reports. A run with instrumenters
-// keeps what the report of a give-up during the wait needs (see waiting).
+// actx: the wait before the next attempt, or over and the *Error that ends
+// the run, which it reports.
 func (p *progress) failed(ctx, actx context.Context, err error) (time.Duration, error) {
 	if p.b == nil { // made here, not deeper in the decision: see park
 		p.backOff()
@@ -235,6 +234,7 @@ func (p *progress) failed(ctx, actx context.Context, err error) (time.Duration, 
 	if cause != nil {
 		return over, p.stop(actx, cause, err, prev)
 	}
+	p.mark = p.seen + delay // when the next attempt starts
 	if delay > 0 && len(p.o.instrumenters) > 0 {
 		if p.waiting == nil {
 			p.waiting = new(waiting)
@@ -254,10 +254,8 @@ func (p *progress) interrupted(ctx context.Context) error {
 	return p.stop(ctx, context.Cause(ctx), nil, nil)
 }
 
-// progress is where a run stands: the attempt it is on, what the attempts
-// returned, the clock's readings and the BackOff it draws its waits from.
-// It lives on the caller's stack, and so it is kept small: a goroutine
-// parked in a wait holds it.
+// progress is where a run stands. It lives on the caller's stack, and so
+// it is kept small: a goroutine parked in a wait holds it.
 type progress struct {
 	o         *options
 	b         BackOff       // the run's BackOff, once a retry needs one
@@ -265,6 +263,8 @@ type progress struct {
 	lastErr   error         // the last error of an attempt that ran, as Error.LastErr gives it
 	lastDelay time.Duration // the wait before the current attempt
 	start     time.Duration // the clock's reading (see now) when the run's clock started: at the call, or at the first failure
+	mark      time.Duration // the reading when the current attempt started, once the run reads its clock
+	seen      time.Duration // the last reading of the limits
 	waiting   *waiting      // an instrumented run's last attempt, during the wait after it
 	started   bool          // start is set
 	refused   bool          // the current attempt was refused
@@ -272,22 +272,22 @@ type progress struct {
 }
 
 // waiting is what a run that has instrumenters keeps of an attempt during
-// the wait that follows it, for the report of a give-up that the wait may
-// end in: the attempt's context, its error, and Error.LastErr before it.
-// It is made on the heap at the run's first wait, so that a goroutine
-// parked in a wait holds only a pointer to it.
+// the wait that follows it, for the report of a give-up the wait may end
+// in. It is made on the heap, so that a parked goroutine holds a pointer.
 type waiting struct {
 	ctx          context.Context
 	err, lastErr error
 }
 
-// begin starts the run: its clock, if WithMaxElapsedTime counts from the
-// call, and the BackOff contract, which Resets a BackOff used as it is
-// before the first attempt. A BackOff that implements Cloner is cloned, and
-// the clone Reset, when the first retry needs a wait.
-func (p *progress) begin() {
-	if p.o.maxElapsed > 0 {
-		p.start, p.started = p.now(), true
+// begin starts the run: its clock, when a time budget or ctx's deadline
+// needs it, and the BackOff contract, which Resets a BackOff used as it is
+// before the first attempt.
+func (p *progress) begin(ctx context.Context) {
+	if _, ok := ctx.Deadline(); ok || p.o.maxElapsed > 0 {
+		p.mark = p.now()
+		if p.o.maxElapsed > 0 {
+			p.start, p.started = p.mark, true
+		}
 	}
 	if b := p.o.direct; b != nil {
 		b.Reset()
@@ -297,9 +297,7 @@ func (p *progress) begin() {
 // decide is the decision step, after an attempt that returned err: it
 // returns the wait before the next attempt, or the cause of stopping. The
 // context comes first, then what the error says (a refusal, a Permanent
-// mark, a cancellation of retries), the classifier, and only then the
-// limits: the attempt budget, the next wait (a RetryAfterError's, or the
-// BackOff's) and the time it must fit in.
+// mark, a cancellation of retries), the classifiers, and then the limits.
 func (p *progress) decide(ctx context.Context, err error) (time.Duration, error) {
 	if !p.started { // the run's clock starts at its first failure
 		p.start, p.started = p.now(), true
@@ -307,11 +305,14 @@ func (p *progress) decide(ctx context.Context, err error) (time.Duration, error)
 	var m marks
 	m.walk(err)
 	p.refused, p.reported = m.refused, false
-	if !m.refused { // a refused attempt did not run
+	done := ctx.Err() != nil
+	// A refused attempt did not run; one the caller's own context cut short
+	// leaves the real error before it.
+	if !m.refused && !(done && p.lastErr != nil && errors.Is(err, ctx.Err())) {
 		p.lastErr = m.lastErr(err)
 	}
 	switch {
-	case ctx.Err() != nil: // the context decides, whatever the error says
+	case done: // the context decides, whatever the error says
 		return 0, context.Cause(ctx)
 	case m.refused:
 		return 0, err
@@ -322,12 +323,7 @@ func (p *progress) decide(ctx context.Context, err error) (time.Duration, error)
 	case !p.retryable(err):
 		return 0, ErrPermanent
 	}
-	var delay time.Duration
-	if m.named {
-		delay = m.after
-		p.backOff().Reset() // the sequence starts over after a named wait
-	}
-	return p.next(ctx, delay, m.named)
+	return p.next(ctx, m.after, m.named)
 }
 
 // retryable reports whether the classifiers accept err; with none, every
@@ -344,38 +340,47 @@ func (p *progress) retryable(err error) bool {
 	return false
 }
 
-// next checks the limits for the next attempt, whose wait is named, or
-// else the BackOff's next: it returns the wait, or the limit it would
-// overrun. The Loop shares it.
+// next checks the limits for the next attempt and returns its wait, or the
+// limit it would overrun. The rule for a named wait, shared by the Loop:
+// the attempt budget, then the BackOff (its Stop ends the run), then the
+// named wait, within WithMaxRetryAfter, replaces the BackOff's and the
+// BackOff starts over; then the time limits.
 func (p *progress) next(ctx context.Context, named time.Duration, isNamed bool) (time.Duration, error) {
 	if max := p.o.maxTries; max > 0 && uint(p.attempt) >= max {
 		return 0, ErrExhausted
 	}
-	delay := max(named, 0)
-	if !isNamed {
-		delay = p.backOff().NextBackOff()
-		switch {
-		case delay == Stop:
-			if c, ok := p.b.(*contextBackOff); ok && c.ctx.Err() != nil {
-				return 0, context.Cause(c.ctx)
-			}
-			return 0, ErrExhausted
-		case delay < 0:
-			return 0, settings.Invalid("the BackOff returned a negative wait (%v)", delay)
+	delay := p.backOff().NextBackOff()
+	switch {
+	case delay == Stop:
+		if c, ok := p.b.(interface{ Context() context.Context }); ok && c.Context().Err() != nil {
+			return 0, context.Cause(c.Context()) // a done WithContext
 		}
+		return 0, ErrExhausted
+	case delay < 0:
+		return 0, invalid("the BackOff returned a negative wait (%v)", delay)
+	}
+	if isNamed {
+		if named > p.o.maxRetryAfter {
+			return 0, fmt.Errorf("%w: %v named, at most %v obeyed", ErrRetryAfterTooLong, named, p.o.maxRetryAfter)
+		}
+		delay = max(named, 0)
+		p.b.Reset()
+	}
+	if ctx.Value(noWaits{}) != nil {
+		delay = 0
 	}
 	return delay, p.limit(ctx, delay)
 }
 
 // backOff returns the BackOff the run draws its waits from, made on first
-// use: a clone of the one given if it implements Cloner, the one given if
-// not, or a fresh NewExponentialBackOff.
+// use: a clone of the one given if it has Clone, the one given if not, or
+// a fresh NewExponentialBackOff.
 func (p *progress) backOff() BackOff {
 	if p.b == nil {
 		switch b := p.o.backOff.(type) {
 		case nil:
 			p.b = NewExponentialBackOff()
-		case Cloner:
+		case cloner:
 			p.b = b.Clone()
 			p.b.Reset()
 		default:
@@ -386,25 +391,31 @@ func (p *progress) backOff() BackOff {
 }
 
 // limit reports which limit a wait of delay, starting now, would overrun:
-// WithMaxElapsedTime, or ctx's deadline; or nil if it may start.
+// WithMaxElapsedTime, or ctx's deadline, which must leave after the wait
+// as much time as the last attempt took; or nil if it may start.
 func (p *progress) limit(ctx context.Context, delay time.Duration) error {
+	deadline, ok := ctx.Deadline()
+	if !ok && p.o.maxElapsed == 0 {
+		return nil
+	}
+	now := p.now()
+	p.seen = now
 	if max := p.o.maxElapsed; max > 0 {
-		if spent := p.now() - p.start; spent > max || delay > max-spent {
+		if spent := now - p.start; spent > max || delay > max-spent {
 			return ErrMaxElapsedTime
 		}
 	}
-	if deadline, ok := ctx.Deadline(); ok && delay > 0 && delay > p.o.clock.Until(deadline) {
+	if ok && deadline.Sub(epoch)-now <= delay+max(now-p.mark, 0) {
 		return context.DeadlineExceeded
 	}
 	return nil
 }
 
-// wait waits for delay, or until ctx is done, on clk, as the loop does,
-// and returns the context's cause if ctx is done. A zero wait creates no
-// timer and does not park. The Loop waits with it.
-func wait(ctx context.Context, clk clock.Clock, delay time.Duration) error {
+// wait waits for delay, or until ctx is done, as the loop does, and
+// returns the context's cause if ctx is done. The Loop waits with it.
+func wait(ctx context.Context, o *options, delay time.Duration) error {
 	if delay > 0 && ctx.Err() == nil {
-		t := startTimer(clk, delay)
+		t := startTimer(o, delay)
 		if !park(ctx, t.fired) {
 			t.stop()
 		}
@@ -417,9 +428,7 @@ func wait(ctx context.Context, clk clock.Clock, delay time.Duration) error {
 
 // park is the one place that waits: until fired delivers or ctx is done;
 // it reports whether fired did. It is small, so that the compiler inlines
-// it into its callers: a goroutine parked in a wait holds no frame of
-// park's own, and the frames it does hold are kept small, so that a
-// waiter's stack stays within the 2 KiB a goroutine starts with.
+// it: a goroutine parked in a wait holds no frame of park's own.
 func park(ctx context.Context, fired <-chan time.Time) bool {
 	select {
 	case <-fired:
@@ -429,7 +438,7 @@ func park(ctx context.Context, fired <-chan time.Time) bool {
 	}
 }
 
-// timer is a wait's timer: the time package's own on the default clock,
+// timer is a wait's timer: the time package's own on the real clock,
 // without the clock package's wrapper, or the clock's.
 type timer struct {
 	fired <-chan time.Time
@@ -437,13 +446,13 @@ type timer struct {
 	mock  *clock.Timer
 }
 
-// startTimer starts a timer of d on clk.
-func startTimer(clk clock.Clock, d time.Duration) timer {
-	if clk == setting.RealClock {
+// startTimer starts a timer of d on the options' clock.
+func startTimer(o *options, d time.Duration) timer {
+	if isReal(o.clock) {
 		t := time.NewTimer(d)
 		return timer{fired: t.C, real: t}
 	}
-	t := clk.Timer(d)
+	t := o.clock.Timer(d)
 	return timer{fired: t.C, mock: t}
 }
 
@@ -456,9 +465,14 @@ func (t timer) stop() {
 	t.mock.Stop()
 }
 
+// realClock is the type of clock.New's clock, which is the time package's.
+var realClock = reflect.TypeOf(clock.New())
+
+// isReal reports whether c is the time package's clock.
+func isReal(c clock.Clock) bool { return reflect.TypeOf(c) == realClock }
+
 // stop returns the *Error of a run that stops after an attempt that
-// returned err, and reports it; lastErr is Error.LastErr before that
-// attempt.
+// returned err, and reports it; lastErr is Error.LastErr before it.
 func (p *progress) stop(ctx context.Context, cause, err, lastErr error) error {
 	e := &Error{LastErr: p.lastErr, Cause: cause, Attempts: p.attempt, Elapsed: p.elapsed()}
 	if p.refused {
@@ -481,16 +495,14 @@ func (p *progress) elapsed() time.Duration {
 	return p.now() - p.start
 }
 
-// epoch is the origin of the run's readings of its clock: the readings are
-// durations since it, which the time package measures on its monotonic
-// clock alone, at half the cost of a time.Now. On a mock clock they may be
-// negative; only their differences matter.
+// epoch is the origin of the run's readings of its clock: durations since
+// it, which the time package measures on its monotonic clock alone. On a
+// mock clock they may be negative; only their differences matter.
 var epoch = time.Now()
 
-// now reads the run's clock: the time package's monotonic clock directly
-// when the run has the default clock, for the cost of the reading alone.
+// now reads the run's clock.
 func (p *progress) now() time.Duration {
-	if p.o.clock == setting.RealClock {
+	if isReal(p.o.clock) {
 		return time.Since(epoch)
 	}
 	return p.o.clock.Since(epoch)
@@ -528,10 +540,9 @@ func (p *progress) succeeded(ctx context.Context) {
 	p.report(ctx, &s)
 }
 
-// retrying tells Notify and the instrumenters that the attempt failed
-// with err and will be retried after delay. The time they take counts
-// against the limits, which it checks again, on ctx, when there were any:
-// it returns the limit the wait would now overrun, or nil.
+// retrying tells Notify and the instrumenters that the attempt failed with
+// err and will be retried after delay. The time they take counts against
+// the limits, which it checks again when there were any.
 func (p *progress) retrying(actx, ctx context.Context, err, lastErr error, delay time.Duration) error {
 	if p.o.notify == nil && len(p.o.instrumenters) == 0 {
 		return nil
@@ -549,8 +560,8 @@ func (p *progress) retrying(actx, ctx context.Context, err, lastErr error, delay
 }
 
 // report hands s to the instrumenters. It is not inlined: a State is
-// large, and the frames of the driver stay small for the goroutines that
-// park in its waits.
+// large, and the driver's frames stay small for the goroutines parked in
+// its waits.
 //
 //go:noinline
 func (p *progress) report(ctx context.Context, s *State) {
@@ -563,44 +574,38 @@ func (p *progress) report(ctx context.Context, s *State) {
 
 // marks are what the decision step reads from an attempt's error: a
 // refusal, a Permanent mark, a cancellation of retries, and the first
-// RetryAfterError.
+// named wait.
 type marks struct {
 	refused   bool // the error matches ErrRefused
 	permanent bool // the error matches ErrPermanent
-	mark      bool // the error itself says so: it is a Permanent mark
-	cancel    bool // the error matches ErrRetriesCanceled
-	named     bool // a RetryAfterError named the next wait
+	mark      bool // the error itself is a Permanent mark
+	cancel    bool // the error matches ErrRetriesCanceled, or cancels all retries
+	named     bool // an error of the chain named the next wait
 	after     time.Duration
 	cause     error // the cause given to RetryAfter
 }
 
-// marksOf walks err's chain once, depth first as errors.Is and errors.As
-// do, and returns its marks.
+// marksOf walks err's chain and returns its marks.
 func marksOf(err error) marks {
 	var m marks
 	m.walk(err)
 	return m
 }
 
-// walk adds what err's chain holds to m. It reports true once nothing
-// further can change the verdict: a refusal or a Permanent mark.
+// walk adds what err's chain holds to m, depth first as errors.Is and
+// errors.As walk it. It reports true once nothing further can change the
+// verdict: a refusal or a Permanent mark.
 func (m *marks) walk(err error) bool {
 	for top := true; err != nil; top = false {
-		switch e := err.(type) {
-		case *Error: // its Unwrap would allocate
+		if e, ok := err.(*Error); ok { // its Unwrap would allocate
 			return m.walk(e.Cause) || m.walk(e.LastErr)
-		case *RetryAfterError:
-			m.retryAfter(e)
+		}
+		if !m.named {
+			m.nameWait(err)
 		}
 		if m.match(err) {
 			m.mark = top && m.permanent && err != ErrPermanent
 			return true
-		}
-		if x, ok := err.(interface{ As(any) bool }); ok {
-			var ra *RetryAfterError
-			if x.As(&ra) {
-				m.retryAfter(ra)
-			}
 		}
 		switch x := err.(type) {
 		case interface{ Unwrap() error }:
@@ -619,10 +624,32 @@ func (m *marks) walk(err error) bool {
 	return false
 }
 
+// nameWait records the wait err names, if it names one: by a method
+// RetryAfter() time.Duration, or as a *RetryAfterError its As method
+// gives. An error whose CancelAllRetries() returns true cancels retries.
+func (m *marks) nameWait(err error) {
+	n, ok := err.(interface{ RetryAfter() time.Duration })
+	if x, isAs := err.(interface{ As(any) bool }); !ok && isAs {
+		var ra *RetryAfterError
+		if x.As(&ra) && ra != nil {
+			err, n, ok = ra, ra, true
+		}
+	}
+	if !ok {
+		return
+	}
+	m.named, m.after = true, n.RetryAfter()
+	if ra, isRA := err.(*RetryAfterError); isRA {
+		m.cause = ra.Unwrap()
+	}
+	if c, ok := err.(interface{ CancelAllRetries() bool }); ok && c.CancelAllRetries() {
+		m.cancel = true
+	}
+}
+
 // match records whether err itself is, or says it is (by its Is method),
 // one of the sentinels the driver reads, and reports whether it is a final
-// one: a refusal or a Permanent mark, which no other error of the chain
-// can outweigh.
+// one: a refusal or a Permanent mark.
 func (m *marks) match(err error) bool {
 	x, ok := err.(interface{ Is(error) bool })
 	m.refused = err == ErrRefused || ok && x.Is(ErrRefused)
@@ -631,17 +658,9 @@ func (m *marks) match(err error) bool {
 	return m.refused || m.permanent
 }
 
-// retryAfter records the first RetryAfterError of the chain.
-func (m *marks) retryAfter(e *RetryAfterError) {
-	if !m.named && e != nil {
-		m.named, m.after, m.cause = true, e.Duration, e.Unwrap()
-	}
-}
-
-// lastErr is the error to report as Error.LastErr for err, whose marks m
-// are: for a Permanent mark (an error whose own Is method matches
-// ErrPermanent), the error it wraps; after a RetryAfter, the cause given to
-// it; else err, whole.
+// lastErr is the error to report as Error.LastErr for err: for a Permanent
+// mark, the error it wraps; after a RetryAfter, the cause given to it;
+// else err, whole.
 func (m marks) lastErr(err error) error {
 	if m.mark {
 		if x, ok := err.(interface{ Unwrap() error }); ok && x.Unwrap() != nil {

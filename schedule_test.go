@@ -2,8 +2,10 @@ package backoff
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -126,7 +128,16 @@ func TestDriverResetsTheBackOffBeforeTheFirstAttempt(t *testing.T) {
 				}
 				return 100, nil
 			})
-			if _, err := e.run(context.Background(), op.Run, WithBackOff(b)); err != nil {
+			_, err := e.run(context.Background(), op.Run, WithBackOff(noClone{b}))
+			if e.name == "Retrier" {
+				// A Retrier is shared by concurrent calls: it refuses a
+				// BackOff it cannot clone, before any attempt.
+				if !errors.Is(err, ErrInvalidConfiguration) || !strings.Contains(err.Error(), "no Clone method") || op.Count() != 0 {
+					t.Fatalf("got %v after %d attempts, want ErrInvalidConfiguration naming the missing Clone, before any", err, op.Count())
+				}
+				return
+			}
+			if err != nil {
 				t.Fatalf("got %v, want success", err)
 			}
 			if len(events) < 2 || events[0] != "reset" || events[1] != "op" {

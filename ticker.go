@@ -14,8 +14,8 @@ import (
 // running, so operations that take a while to fail could run in quick
 // succession: the wait before the next tick starts when a tick is received.
 //
-// A Ticker works on its own clone of a BackOff that implements Cloner, as
-// every BackOff of this package does (see BackOff); it calls Reset on it
+// A Ticker works on its own clone of a BackOff that has Clone, as every
+// BackOff of this package has (see BackOff); it calls Reset on it
 // before the first tick and NextBackOff from its own goroutine. A BackOff
 // that does not is used as it is, so nothing else may call its methods
 // while the Ticker runs. The Ticker's methods are safe for concurrent use.
@@ -34,7 +34,7 @@ type Ticker struct {
 // NewTicker returns a new Ticker containing a channel that will send the
 // time at times specified by the BackOff argument. Ticker is guaranteed to
 // tick at least once. The channel is closed when Stop method is called or
-// BackOff stops. A BackOff that does not implement Cloner must not be
+// BackOff stops. A BackOff without Clone must not be
 // manipulated (notably by calling NextBackOff or Reset) while the ticker is
 // running.
 //
@@ -48,12 +48,12 @@ type Ticker struct {
 func NewTicker(b BackOff) *Ticker {
 	err := validate(b)
 	if err == nil && b == nil {
-		err = settings.Invalid("the BackOff is nil")
+		err = invalid("the BackOff is nil")
 	}
 	if err != nil {
 		panic("backoff: NewTicker: " + strings.TrimPrefix(err.Error(), "backoff: "))
 	}
-	if c, ok := b.(Cloner); ok {
+	if c, ok := b.(cloner); ok {
 		b = c.Clone()
 	}
 	ch := make(chan time.Time)

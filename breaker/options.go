@@ -167,7 +167,7 @@ func WithOpenDuration(d time.Duration) Option {
 //		backoff.WithMaxInterval(5*time.Minute),
 //	))
 //
-// The breaker works on a clone of b if b implements [backoff.Cloner], as
+// The breaker works on a clone of b if b has a Clone method (see [backoff.BackOff]), as
 // every BackOff of package backoff does, and on b itself otherwise. It calls b
 // under its lock, on the goroutine that makes the breaker open or close,
 // so b must not block or call the breaker; a panic in b goes on to that
@@ -188,7 +188,7 @@ func WithOpenBackOff(b backoff.BackOff) Option {
 			}
 		}
 		own := b
-		if cl, ok := b.(backoff.Cloner); ok {
+		if cl, ok := b.(interface{ Clone() backoff.BackOff }); ok {
 			own = cl.Clone()
 		}
 		c.backOff = own

@@ -173,7 +173,7 @@ type Config struct {
 	// In the Outage scenario NewBackOff is the BackOff of the client's
 	// retry stage, policy.Retry(backoff.WithBackOff(b), ...), which its
 	// user calls share as a Policy's calls do: each that retries works on
-	// a clone of b if b is a backoff.Cloner (as the library's BackOffs
+	// a clone of b if b has a Clone method (see backoff.BackOff) (as the library's BackOffs
 	// are), and on b itself, Reset at its start, if not.
 	NewBackOff func() backoff.BackOff
 	// NewGuards, for the Outage and Overload scenarios, returns the

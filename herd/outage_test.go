@@ -306,7 +306,7 @@ func TestOutageHorizonCutsUserCalls(t *testing.T) {
 }
 
 // A client has one BackOff, its retry stage's, as in a Policy: NewBackOff
-// is called once per client, and a BackOff that is not a Cloner is used
+// is called once per client, and a BackOff that has no Clone method is used
 // by every user call of the client, Reset at the start of each.
 func TestOutageGivesEachClientOneBackOff(t *testing.T) {
 	t.Parallel()

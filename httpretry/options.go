@@ -2,6 +2,7 @@ package httpretry
 
 import (
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"strings"
@@ -10,7 +11,6 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/internal/setting"
-	"github.com/herdsafe/backoff/internal/typednil"
 	"github.com/herdsafe/backoff/policy"
 )
 
@@ -23,8 +23,10 @@ const (
 	// and their waits included, counted from the call to RoundTrip; see
 	// WithMaxElapsedTime.
 	DefaultMaxElapsedTime = 30 * time.Second
-	// DefaultMaxRetryAfter is the longest Retry-After a Transport obeys.
-	DefaultMaxRetryAfter = 30 * time.Second
+	// DefaultMaxRetryAfter is the longest Retry-After a Transport obeys:
+	// the core's backoff.DefaultMaxRetryAfter, the bound of every named
+	// wait.
+	DefaultMaxRetryAfter = backoff.DefaultMaxRetryAfter
 )
 
 // Option configures a Transport, or a retry stage made by Retry. Options
@@ -131,6 +133,9 @@ func (c *config) stageOptions(withMarker bool) []backoff.RetryOption {
 		backoff.WithMaxTries(DefaultMaxTries),
 		backoff.WithMaxElapsedTime(DefaultMaxElapsedTime),
 		backoff.WithClock(setting.RealClock),
+		// The core's bound on a named wait, with room for the random
+		// extra the Transport adds to a Retry-After it obeys.
+		backoff.WithMaxRetryAfter(c.maxRetryAfter+min(c.maxRetryAfter, MaxRetryAfterJitter, math.MaxInt64-c.maxRetryAfter)),
 	)
 	ro = append(ro, c.retry...)
 	ro = append(ro, backoff.WithNotify(discardRetried))
@@ -160,18 +165,15 @@ var defaultBackOff = DefaultBackOff()
 // WithBackOff sets the BackOff that computes the wait before each retry.
 // A Transport serves many requests at once, and each request runs on its
 // own copy of b, made by its Clone method (the core package's rule, stated
-// at backoff.BackOff and backoff.Cloner), so one request's retries never
-// consume another's. b must therefore implement backoff.Cloner, as every
-// BackOff of the core package does; one that does not is invalid, and so
+// at backoff.BackOff and enforced by backoff.NewRetrier), so one request's
+// retries never consume another's. b must therefore have a Clone method, as
+// every BackOff of the core package does; one that does not is invalid, and so
 // is a nil b, typed or not, and one whose Validate fails, as for
 // backoff.WithBackOff. The default is DefaultBackOff. It configures a
 // retry stage.
 func WithBackOff(b backoff.BackOff) Option {
 	return func(c *config) {
 		c.stage("WithBackOff", backoff.WithBackOff(b))
-		if _, ok := b.(backoff.Cloner); !ok && b != nil && !typednil.Is(b) {
-			c.fail("WithBackOff was given a %T, which has no Clone method (see backoff.Cloner): a Transport's requests each need a copy of their own", b)
-		}
 	}
 }
 
@@ -277,7 +279,9 @@ func WithIdempotencyKeyHeader(name string) Option {
 // retried: it is handed to the caller at once, so a server cannot hold the
 // caller's goroutine for as long as it likes. The default is
 // DefaultMaxRetryAfter; 0 obeys only "Retry-After: 0". A negative d is
-// invalid. It configures the Transport.
+// invalid. It configures the Transport, and bounds the requests' driver
+// as backoff.WithMaxRetryAfter does (the same rule, with room for the
+// random extra of RetryAfterWait).
 //
 // A Retry-After that is obeyed replaces the computed wait before that
 // retry, spread by a random extra (see RetryAfterWait), and restarts the

@@ -114,7 +114,7 @@ type scheduled struct {
 // in use.
 func (p *scheduled) Clone() backoff.BackOff {
 	inner := p.BackOff
-	if c, ok := inner.(backoff.Cloner); ok {
+	if c, ok := inner.(interface{ Clone() backoff.BackOff }); ok {
 		inner = c.Clone()
 	}
 	return &scheduled{BackOff: inner, c: p.c}
