@@ -77,3 +77,58 @@ type State struct {
 	// wait). An instrumenter that counts attempts counts the first call only.
 	Reported bool
 }
+
+// WithInstrumenter adds an Instrumenter; several are called in the order
+// given, each BeforeAttempt receiving the context the previous returned.
+// A nil i, typed or not, is invalid.
+func WithInstrumenter(i Instrumenter) RetryOption {
+	return func(o *options) {
+		if isNil(i) {
+			o.fail("WithInstrumenter was given a nil Instrumenter")
+			return
+		}
+		o.hooks = append(o.hooks, i)
+		o.obs = (*instrumenters)(&o.hooks)
+	}
+}
+
+// instrumenters are the observer of WithInstrumenter.
+type instrumenters []Instrumenter
+
+func (l *instrumenters) before(ctx context.Context, p progress) context.Context {
+	s := p.state(nil, p.lastErr)
+	for _, in := range *l {
+		if next := in.BeforeAttempt(ctx, s); next != nil {
+			ctx = next
+		}
+	}
+	return ctx
+}
+
+// after is not inlined: a State is large, and the driver's frames stay
+// small for the goroutines parked in its waits.
+//
+//go:noinline
+func (l *instrumenters) after(ctx context.Context, p progress, err, lastErr error, next time.Duration, cause error) {
+	s := p.state(err, lastErr)
+	s.NextDelay = next
+	if cause != nil {
+		s.GivingUp, s.Cause, s.Reported = true, cause, p.reported
+	}
+	for _, in := range *l {
+		in.AfterAttempt(ctx, s)
+	}
+}
+
+// state describes the current attempt, which returned err, after lastErr.
+func (p progress) state(err, lastErr error) State {
+	return State{
+		Attempt:        p.attempt,
+		MaxTries:       p.o.maxTries,
+		MaxElapsedTime: p.o.maxElapsed,
+		Err:            err,
+		LastErr:        lastErr,
+		LastDelay:      p.lastDelay,
+		Elapsed:        p.elapsed(),
+	}
+}

@@ -32,11 +32,11 @@ func (asRetryAfter) As(target any) bool {
 // and through errors.Join: the driver reads what errors.Is and errors.As
 // would find.
 func TestMarksThroughAsAndJoin(t *testing.T) {
-	if m := marksOf(isPermanent{}); !m.permanent || m.lastErr(isPermanent{}) != io.ErrUnexpectedEOF {
+	if m := marksOf(isPermanent{}); !m.permanent || m.last != io.ErrUnexpectedEOF {
 		t.Errorf("an error whose Is method matches ErrPermanent: %+v, want a Permanent mark whose LastErr is what it wraps", m)
 	}
-	if m := marksOf(fmt.Errorf("x: %w", isPermanent{})); !m.permanent || m.mark {
-		t.Errorf("a wrapped Permanent mark: %+v, want permanent, LastErr the whole error", m)
+	if e := fmt.Errorf("x: %w", isPermanent{}); !marksOf(e).permanent || marksOf(e).last != e {
+		t.Errorf("a wrapped Permanent mark: %+v, want permanent, LastErr the whole error", marksOf(e))
 	}
 	if m := marksOf(fmt.Errorf("x: %w", asRetryAfter{})); !m.named || m.after != 3*time.Second {
 		t.Errorf("a RetryAfterError behind an As method was missed: %+v", m)

@@ -26,7 +26,7 @@ func TestPermanent(t *testing.T) {
 		{errors.Join(io.EOF, p), nil},
 	} {
 		m := marksOf(c.err)
-		last, ok := m.lastErr(c.err), m.permanent
+		last, ok := m.last, m.permanent
 		if !ok {
 			t.Fatalf("%v: Permanent mark not found", c.err)
 		}

@@ -92,7 +92,7 @@ func (r *Retrier) Loop() *Loop {
 		l.invalid = invalid("WithNotify has no effect on a Loop, which runs no operation")
 	case len(o.classifiers) > 0:
 		l.invalid = invalid("WithRetryable has no effect on a Loop, which sees no error")
-	case len(o.instrumenters) > 0:
+	case o.obs != nil:
 		l.invalid = invalid("WithInstrumenter has no effect on a Loop, which runs no operation")
 	}
 	return l

@@ -11,12 +11,11 @@ import (
 )
 
 // This file is the driver: the entry points, then the loop (attempt,
-// decide, wait) and the steps it is made of, top to bottom. To make a
-// driver of your own, copy it with options.go, which holds the options it
-// reads, into your package: they reach nothing else unexported of this
-// package and import no internal package. Qualify this package's exported
-// names they use (backoff.Error, backoff.BackOff, the sentinels) and call
-// the copy with its own options.
+// decide, wait) and its steps, top to bottom. To make a driver of your
+// own, copy it with options.go (the options it reads) into your package:
+// the two reach nothing else unexported and import no internal package.
+// Qualify the exported names of this package they use (backoff.Error,
+// backoff.BackOff, the sentinels), and call the copy with its own options.
 
 // Operation is the function Retry calls. It is invoked at least once and may
 // be retried on error. Return a Permanent error to stop retrying
@@ -33,30 +32,21 @@ func Retry[T any](operation Operation[T], opts ...RetryOption) (T, error) {
 
 // RetryCtx attempts the operation until it succeeds, returns a Permanent
 // error, or a limit ends the run. It runs the operation at least once,
-// even when ctx is already done, unless the configuration is invalid: this
-// is where it differs from Do, which never starts its function once ctx is
-// done.
+// even when ctx is already done (Do never starts its function then),
+// unless the configuration is invalid. On success it returns the result
+// and nil; on failure the last result and an *Error whose Cause says why
+// it stopped (see Error) and whose LastErr is the operation's last error.
 //
-// On success it returns the operation's result and a nil error. On failure
-// it returns the last result and an *Error whose Cause says why it stopped
-// (ErrPermanent, ErrExhausted, ErrMaxElapsedTime, ErrRetriesCanceled,
-// ErrRetryAfterTooLong, the context's cause, a refused attempt's error (see
-// ErrRefused), or ErrInvalidConfiguration) and whose LastErr is the
-// operation's last error.
+// ctx's cancellation stops the run and interrupts a wait. No attempt is
+// started once ctx's deadline has passed, whatever the wait, and no wait
+// is started that leaves less time before the deadline than the last
+// attempt took: the run stops at once with Cause
+// context.DeadlineExceeded and LastErr the last real error. Whether ctx is
+// done is decided by ctx, never by the operation's error. An error may
+// name the next wait (see RetryAfterError), within WithMaxRetryAfter.
 //
-// ctx bounds the run: its cancellation stops it and interrupts the wait
-// between attempts. Near a deadline the driver does not start a wait after
-// which too little time is left: the wait and the time the last attempt
-// took must both fit before the deadline, or the run stops at once with
-// Cause context.DeadlineExceeded and LastErr the last real error. No
-// attempt is started once the deadline has passed, whatever the wait.
-// Whether ctx is done is decided by ctx, never by the operation's error.
-// The operation receives no context: capture ctx in it, or use Do.
-//
-// An error that names the next wait (see RetryAfterError) replaces the
-// BackOff's wait, within WithMaxRetryAfter. The driver runs on the calling
-// goroutine and starts none of its own. When the operation succeeds at the
-// first call, it allocates nothing.
+// The driver runs on the calling goroutine and starts none of its own.
+// When the operation succeeds at the first call, it allocates nothing.
 func RetryCtx[T any](ctx context.Context, operation Operation[T], opts ...RetryOption) (T, error) {
 	var res T
 	if operation == nil {
@@ -75,56 +65,6 @@ func RetryCtx[T any](ctx context.Context, operation Operation[T], opts ...RetryO
 	return res, err
 }
 
-// RetryError is RetryErrorCtx with context.Background(), as Retry is to
-// RetryCtx.
-func RetryError(operation func() error, opts ...RetryOption) error {
-	return RetryErrorCtx(context.Background(), operation, opts...)
-}
-
-// RetryErrorCtx is RetryCtx for an operation that returns only an error.
-func RetryErrorCtx(ctx context.Context, operation func() error, opts ...RetryOption) error {
-	if operation == nil {
-		return invalidCall("RetryErrorCtx was given a nil operation")
-	}
-	return run(ctx, opts, func(context.Context) error { return operation() })
-}
-
-// Do is the driver for a function that takes a context: the same options,
-// defaults and *Error as RetryCtx. fn receives the attempt's context (ctx,
-// as any Instrumenter derives it) and is never started once ctx is done:
-// that attempt counts as refused (see ErrRefused), so the Cause is the
-// context's and LastErr the last error of an attempt that ran. Do cannot
-// preempt fn: an attempt in progress ends when fn returns, which a
-// well-behaved fn does promptly once its context is done.
-func Do[T any](ctx context.Context, fn func(context.Context) (T, error), opts ...RetryOption) (T, error) {
-	var res T
-	if fn == nil {
-		return res, invalidCall("Do was given a nil function")
-	}
-	err := run(ctx, opts, func(ctx context.Context) error {
-		if ctx.Err() != nil {
-			return refusedByContext{ctx}
-		}
-		var err error
-		res, err = fn(ctx)
-		return err
-	})
-	return res, err
-}
-
-// DoErr is Do for a function that returns only an error.
-func DoErr(ctx context.Context, fn func(context.Context) error, opts ...RetryOption) error {
-	if fn == nil {
-		return invalidCall("DoErr was given a nil function")
-	}
-	return run(ctx, opts, func(ctx context.Context) error {
-		if ctx.Err() != nil {
-			return refusedByContext{ctx}
-		}
-		return fn(ctx)
-	})
-}
-
 // WithoutWaits returns a copy of ctx under which the driver (and a Loop)
 // waits zero instead of each wait it would take, while attempts, the
 // classifiers and every limit still run as they would. It is for a test of
@@ -139,21 +79,13 @@ func WithoutWaits(ctx context.Context) context.Context {
 // noWaits is the context key of WithoutWaits.
 type noWaits struct{}
 
-// invalidCall returns the *Error of a call the driver cannot make. It is
-// kept out of line, so that the entry points' frames stay small.
+// invalidCall returns the *Error of a call the driver cannot make, out of
+// line, so that the entry points' frames stay small.
 //
 //go:noinline
 func invalidCall(msg string) error {
 	return &Error{Cause: invalid("%s", msg)}
 }
-
-// refusedByContext is the refusal of an attempt that was not started
-// because its context was done. It wraps the context's cause.
-type refusedByContext struct{ ctx context.Context }
-
-func (r refusedByContext) Error() string        { return context.Cause(r.ctx).Error() }
-func (r refusedByContext) Unwrap() error        { return context.Cause(r.ctx) }
-func (r refusedByContext) Is(target error) bool { return target == ErrRefused }
 
 // run builds the options opts make and runs op under them.
 func run(ctx context.Context, opts []RetryOption, op func(context.Context) error) error {
@@ -168,9 +100,9 @@ func run(ctx context.Context, opts []RetryOption, op func(context.Context) error
 }
 
 // retry is the loop: it runs op until it succeeds or the options say stop,
-// and returns nil or the *Error that says why it stopped. Each turn is an
-// attempt and its decision, made out of line; the wait is here, so that a
-// goroutine parked in it holds only this frame and its caller's.
+// and returns nil or the *Error that says why. Each turn (an attempt and
+// its decision) is out of line and the wait is here, so that a goroutine
+// parked in it holds only this frame and its caller's.
 func retry(ctx context.Context, o *options, op func(context.Context) error) error {
 	if ctx == nil {
 		return invalidCall("the driver was given a nil context")
@@ -198,18 +130,18 @@ func retry(ctx context.Context, o *options, op func(context.Context) error) erro
 // over is what turn returns for the wait when the run is over.
 const over time.Duration = -1
 
-// turn makes an attempt and decides what follows it: the wait before the
-// next attempt, or over and what the run returns.
+// turn makes an attempt and decides what follows: the next wait, or over
+// and what the run returns.
 func (p *progress) turn(ctx context.Context, op func(context.Context) error) (time.Duration, error) {
 	p.attempt++
 	actx := ctx
-	if len(p.o.instrumenters) > 0 {
-		actx = p.before(ctx)
+	if p.o.obs != nil {
+		actx = p.o.obs.before(actx, *p)
 	}
 	err := op(actx)
 	if err == nil {
-		if len(p.o.instrumenters) > 0 {
-			p.succeeded(actx)
+		if p.o.obs != nil {
+			p.o.obs.after(actx, *p, nil, p.lastErr, 0, nil)
 		}
 		return over, nil
 	}
@@ -217,8 +149,7 @@ func (p *progress) turn(ctx context.Context, op func(context.Context) error) (ti
 }
 
 // failed decides what follows an attempt that returned err on its context
-// actx: the wait before the next attempt, or over and the *Error that ends
-// the run, which it reports.
+// actx: the next wait, or over and the *Error that ends the run.
 func (p *progress) failed(ctx, actx context.Context, err error) (time.Duration, error) {
 	if p.b == nil { // made here, not deeper in the decision: see park
 		p.backOff()
@@ -235,7 +166,7 @@ func (p *progress) failed(ctx, actx context.Context, err error) (time.Duration, 
 		return over, p.stop(actx, cause, err, prev)
 	}
 	p.mark = p.seen + delay // when the next attempt starts
-	if delay > 0 && len(p.o.instrumenters) > 0 {
+	if delay > 0 && p.o.obs != nil {
 		if p.waiting == nil {
 			p.waiting = new(waiting)
 		}
@@ -245,8 +176,8 @@ func (p *progress) failed(ctx, actx context.Context, err error) (time.Duration, 
 	return delay, nil
 }
 
-// interrupted returns the *Error of a run whose context ended during the
-// wait after a failed attempt, and reports it.
+// interrupted returns (and reports) the *Error of a run whose context
+// ended during a wait.
 func (p *progress) interrupted(ctx context.Context) error {
 	if w := p.waiting; w != nil {
 		return p.stop(w.ctx, context.Cause(ctx), w.err, w.lastErr)
@@ -254,8 +185,8 @@ func (p *progress) interrupted(ctx context.Context) error {
 	return p.stop(ctx, context.Cause(ctx), nil, nil)
 }
 
-// progress is where a run stands. It lives on the caller's stack, and so
-// it is kept small: a goroutine parked in a wait holds it.
+// progress is where a run stands. It lives on the caller's stack, so it is
+// kept small: a goroutine parked in a wait holds it.
 type progress struct {
 	o         *options
 	b         BackOff       // the run's BackOff, once a retry needs one
@@ -271,17 +202,16 @@ type progress struct {
 	reported  bool          // the current attempt's failure was reported
 }
 
-// waiting is what a run that has instrumenters keeps of an attempt during
-// the wait that follows it, for the report of a give-up the wait may end
-// in. It is made on the heap, so that a parked goroutine holds a pointer.
+// waiting is what an instrumented run keeps of an attempt during the wait
+// after it, to report a give-up there; on the heap, so that a parked
+// goroutine holds a pointer only.
 type waiting struct {
 	ctx          context.Context
 	err, lastErr error
 }
 
-// begin starts the run: its clock, when a time budget or ctx's deadline
-// needs it, and the BackOff contract, which Resets a BackOff used as it is
-// before the first attempt.
+// begin starts the run: its clock, if a time budget or ctx's deadline
+// needs it, and Resets a BackOff used as it is.
 func (p *progress) begin(ctx context.Context) {
 	if _, ok := ctx.Deadline(); ok || p.o.maxElapsed > 0 {
 		p.mark = p.now()
@@ -294,22 +224,20 @@ func (p *progress) begin(ctx context.Context) {
 	}
 }
 
-// decide is the decision step, after an attempt that returned err: it
-// returns the wait before the next attempt, or the cause of stopping. The
-// context comes first, then what the error says (a refusal, a Permanent
-// mark, a cancellation of retries), the classifiers, and then the limits.
+// decide returns the wait after an attempt that returned err, or the cause
+// of stopping: the context first, then what the error says, the
+// classifiers, and the limits.
 func (p *progress) decide(ctx context.Context, err error) (time.Duration, error) {
 	if !p.started { // the run's clock starts at its first failure
 		p.start, p.started = p.now(), true
 	}
-	var m marks
-	m.walk(err)
+	m := marksOf(err)
 	p.refused, p.reported = m.refused, false
 	done := ctx.Err() != nil
 	// A refused attempt did not run; one the caller's own context cut short
 	// leaves the real error before it.
 	if !m.refused && !(done && p.lastErr != nil && errors.Is(err, ctx.Err())) {
-		p.lastErr = m.lastErr(err)
+		p.lastErr = m.last
 	}
 	switch {
 	case done: // the context decides, whatever the error says
@@ -326,8 +254,8 @@ func (p *progress) decide(ctx context.Context, err error) (time.Duration, error)
 	return p.next(ctx, m.after, m.named)
 }
 
-// retryable reports whether the classifiers accept err; with none, every
-// error is.
+// retryable reports whether the classifiers (all errors, with none)
+// accept err.
 func (p *progress) retryable(err error) bool {
 	if len(p.o.classifiers) == 0 {
 		return true
@@ -340,11 +268,10 @@ func (p *progress) retryable(err error) bool {
 	return false
 }
 
-// next checks the limits for the next attempt and returns its wait, or the
-// limit it would overrun. The rule for a named wait, shared by the Loop:
-// the attempt budget, then the BackOff (its Stop ends the run), then the
-// named wait, within WithMaxRetryAfter, replaces the BackOff's and the
-// BackOff starts over; then the time limits.
+// next returns the next wait, or the limit it would overrun; the Loop
+// shares it. The rule for a named wait: the attempt budget, then the
+// BackOff (its Stop ends the run), then the named wait, within
+// WithMaxRetryAfter, replaces the BackOff's, which starts over.
 func (p *progress) next(ctx context.Context, named time.Duration, isNamed bool) (time.Duration, error) {
 	if max := p.o.maxTries; max > 0 && uint(p.attempt) >= max {
 		return 0, ErrExhausted
@@ -360,8 +287,8 @@ func (p *progress) next(ctx context.Context, named time.Duration, isNamed bool) 
 		return 0, invalid("the BackOff returned a negative wait (%v)", delay)
 	}
 	if isNamed {
-		if named > p.o.maxRetryAfter {
-			return 0, fmt.Errorf("%w: %v named, at most %v obeyed", ErrRetryAfterTooLong, named, p.o.maxRetryAfter)
+		if named > p.o.maxNamed {
+			return 0, fmt.Errorf("%w: %v named, at most %v obeyed", ErrRetryAfterTooLong, named, p.o.maxNamed)
 		}
 		delay = max(named, 0)
 		p.b.Reset()
@@ -372,9 +299,8 @@ func (p *progress) next(ctx context.Context, named time.Duration, isNamed bool) 
 	return delay, p.limit(ctx, delay)
 }
 
-// backOff returns the BackOff the run draws its waits from, made on first
-// use: a clone of the one given if it has Clone, the one given if not, or
-// a fresh NewExponentialBackOff.
+// backOff returns the run's BackOff, made on first use: a clone of the one
+// given, the one given if it has no Clone, or NewExponentialBackOff().
 func (p *progress) backOff() BackOff {
 	if p.b == nil {
 		switch b := p.o.backOff.(type) {
@@ -390,9 +316,9 @@ func (p *progress) backOff() BackOff {
 	return p.b
 }
 
-// limit reports which limit a wait of delay, starting now, would overrun:
-// WithMaxElapsedTime, or ctx's deadline, which must leave after the wait
-// as much time as the last attempt took; or nil if it may start.
+// limit reports the limit a wait of delay would overrun, or nil: the time
+// budget, or ctx's deadline, which must leave after the wait as much time
+// as the last attempt took.
 func (p *progress) limit(ctx context.Context, delay time.Duration) error {
 	deadline, ok := ctx.Deadline()
 	if !ok && p.o.maxElapsed == 0 {
@@ -411,8 +337,7 @@ func (p *progress) limit(ctx context.Context, delay time.Duration) error {
 	return nil
 }
 
-// wait waits for delay, or until ctx is done, as the loop does, and
-// returns the context's cause if ctx is done. The Loop waits with it.
+// wait is the Loop's wait: as the loop's, returning ctx's cause if done.
 func wait(ctx context.Context, o *options, delay time.Duration) error {
 	if delay > 0 && ctx.Err() == nil {
 		t := startTimer(o, delay)
@@ -426,9 +351,8 @@ func wait(ctx context.Context, o *options, delay time.Duration) error {
 	return nil
 }
 
-// park is the one place that waits: until fired delivers or ctx is done;
-// it reports whether fired did. It is small, so that the compiler inlines
-// it: a goroutine parked in a wait holds no frame of park's own.
+// park waits until fired delivers (it returns true) or ctx is done. It is
+// inlined, so that a parked goroutine holds no frame of its own.
 func park(ctx context.Context, fired <-chan time.Time) bool {
 	select {
 	case <-fired:
@@ -438,8 +362,8 @@ func park(ctx context.Context, fired <-chan time.Time) bool {
 	}
 }
 
-// timer is a wait's timer: the time package's own on the real clock,
-// without the clock package's wrapper, or the clock's.
+// timer is a wait's timer: the time package's on the real clock, else the
+// clock's.
 type timer struct {
 	fired <-chan time.Time
 	real  *time.Timer
@@ -465,29 +389,25 @@ func (t timer) stop() {
 	t.mock.Stop()
 }
 
-// realClock is the type of clock.New's clock, which is the time package's.
-var realClock = reflect.TypeOf(clock.New())
-
-// isReal reports whether c is the time package's clock.
+// isReal reports whether c is clock.New's, the time package's clock.
 func isReal(c clock.Clock) bool { return reflect.TypeOf(c) == realClock }
 
-// stop returns the *Error of a run that stops after an attempt that
-// returned err, and reports it; lastErr is Error.LastErr before it.
+var realClock = reflect.TypeOf(clock.New())
+
+// stop returns (and reports) the *Error of a run that stops after an
+// attempt that returned err; lastErr is Error.LastErr before it.
 func (p *progress) stop(ctx context.Context, cause, err, lastErr error) error {
 	e := &Error{LastErr: p.lastErr, Cause: cause, Attempts: p.attempt, Elapsed: p.elapsed()}
 	if p.refused {
 		e.Attempts-- // the refused attempt did not run
 	}
-	if len(p.o.instrumenters) > 0 {
-		s := p.state(err, lastErr)
-		s.Elapsed, s.GivingUp, s.Cause, s.Reported = e.Elapsed, true, cause, p.reported
-		p.report(ctx, &s)
+	if p.o.obs != nil {
+		p.o.obs.after(ctx, *p, err, lastErr, 0, cause)
 	}
 	return e
 }
 
-// elapsed returns the time on the run's clock since it started, or 0
-// before.
+// elapsed returns the time since the run's clock started, or 0.
 func (p *progress) elapsed() time.Duration {
 	if !p.started {
 		return 0
@@ -495,9 +415,8 @@ func (p *progress) elapsed() time.Duration {
 	return p.now() - p.start
 }
 
-// epoch is the origin of the run's readings of its clock: durations since
-// it, which the time package measures on its monotonic clock alone. On a
-// mock clock they may be negative; only their differences matter.
+// epoch is the origin of the run's readings of its clock (see now): the
+// real clock's are monotonic; a mock's may be negative.
 var epoch = time.Now()
 
 // now reads the run's clock.
@@ -508,168 +427,77 @@ func (p *progress) now() time.Duration {
 	return p.o.clock.Since(epoch)
 }
 
-// What the driver tells Notify and the instrumenters.
-
-// state describes the current attempt, which returned err, after lastErr.
-func (p *progress) state(err, lastErr error) State {
-	return State{
-		Attempt:        p.attempt,
-		MaxTries:       p.o.maxTries,
-		MaxElapsedTime: p.o.maxElapsed,
-		Err:            err,
-		LastErr:        lastErr,
-		LastDelay:      p.lastDelay,
-		Elapsed:        p.elapsed(),
-	}
-}
-
-// before returns the attempt's context, as the instrumenters derive it.
-func (p *progress) before(ctx context.Context) context.Context {
-	s := p.state(nil, p.lastErr)
-	for _, in := range p.o.instrumenters {
-		if next := in.BeforeAttempt(ctx, s); next != nil {
-			ctx = next
-		}
-	}
-	return ctx
-}
-
-// succeeded tells the instrumenters that the attempt succeeded.
-func (p *progress) succeeded(ctx context.Context) {
-	s := p.state(nil, p.lastErr)
-	p.report(ctx, &s)
-}
-
-// retrying tells Notify and the instrumenters that the attempt failed with
-// err and will be retried after delay. The time they take counts against
-// the limits, which it checks again when there were any.
+// retrying tells Notify and the instrumenters of a retry after delay, and
+// checks the limits again when there were any: their time counts.
 func (p *progress) retrying(actx, ctx context.Context, err, lastErr error, delay time.Duration) error {
-	if p.o.notify == nil && len(p.o.instrumenters) == 0 {
+	if p.o.notify == nil && p.o.obs == nil {
 		return nil
 	}
 	if p.o.notify != nil {
 		p.o.notify(err, delay)
 	}
-	if len(p.o.instrumenters) > 0 {
-		s := p.state(err, lastErr)
-		s.NextDelay = delay
-		p.report(actx, &s)
+	if p.o.obs != nil {
+		p.o.obs.after(actx, *p, err, lastErr, delay, nil)
 	}
 	p.reported = true
 	return p.limit(ctx, delay)
 }
 
-// report hands s to the instrumenters. It is not inlined: a State is
-// large, and the driver's frames stay small for the goroutines parked in
-// its waits.
-//
-//go:noinline
-func (p *progress) report(ctx context.Context, s *State) {
-	for _, in := range p.o.instrumenters {
-		in.AfterAttempt(ctx, *s)
-	}
-}
-
-// What the driver reads from an error.
-
-// marks are what the decision step reads from an attempt's error: a
-// refusal, a Permanent mark, a cancellation of retries, and the first
-// named wait.
+// marks are what the decision reads from an attempt's error, found as
+// errors.Is and errors.As find them.
 type marks struct {
-	refused   bool // the error matches ErrRefused
-	permanent bool // the error matches ErrPermanent
-	mark      bool // the error itself is a Permanent mark
-	cancel    bool // the error matches ErrRetriesCanceled, or cancels all retries
-	named     bool // an error of the chain named the next wait
-	after     time.Duration
-	cause     error // the cause given to RetryAfter
+	refused, permanent, cancel, named bool
+	after                             time.Duration // the named wait
+	last                              error         // Error.LastErr for the error
 }
 
-// marksOf walks err's chain and returns its marks.
-func marksOf(err error) marks {
-	var m marks
-	m.walk(err)
+// marksOf returns err's marks. LastErr is what a Permanent mark wraps, the
+// cause given to RetryAfter, or err.
+func marksOf(err error) (m marks) {
+	m.refused, m.permanent = errors.Is(err, ErrRefused), errors.Is(err, ErrPermanent)
+	m.cancel, m.last = errors.Is(err, ErrRetriesCanceled), err
+	if n := named(err); n != nil {
+		m.named, m.after = true, n.RetryAfter()
+		if c, ok := n.(interface{ CancelAllRetries() bool }); ok && c.CancelAllRetries() {
+			m.cancel = true
+		}
+		if ra, ok := n.(*RetryAfterError); ok && ra.Unwrap() != nil && !m.permanent && !m.cancel {
+			m.last = ra.Unwrap()
+		}
+	}
+	if x, ok := err.(interface{ Unwrap() error }); ok && m.permanent && err != ErrPermanent && x.Unwrap() != nil {
+		if y, ok := err.(interface{ Is(error) bool }); ok && y.Is(ErrPermanent) {
+			m.last = x.Unwrap() // err is a Permanent mark
+		}
+	}
 	return m
 }
 
-// walk adds what err's chain holds to m, depth first as errors.Is and
-// errors.As walk it. It reports true once nothing further can change the
-// verdict: a refusal or a Permanent mark.
-func (m *marks) walk(err error) bool {
-	for top := true; err != nil; top = false {
-		if e, ok := err.(*Error); ok { // its Unwrap would allocate
-			return m.walk(e.Cause) || m.walk(e.LastErr)
+// named returns the first error of err's chain that names a wait: one with
+// a RetryAfter method, or a *RetryAfterError an As method gives.
+func named(err error) interface{ RetryAfter() time.Duration } {
+	for err != nil {
+		if n, ok := err.(interface{ RetryAfter() time.Duration }); ok {
+			return n
 		}
-		if !m.named {
-			m.nameWait(err)
-		}
-		if m.match(err) {
-			m.mark = top && m.permanent && err != ErrPermanent
-			return true
+		if x, ok := err.(interface{ As(any) bool }); ok {
+			if ra := new(*RetryAfterError); x.As(ra) && *ra != nil {
+				return *ra
+			}
 		}
 		switch x := err.(type) {
 		case interface{ Unwrap() error }:
 			err = x.Unwrap()
 		case interface{ Unwrap() []error }:
-			for _, inner := range x.Unwrap() {
-				if m.walk(inner) {
-					return true
+			for _, e := range x.Unwrap() {
+				if n := named(e); n != nil {
+					return n
 				}
 			}
-			return false
+			return nil
 		default:
-			return false
+			return nil
 		}
 	}
-	return false
-}
-
-// nameWait records the wait err names, if it names one: by a method
-// RetryAfter() time.Duration, or as a *RetryAfterError its As method
-// gives. An error whose CancelAllRetries() returns true cancels retries.
-func (m *marks) nameWait(err error) {
-	n, ok := err.(interface{ RetryAfter() time.Duration })
-	if x, isAs := err.(interface{ As(any) bool }); !ok && isAs {
-		var ra *RetryAfterError
-		if x.As(&ra) && ra != nil {
-			err, n, ok = ra, ra, true
-		}
-	}
-	if !ok {
-		return
-	}
-	m.named, m.after = true, n.RetryAfter()
-	if ra, isRA := err.(*RetryAfterError); isRA {
-		m.cause = ra.Unwrap()
-	}
-	if c, ok := err.(interface{ CancelAllRetries() bool }); ok && c.CancelAllRetries() {
-		m.cancel = true
-	}
-}
-
-// match records whether err itself is, or says it is (by its Is method),
-// one of the sentinels the driver reads, and reports whether it is a final
-// one: a refusal or a Permanent mark.
-func (m *marks) match(err error) bool {
-	x, ok := err.(interface{ Is(error) bool })
-	m.refused = err == ErrRefused || ok && x.Is(ErrRefused)
-	m.permanent = err == ErrPermanent || ok && x.Is(ErrPermanent)
-	m.cancel = m.cancel || err == ErrRetriesCanceled || ok && x.Is(ErrRetriesCanceled)
-	return m.refused || m.permanent
-}
-
-// lastErr is the error to report as Error.LastErr for err: for a Permanent
-// mark, the error it wraps; after a RetryAfter, the cause given to it;
-// else err, whole.
-func (m marks) lastErr(err error) error {
-	if m.mark {
-		if x, ok := err.(interface{ Unwrap() error }); ok && x.Unwrap() != nil {
-			return x.Unwrap()
-		}
-		return err
-	}
-	if m.cause != nil && !m.permanent && !m.cancel {
-		return m.cause
-	}
-	return err
+	return nil
 }

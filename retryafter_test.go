@@ -24,11 +24,11 @@ func TestRetryAfterError(t *testing.T) {
 	}
 	wrapped := fmt.Errorf("call: %w", err)
 	m := marksOf(wrapped)
-	if !m.named || m.after != 3*time.Second || m.lastErr(wrapped) != cause {
-		t.Errorf("wrapped: marks %+v, LastErr %v; want the 3s RetryAfterError and its cause", m, m.lastErr(wrapped))
+	if !m.named || m.after != 3*time.Second || m.last != cause {
+		t.Errorf("wrapped: marks %+v, LastErr %v; want the 3s RetryAfterError and its cause", m, m.last)
 	}
 	bare := RetryAfter(-time.Second, nil)
-	if m := marksOf(bare); !m.named || m.lastErr(bare) != bare {
+	if m := marksOf(bare); !m.named || m.last != bare {
 		t.Errorf("causeless: marks %+v, want the RetryAfterError, reported itself", m)
 	}
 	joined := errors.Join(io.EOF, fmt.Errorf("x: %w", RetryAfter(time.Second, io.ErrClosedPipe)), Permanent(io.ErrNoProgress))

@@ -1,0 +1,61 @@
+package backoff
+
+import "context"
+
+// RetryError is RetryErrorCtx with context.Background(), as Retry is to
+// RetryCtx.
+func RetryError(operation func() error, opts ...RetryOption) error {
+	return RetryErrorCtx(context.Background(), operation, opts...)
+}
+
+// RetryErrorCtx is RetryCtx for an operation that returns only an error.
+func RetryErrorCtx(ctx context.Context, operation func() error, opts ...RetryOption) error {
+	if operation == nil {
+		return invalidCall("RetryErrorCtx was given a nil operation")
+	}
+	return run(ctx, opts, func(context.Context) error { return operation() })
+}
+
+// Do is the driver for a function that takes a context: the same options,
+// defaults and *Error as RetryCtx. fn receives the attempt's context (ctx,
+// as any Instrumenter derives it) and is never started once ctx is done:
+// that attempt counts as refused (see ErrRefused), so the Cause is the
+// context's and LastErr the last error of an attempt that ran. Do cannot
+// preempt fn: an attempt in progress ends when fn returns, which a
+// well-behaved fn does promptly once its context is done.
+func Do[T any](ctx context.Context, fn func(context.Context) (T, error), opts ...RetryOption) (T, error) {
+	var res T
+	if fn == nil {
+		return res, invalidCall("Do was given a nil function")
+	}
+	err := run(ctx, opts, func(ctx context.Context) error {
+		if ctx.Err() != nil {
+			return refusedByContext{ctx}
+		}
+		var err error
+		res, err = fn(ctx)
+		return err
+	})
+	return res, err
+}
+
+// DoErr is Do for a function that returns only an error.
+func DoErr(ctx context.Context, fn func(context.Context) error, opts ...RetryOption) error {
+	if fn == nil {
+		return invalidCall("DoErr was given a nil function")
+	}
+	return run(ctx, opts, func(ctx context.Context) error {
+		if ctx.Err() != nil {
+			return refusedByContext{ctx}
+		}
+		return fn(ctx)
+	})
+}
+
+// refusedByContext is the refusal of an attempt that was not started
+// because its context was done. It wraps the context's cause.
+type refusedByContext struct{ ctx context.Context }
+
+func (r refusedByContext) Error() string        { return context.Cause(r.ctx).Error() }
+func (r refusedByContext) Unwrap() error        { return context.Cause(r.ctx) }
+func (r refusedByContext) Is(target error) bool { return target == ErrRefused }
