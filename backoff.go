@@ -93,3 +93,8 @@ type BackOff interface {
 	// Reset to initial state.
 	Reset()
 }
+
+// Notify is called after a failed attempt that will be retried, with the
+// operation's error as returned and the wait before the next attempt;
+// never for the failure that ends the run. See WithNotify.
+type Notify func(error, time.Duration)

@@ -39,7 +39,7 @@ func (c *contextBackOff) Reset() {
 }
 
 func (c *contextBackOff) Clone() BackOff {
-	if inner, ok := c.b.(cloner); ok {
+	if inner, ok := c.b.(interface{ Clone() BackOff }); ok {
 		return &contextBackOff{b: inner.Clone(), ctx: c.ctx}
 	}
 	return c

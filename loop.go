@@ -76,7 +76,7 @@ func (l *Loop) Wait(ctx context.Context) bool {
 	l.pending = false
 	if cause == nil {
 		p.mark = p.seen + delay
-		cause = wait(ctx, p.o, delay)
+		cause = wait(ctx, p.o.clock, delay)
 	}
 	if cause != nil {
 		return l.stop(cause)

@@ -10,12 +10,11 @@ import (
 	"github.com/benbjohnson/clock"
 )
 
-// RetryOption configures Retry, RetryCtx, RetryError, RetryErrorCtx, Do,
-// DoErr and NewRetrier (and so a retry stage of package policy). Options
-// apply in order; a later one replaces an earlier one of the same kind,
-// but WithRetryable and WithInstrumenter add up. An option given a value
-// it cannot use makes the call fail before the operation runs, with an
-// *Error whose Cause matches ErrInvalidConfiguration and names the option.
+// RetryOption configures the driver's entry points and NewRetrier. Options
+// apply in order, a later one replacing an earlier one of its kind, but
+// WithRetryable and WithInstrumenter add up. A value an option cannot use
+// makes the call fail before the operation runs, with a Cause matching
+// ErrInvalidConfiguration that names the option.
 type RetryOption func(*options)
 
 // options is what the options set; the driver never writes it.
@@ -31,14 +30,14 @@ type options struct {
 	err                  error          // the first invalid setting
 }
 
-// defaults are Retry's, shared read-only by every call without options.
+// defaults are shared, read-only, by every call without options.
 var defaults = options{maxElapsed: DefaultMaxElapsedTime, maxNamed: DefaultMaxRetryAfter, clock: clock.New()}
 
-// optionsPool recycles option sets, so that options cost no allocation.
+// optionsPool recycles option sets: options cost no allocation.
 var optionsPool = sync.Pool{New: func() any { return new(options) }}
 
-// build returns the options opts make (release them after the run) and
-// the first invalid setting.
+// build returns the options opts make (release them after) and the first
+// invalid setting.
 func build(opts []RetryOption) (*options, error) {
 	if len(opts) == 0 {
 		return &defaults, nil
@@ -47,9 +46,8 @@ func build(opts []RetryOption) (*options, error) {
 	return o, o.apply(opts)
 }
 
-// apply applies opts over the defaults to o, field by field (a copy of
-// the struct costs a bulk write barrier), and returns the first invalid
-// setting.
+// apply applies opts over the defaults, field by field (a struct copy
+// costs a bulk write barrier), and returns the first invalid setting.
 func (o *options) apply(opts []RetryOption) error {
 	o.backOff, o.direct, o.notify, o.err = nil, nil, nil, nil
 	o.maxTries, o.maxElapsed, o.maxNamed, o.clock = 0, defaults.maxElapsed, defaults.maxNamed, defaults.clock
@@ -61,7 +59,7 @@ func (o *options) apply(opts []RetryOption) error {
 		}
 		opt(o)
 	}
-	if _, ok := o.backOff.(cloner); !ok {
+	if _, ok := o.backOff.(interface{ Clone() BackOff }); !ok {
 		o.direct = o.backOff
 	}
 	return o.err
@@ -89,38 +87,25 @@ func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidConfiguration}, args...)...)
 }
 
-// isNil reports whether v is nil or holds a nil pointer, map, slice,
-// function or channel.
+// isNil reports whether v is nil or a nil pointer.
 func isNil(v any) bool {
-	switch rv := reflect.ValueOf(v); rv.Kind() {
-	case reflect.Invalid:
-		return true
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan:
-		return rv.IsNil()
-	}
-	return false
-}
-
-// cloner is a BackOff that gives each user a copy of its own (see BackOff).
-type cloner interface {
-	BackOff
-	Clone() BackOff
+	rv := reflect.ValueOf(v)
+	return !rv.IsValid() || rv.Kind() == reflect.Pointer && rv.IsNil()
 }
 
 // validate reports why b cannot be used, or nil (nil is the default).
 func validate(b BackOff) error {
-	switch v := b.(type) {
+	v, ok := b.(interface{ Validate() error })
+	switch b.(type) {
 	case nil:
 		return nil
-	case *ExponentialBackOff:
-		return v.Validate()
-	case *ConstantBackOff:
-		return v.Validate()
+	case *ExponentialBackOff, *ConstantBackOff: // nil too: they say so
+	default:
+		if isNil(b) {
+			return invalid("the BackOff is a nil %T", b)
+		}
 	}
-	if isNil(b) {
-		return invalid("the BackOff is a nil %T", b)
-	}
-	if v, ok := b.(interface{ Validate() error }); ok {
+	if ok {
 		return v.Validate()
 	}
 	return nil
@@ -155,12 +140,7 @@ func WithMaxTries(n uint) RetryOption {
 // ErrMaxElapsedTime); a running attempt or wait is not interrupted, as a
 // context deadline would interrupt it. A negative d is invalid.
 func WithMaxElapsedTime(d time.Duration) RetryOption {
-	return func(o *options) {
-		if d < 0 {
-			o.fail("WithMaxElapsedTime was given a negative duration (%v)", d)
-		}
-		o.maxElapsed = d
-	}
+	return func(o *options) { o.maxElapsed = o.duration("WithMaxElapsedTime", d) }
 }
 
 // WithMaxRetryAfter bounds the wait an error may name (see
@@ -171,18 +151,16 @@ func WithMaxElapsedTime(d time.Duration) RetryOption {
 // zero wait; a negative d is invalid. It bounds Loop.Override too, and
 // httpretry's Retry-After.
 func WithMaxRetryAfter(d time.Duration) RetryOption {
-	return func(o *options) {
-		if d < 0 {
-			o.fail("WithMaxRetryAfter was given a negative duration (%v)", d)
-		}
-		o.maxNamed = d
-	}
+	return func(o *options) { o.maxNamed = o.duration("WithMaxRetryAfter", d) }
 }
 
-// Notify is called after a failed attempt that will be retried, with the
-// operation's error as returned and the wait before the next attempt;
-// never for the failure that ends the run.
-type Notify func(error, time.Duration)
+// duration returns d, recording it as invalid if it is negative.
+func (o *options) duration(name string, d time.Duration) time.Duration {
+	if d < 0 {
+		o.fail("%s was given a negative duration (%v)", name, d)
+	}
+	return d
+}
 
 // WithNotify sets a Notify, called on the calling goroutine before the
 // wait and before the instrumenters; its time counts against the limits,
@@ -212,14 +190,11 @@ func WithRetryable(fn func(error) bool) RetryOption {
 // c.WithTimeout. A nil c, typed or not, is invalid.
 func WithClock(c clock.Clock) RetryOption {
 	return func(o *options) {
-		switch {
-		case c == nil:
+		if isNil(c) {
 			o.fail("WithClock was given a nil clock")
-		case isNil(c):
-			o.fail("WithClock was given a nil %T", c)
-		default:
-			o.clock = c
+			return
 		}
+		o.clock = c
 	}
 }
 

@@ -4,49 +4,41 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"time"
 
 	"github.com/benbjohnson/clock"
 )
 
 // This file is the driver: the entry points, then the loop (attempt,
-// decide, wait) and its steps, top to bottom. To make a driver of your
-// own, copy it with options.go (the options it reads) into your package:
-// the two reach nothing else unexported and import no internal package.
-// Qualify the exported names of this package they use (backoff.Error,
-// backoff.BackOff, the sentinels), and call the copy with its own options.
+// decide, wait) and its steps. To make a driver of your own, copy it with
+// options.go (its options) into your package: the two reach nothing else
+// unexported and import no internal package. Qualify this package's names
+// they use (backoff.Error, backoff.BackOff, the sentinels), and call the
+// copy with its own options.
 
-// Operation is the function Retry calls. It is invoked at least once and may
-// be retried on error. Return a Permanent error to stop retrying
-// immediately, or a RetryAfterError to name the wait before the next
-// attempt.
+// Operation is the function Retry calls, at least once. Return a Permanent
+// error to stop retrying, or a RetryAfterError to name the next wait.
 type Operation[T any] func() (T, error)
 
-// Retry is RetryCtx with context.Background(): retrying is bounded only by
-// WithMaxElapsedTime (15 minutes by default), WithMaxTries, and the
-// BackOff. Use RetryCtx to bound it with a context as well.
+// Retry is RetryCtx with context.Background(): it is bounded by
+// WithMaxElapsedTime (15 minutes by default), WithMaxTries and the BackOff.
 func Retry[T any](operation Operation[T], opts ...RetryOption) (T, error) {
 	return RetryCtx(context.Background(), operation, opts...)
 }
 
-// RetryCtx attempts the operation until it succeeds, returns a Permanent
-// error, or a limit ends the run. It runs the operation at least once,
-// even when ctx is already done (Do never starts its function then),
-// unless the configuration is invalid. On success it returns the result
-// and nil; on failure the last result and an *Error whose Cause says why
-// it stopped (see Error) and whose LastErr is the operation's last error.
+// RetryCtx runs the operation until it succeeds, returns a Permanent error,
+// or a limit ends the run: at least once, even when ctx is done (Do never
+// starts its function then), unless the configuration is invalid. It
+// returns the last result, and nil or an *Error whose Cause says why it
+// stopped and whose LastErr is the operation's last error.
 //
-// ctx's cancellation stops the run and interrupts a wait. No attempt is
-// started once ctx's deadline has passed, whatever the wait, and no wait
-// is started that leaves less time before the deadline than the last
-// attempt took: the run stops at once with Cause
-// context.DeadlineExceeded and LastErr the last real error. Whether ctx is
+// ctx's cancellation stops the run, and interrupts a wait. No wait is
+// started that leaves less time before ctx's deadline than the last
+// attempt took, nor any attempt once it has passed: the Cause is then
+// context.DeadlineExceeded, LastErr the last real error. Whether ctx is
 // done is decided by ctx, never by the operation's error. An error may
-// name the next wait (see RetryAfterError), within WithMaxRetryAfter.
-//
-// The driver runs on the calling goroutine and starts none of its own.
-// When the operation succeeds at the first call, it allocates nothing.
+// name the next wait (see RetryAfterError). The driver runs on the calling
+// goroutine; an operation that succeeds at once costs no allocation.
 func RetryCtx[T any](ctx context.Context, operation Operation[T], opts ...RetryOption) (T, error) {
 	var res T
 	if operation == nil {
@@ -65,44 +57,28 @@ func RetryCtx[T any](ctx context.Context, operation Operation[T], opts ...RetryO
 	return res, err
 }
 
-// WithoutWaits returns a copy of ctx under which the driver (and a Loop)
-// waits zero instead of each wait it would take, while attempts, the
-// classifiers and every limit still run as they would. It is for a test of
-// code that retries and talks to a real server over the network, where
-// testing/synctest cannot advance time across real I/O; where the test
-// can run inside a synctest bubble, prefer that, which keeps the waits'
-// lengths. It panics if ctx is nil, as context.WithValue does.
+// WithoutWaits returns a copy of ctx under which the driver and a Loop wait
+// zero instead of each wait, while attempts, classifiers and limits run as
+// they would: for a test of retrying code against a real server over the
+// network, across whose I/O testing/synctest cannot advance time. Where a
+// synctest bubble can run the test, prefer it: it keeps the waits. It
+// panics if ctx is nil, as context.WithValue does.
 func WithoutWaits(ctx context.Context) context.Context {
 	return context.WithValue(ctx, noWaits{}, true)
 }
 
-// noWaits is the context key of WithoutWaits.
-type noWaits struct{}
+type noWaits struct{} // the context key of WithoutWaits
 
-// invalidCall returns the *Error of a call the driver cannot make, out of
-// line, so that the entry points' frames stay small.
+// invalidCall returns the *Error of a call the driver cannot make.
 //
 //go:noinline
 func invalidCall(msg string) error {
 	return &Error{Cause: invalid("%s", msg)}
 }
 
-// run builds the options opts make and runs op under them.
-func run(ctx context.Context, opts []RetryOption, op func(context.Context) error) error {
-	o, err := build(opts)
-	if err == nil {
-		err = retry(ctx, o, op)
-	} else {
-		err = &Error{Cause: err}
-	}
-	o.release()
-	return err
-}
-
 // retry is the loop: it runs op until it succeeds or the options say stop,
-// and returns nil or the *Error that says why. Each turn (an attempt and
-// its decision) is out of line and the wait is here, so that a goroutine
-// parked in it holds only this frame and its caller's.
+// and returns nil or the *Error that says why. A turn (an attempt and its
+// decision) is out of line: a goroutine parked in a wait holds less.
 func retry(ctx context.Context, o *options, op func(context.Context) error) error {
 	if ctx == nil {
 		return invalidCall("the driver was given a nil context")
@@ -114,24 +90,16 @@ func retry(ctx context.Context, o *options, op func(context.Context) error) erro
 		if delay == over {
 			return err
 		}
-		if delay > 0 && ctx.Err() == nil {
-			t := startTimer(o, delay)
-			if !park(ctx, t.fired) {
-				t.stop()
-			}
-		}
-		if delay > 0 && ctx.Err() != nil {
+		if delay > 0 && wait(ctx, o.clock, delay) != nil {
 			return p.interrupted(ctx)
 		}
 		p.lastDelay = delay
 	}
 }
 
-// over is what turn returns for the wait when the run is over.
-const over time.Duration = -1
+const over time.Duration = -1 // turn's wait when the run is over
 
-// turn makes an attempt and decides what follows: the next wait, or over
-// and what the run returns.
+// turn makes an attempt and returns the next wait, or over and the result.
 func (p *progress) turn(ctx context.Context, op func(context.Context) error) (time.Duration, error) {
 	p.attempt++
 	actx := ctx
@@ -148,16 +116,20 @@ func (p *progress) turn(ctx context.Context, op func(context.Context) error) (ti
 	return p.failed(ctx, actx, err)
 }
 
-// failed decides what follows an attempt that returned err on its context
-// actx: the next wait, or over and the *Error that ends the run.
+// failed returns the wait after an attempt that returned err on actx, or
+// over and the *Error that ends the run, telling Notify and the observer.
 func (p *progress) failed(ctx, actx context.Context, err error) (time.Duration, error) {
-	if p.b == nil { // made here, not deeper in the decision: see park
-		p.backOff()
-	}
 	prev := p.lastErr
 	delay, cause := p.decide(ctx, err)
-	if cause == nil {
-		cause = p.retrying(actx, ctx, err, prev, delay)
+	if cause == nil && (p.o.notify != nil || p.o.obs != nil) { // their time counts
+		if p.o.notify != nil {
+			p.o.notify(err, delay)
+		}
+		if p.o.obs != nil {
+			p.o.obs.after(actx, *p, err, prev, delay, nil)
+		}
+		p.reported = true
+		cause = p.limit(ctx, delay)
 	}
 	if cause == nil && ctx.Err() != nil {
 		cause = context.Cause(ctx)
@@ -167,17 +139,12 @@ func (p *progress) failed(ctx, actx context.Context, err error) (time.Duration, 
 	}
 	p.mark = p.seen + delay // when the next attempt starts
 	if delay > 0 && p.o.obs != nil {
-		if p.waiting == nil {
-			p.waiting = new(waiting)
-		}
-		w := p.waiting
-		w.ctx, w.err, w.lastErr = actx, err, prev
+		p.waiting = &waiting{actx, err, prev}
 	}
 	return delay, nil
 }
 
-// interrupted returns (and reports) the *Error of a run whose context
-// ended during a wait.
+// interrupted returns the *Error of a run whose context ended in a wait.
 func (p *progress) interrupted(ctx context.Context) error {
 	if w := p.waiting; w != nil {
 		return p.stop(w.ctx, context.Cause(ctx), w.err, w.lastErr)
@@ -185,33 +152,27 @@ func (p *progress) interrupted(ctx context.Context) error {
 	return p.stop(ctx, context.Cause(ctx), nil, nil)
 }
 
-// progress is where a run stands. It lives on the caller's stack, so it is
-// kept small: a goroutine parked in a wait holds it.
+// progress is where a run stands. Times are readings (see now): start, of
+// the run's clock (at the call, or the first failure); mark, of the
+// current attempt; seen, the limits' last.
 type progress struct {
-	o         *options
-	b         BackOff       // the run's BackOff, once a retry needs one
-	attempt   int           // the attempt made, from 1
-	lastErr   error         // the last error of an attempt that ran, as Error.LastErr gives it
-	lastDelay time.Duration // the wait before the current attempt
-	start     time.Duration // the clock's reading (see now) when the run's clock started: at the call, or at the first failure
-	mark      time.Duration // the reading when the current attempt started, once the run reads its clock
-	seen      time.Duration // the last reading of the limits
-	waiting   *waiting      // an instrumented run's last attempt, during the wait after it
-	started   bool          // start is set
-	refused   bool          // the current attempt was refused
-	reported  bool          // the current attempt's failure was reported
+	o                          *options
+	b                          BackOff // made at the first retry
+	attempt                    int     // from 1
+	lastErr                    error   // as Error.LastErr gives it
+	lastDelay                  time.Duration
+	start, mark, seen          time.Duration
+	waiting                    *waiting
+	started, refused, reported bool // start is set; the attempt was refused; its failure reported
 }
 
-// waiting is what an instrumented run keeps of an attempt during the wait
-// after it, to report a give-up there; on the heap, so that a parked
-// goroutine holds a pointer only.
+// waiting is an instrumented run's last attempt, during the wait after it.
 type waiting struct {
 	ctx          context.Context
 	err, lastErr error
 }
 
-// begin starts the run: its clock, if a time budget or ctx's deadline
-// needs it, and Resets a BackOff used as it is.
+// begin starts the run's clock, if needed, and Resets a BackOff used as is.
 func (p *progress) begin(ctx context.Context) {
 	if _, ok := ctx.Deadline(); ok || p.o.maxElapsed > 0 {
 		p.mark = p.now()
@@ -224,9 +185,8 @@ func (p *progress) begin(ctx context.Context) {
 	}
 }
 
-// decide returns the wait after an attempt that returned err, or the cause
-// of stopping: the context first, then what the error says, the
-// classifiers, and the limits.
+// decide returns the wait after an attempt that returned err, or why the
+// run stops: the context, what the error says, the classifiers, the limits.
 func (p *progress) decide(ctx context.Context, err error) (time.Duration, error) {
 	if !p.started { // the run's clock starts at its first failure
 		p.start, p.started = p.now(), true
@@ -257,21 +217,17 @@ func (p *progress) decide(ctx context.Context, err error) (time.Duration, error)
 // retryable reports whether the classifiers (all errors, with none)
 // accept err.
 func (p *progress) retryable(err error) bool {
-	if len(p.o.classifiers) == 0 {
-		return true
-	}
 	for _, fn := range p.o.classifiers {
 		if fn(err) {
 			return true
 		}
 	}
-	return false
+	return len(p.o.classifiers) == 0
 }
 
-// next returns the next wait, or the limit it would overrun; the Loop
-// shares it. The rule for a named wait: the attempt budget, then the
-// BackOff (its Stop ends the run), then the named wait, within
-// WithMaxRetryAfter, replaces the BackOff's, which starts over.
+// next returns the next wait, or the limit it would overrun (the Loop's
+// too): the attempt budget, the BackOff (Stop ends the run), then a named
+// wait, within WithMaxRetryAfter, replaces the BackOff's, which starts over.
 func (p *progress) next(ctx context.Context, named time.Duration, isNamed bool) (time.Duration, error) {
 	if max := p.o.maxTries; max > 0 && uint(p.attempt) >= max {
 		return 0, ErrExhausted
@@ -299,14 +255,13 @@ func (p *progress) next(ctx context.Context, named time.Duration, isNamed bool) 
 	return delay, p.limit(ctx, delay)
 }
 
-// backOff returns the run's BackOff, made on first use: a clone of the one
-// given, the one given if it has no Clone, or NewExponentialBackOff().
+// backOff returns the run's BackOff: a clone of the one given, or it.
 func (p *progress) backOff() BackOff {
 	if p.b == nil {
 		switch b := p.o.backOff.(type) {
 		case nil:
 			p.b = NewExponentialBackOff()
-		case cloner:
+		case interface{ Clone() BackOff }:
 			p.b = b.Clone()
 			p.b.Reset()
 		default:
@@ -316,9 +271,8 @@ func (p *progress) backOff() BackOff {
 	return p.b
 }
 
-// limit reports the limit a wait of delay would overrun, or nil: the time
-// budget, or ctx's deadline, which must leave after the wait as much time
-// as the last attempt took.
+// limit reports the limit a wait of delay would overrun: the time budget,
+// or ctx's deadline, which must leave as much time as the last attempt took.
 func (p *progress) limit(ctx context.Context, delay time.Duration) error {
 	deadline, ok := ctx.Deadline()
 	if !ok && p.o.maxElapsed == 0 {
@@ -337,12 +291,14 @@ func (p *progress) limit(ctx context.Context, delay time.Duration) error {
 	return nil
 }
 
-// wait is the Loop's wait: as the loop's, returning ctx's cause if done.
-func wait(ctx context.Context, o *options, delay time.Duration) error {
+// wait waits for delay (no timer if zero) or ctx, and returns ctx's cause.
+func wait(ctx context.Context, clk clock.Clock, delay time.Duration) error {
 	if delay > 0 && ctx.Err() == nil {
-		t := startTimer(o, delay)
-		if !park(ctx, t.fired) {
-			t.stop()
+		t := clk.Timer(delay)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
 		}
 	}
 	if ctx.Err() != nil {
@@ -351,51 +307,7 @@ func wait(ctx context.Context, o *options, delay time.Duration) error {
 	return nil
 }
 
-// park waits until fired delivers (it returns true) or ctx is done. It is
-// inlined, so that a parked goroutine holds no frame of its own.
-func park(ctx context.Context, fired <-chan time.Time) bool {
-	select {
-	case <-fired:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
-// timer is a wait's timer: the time package's on the real clock, else the
-// clock's.
-type timer struct {
-	fired <-chan time.Time
-	real  *time.Timer
-	mock  *clock.Timer
-}
-
-// startTimer starts a timer of d on the options' clock.
-func startTimer(o *options, d time.Duration) timer {
-	if isReal(o.clock) {
-		t := time.NewTimer(d)
-		return timer{fired: t.C, real: t}
-	}
-	t := o.clock.Timer(d)
-	return timer{fired: t.C, mock: t}
-}
-
-// stop stops the timer before it fires.
-func (t timer) stop() {
-	if t.real != nil {
-		t.real.Stop()
-		return
-	}
-	t.mock.Stop()
-}
-
-// isReal reports whether c is clock.New's, the time package's clock.
-func isReal(c clock.Clock) bool { return reflect.TypeOf(c) == realClock }
-
-var realClock = reflect.TypeOf(clock.New())
-
-// stop returns (and reports) the *Error of a run that stops after an
-// attempt that returned err; lastErr is Error.LastErr before it.
+// stop returns the *Error of a run that stops after an attempt (err).
 func (p *progress) stop(ctx context.Context, cause, err, lastErr error) error {
 	e := &Error{LastErr: p.lastErr, Cause: cause, Attempts: p.attempt, Elapsed: p.elapsed()}
 	if p.refused {
@@ -407,7 +319,7 @@ func (p *progress) stop(ctx context.Context, cause, err, lastErr error) error {
 	return e
 }
 
-// elapsed returns the time since the run's clock started, or 0.
+// elapsed is the time since the run's clock started, or 0.
 func (p *progress) elapsed() time.Duration {
 	if !p.started {
 		return 0
@@ -415,33 +327,10 @@ func (p *progress) elapsed() time.Duration {
 	return p.now() - p.start
 }
 
-// epoch is the origin of the run's readings of its clock (see now): the
-// real clock's are monotonic; a mock's may be negative.
-var epoch = time.Now()
+var epoch = time.Now() // the origin of the readings of the run's clock
 
-// now reads the run's clock.
-func (p *progress) now() time.Duration {
-	if isReal(p.o.clock) {
-		return time.Since(epoch)
-	}
-	return p.o.clock.Since(epoch)
-}
-
-// retrying tells Notify and the instrumenters of a retry after delay, and
-// checks the limits again when there were any: their time counts.
-func (p *progress) retrying(actx, ctx context.Context, err, lastErr error, delay time.Duration) error {
-	if p.o.notify == nil && p.o.obs == nil {
-		return nil
-	}
-	if p.o.notify != nil {
-		p.o.notify(err, delay)
-	}
-	if p.o.obs != nil {
-		p.o.obs.after(actx, *p, err, lastErr, delay, nil)
-	}
-	p.reported = true
-	return p.limit(ctx, delay)
-}
+// now reads the run's clock: monotonic on the real clock.
+func (p *progress) now() time.Duration { return p.o.clock.Since(epoch) }
 
 // marks are what the decision reads from an attempt's error, found as
 // errors.Is and errors.As find them.

@@ -53,7 +53,7 @@ func NewTicker(b BackOff) *Ticker {
 	if err != nil {
 		panic("backoff: NewTicker: " + strings.TrimPrefix(err.Error(), "backoff: "))
 	}
-	if c, ok := b.(cloner); ok {
+	if c, ok := b.(interface{ Clone() BackOff }); ok {
 		b = c.Clone()
 	}
 	ch := make(chan time.Time)
