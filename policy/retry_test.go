@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/herdsafe/backoff"
@@ -215,4 +216,22 @@ func TestRetryInstrumenters(t *testing.T) {
 	if last := in.events[5].s; last.Attempt != 3 || !last.GivingUp || last.Cause != backoff.ErrExhausted || last.MaxTries != policy.DefaultMaxTries {
 		t.Errorf("the last State %+v, want attempt 3 giving up, ErrExhausted, MaxTries %d", last, policy.DefaultMaxTries)
 	}
+}
+
+// A default retry stage does not sleep a named wait past the core's bound
+// (backoff.DefaultMaxRetryAfter): it stops at once, keeping the error.
+func TestRetryStageBoundsANamedWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := policy.New(policy.Retry())
+		cause := errors.New("busy")
+		n, start := 0, time.Now()
+		err := p.DoErr(context.Background(), func(context.Context) error {
+			n++
+			return backoff.RetryAfter(10*time.Minute, cause)
+		})
+		var re *backoff.Error
+		if !errors.As(err, &re) || !errors.Is(re.Cause, backoff.ErrRetryAfterTooLong) || re.LastErr != cause || n != 1 || time.Since(start) != 0 {
+			t.Errorf("%v after %d attempts and %v, want ErrRetryAfterTooLong at once", err, n, time.Since(start))
+		}
+	})
 }
