@@ -5,9 +5,9 @@
 // RetryError for operations that return no result, and the RetryCtx and
 // RetryErrorCtx variants to bound retrying with a context; Do and DoErr are
 // the same driver for functions that take a context. If Retry does not fit
-// your needs, copy it from retry.go and adapt it: the driver is that one
-// file, with the options it reads (options.go) and the few lines of
-// context.go it names.
+// your needs, copy it from retry.go and adapt it: the driver is that file
+// with the options it reads, options.go, and nothing else unexported; a
+// copy qualifies this package's exported names and has options of its own.
 //
 // Each of them runs an operation, and if it fails, waits a randomized,
 // growing interval and runs it again, until it succeeds, returns a

@@ -31,7 +31,7 @@ import (
 // MaxInterval.
 //
 // Example: Given the following default arguments, for 9 tries the sequence
-// will be:
+// will be (the figures rounded to a few digits):
 //
 //	Request #  RetryInterval (seconds)  Randomized Interval (seconds)
 //

@@ -65,8 +65,7 @@ func (o *options) apply(opts []RetryOption) error {
 	return o.err
 }
 
-// release gives an option set from build back.
-func (o *options) release() {
+func (o *options) release() { // gives an option set from build back
 	if o != &defaults {
 		clear(o.classifiers[:cap(o.classifiers)])
 		clear(o.hooks[:cap(o.hooks)])
@@ -74,8 +73,7 @@ func (o *options) release() {
 	}
 }
 
-// fail records the first invalid setting.
-func (o *options) fail(format string, args ...any) {
+func (o *options) fail(format string, args ...any) { // records the first invalid setting
 	if o.err == nil {
 		o.err = invalid(format, args...)
 	}
@@ -190,11 +188,14 @@ func WithRetryable(fn func(error) bool) RetryOption {
 // c.WithTimeout. A nil c, typed or not, is invalid.
 func WithClock(c clock.Clock) RetryOption {
 	return func(o *options) {
-		if isNil(c) {
+		switch {
+		case c == nil:
 			o.fail("WithClock was given a nil clock")
-			return
+		case isNil(c):
+			o.fail("WithClock was given a nil %T", c)
+		default:
+			o.clock = c
 		}
-		o.clock = c
 	}
 }
 

@@ -30,8 +30,20 @@ func (s *sim) clientBackOff(c int, seen map[*backoff.ExponentialBackOff]bool) (b
 		seen[e] = true
 		e.Random = rand.New(rand.NewPCG(mix(s.cfg.Seed), mix(uint64(c)+1))).Float64
 	}
+	if _, ok := b.(interface{ Clone() backoff.BackOff }); !ok {
+		b = owned{b}
+	}
 	return b, nil
 }
+
+// owned is a client's BackOff that has no Clone of its own. NewBackOff
+// made it for this client alone, and the simulation runs one event at a
+// time, so the client's Retrier, which requires a Clone, may use it as it
+// is: its Clone returns it.
+type owned struct{ backoff.BackOff }
+
+// Clone returns o itself.
+func (o owned) Clone() backoff.BackOff { return o }
 
 // clientGuards returns the guards NewGuards makes for client c, on the
 // virtual clock, drawing from a seeded random source of the client's own.

@@ -173,8 +173,9 @@ type Config struct {
 	// In the Outage scenario NewBackOff is the BackOff of the client's
 	// retry stage, policy.Retry(backoff.WithBackOff(b), ...), which its
 	// user calls share as a Policy's calls do: each that retries works on
-	// a clone of b if b has a Clone method (see backoff.BackOff) (as the library's BackOffs
-	// are), and on b itself, Reset at its start, if not.
+	// a clone of b if b has a Clone method (see backoff.BackOff), as the
+	// library's BackOffs do, and on b itself, Reset at its first retry, if
+	// not.
 	NewBackOff func() backoff.BackOff
 	// NewGuards, for the Outage and Overload scenarios, returns the
 	// guards of one client, outermost first, as they would stand inside

@@ -307,7 +307,7 @@ func TestOutageHorizonCutsUserCalls(t *testing.T) {
 
 // A client has one BackOff, its retry stage's, as in a Policy: NewBackOff
 // is called once per client, and a BackOff that has no Clone method is used
-// by every user call of the client, Reset at the start of each.
+// by every user call of the client, Reset at the first retry of each.
 func TestOutageGivesEachClientOneBackOff(t *testing.T) {
 	t.Parallel()
 	var made []*countingBackOff
@@ -324,7 +324,7 @@ func TestOutageGivesEachClientOneBackOff(t *testing.T) {
 			t.Fatal("NextBackOff before Reset")
 		}
 	}
-	if total := r.Outage.Total().UserCalls; resets != total || len(made) != cfg.Clients {
+	if total := r.Outage.Total().UserCalls; resets == 0 || resets > total || len(made) != cfg.Clients {
 		t.Fatalf("%d BackOffs made, %d Resets, for %d user calls", len(made), resets, total)
 	}
 }

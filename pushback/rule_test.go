@@ -148,7 +148,7 @@ func TestNamedAndOther(t *testing.T) {
 		{"wrapped", fmt.Errorf("shed: %w", named(3*time.Second)), 3 * time.Second},
 		{"refusal", guard.Refusal(named(3 * time.Second)), 3 * time.Second},
 		{"joined", errors.Join(errors.New("first"), named(4*time.Second)), 4 * time.Second},
-		{"retry_after_error", backoff.RetryAfter(time.Minute, errors.New("x")), time.Second}, // a field, not the method
+		{"retry_after_error", backoff.RetryAfter(time.Minute, errors.New("x")), time.Minute}, // the core's named wait has the method too
 		{"budget", budget.ErrBudgetExhausted, time.Second},
 		{"nil", nil, time.Second},
 	} {
