@@ -151,3 +151,74 @@ func TestCenkaltiRetry(t *testing.T) {
 		})
 	}
 }
+
+// A named wait follows v5's order: the attempt budget and the BackOff are
+// asked first, so a BackOff that stops ends the run even when the error
+// names a wait; then the named wait replaces the BackOff's.
+func TestCenkaltiNamedWait(t *testing.T) {
+	errFlaky := errors.New("flaky")
+	ours, _ := countingRun(func(op func() (int, error)) error {
+		_, err := backoff.Retry(op, backoff.WithBackOff(&backoff.StopBackOff{}), backoff.WithMaxTries(5))
+		return err
+	}, func(int) error { return backoff.RetryAfter(0, errFlaky) })
+	theirs, _ := countingRun(func(op func() (int, error)) error {
+		_, err := cenkaltiv5.Retry(context.Background(), op, cenkaltiv5.WithBackOff(&cenkaltiv5.StopBackOff{}), cenkaltiv5.WithMaxTries(5))
+		return err
+	}, func(int) error { return cenkaltiv5.RetryAfter(0) })
+	if ours != 1 || theirs != 1 {
+		t.Errorf("a StopBackOff and a named wait: %d attempts, v5 %d; want 1", ours, theirs)
+	}
+	// A named wait of zero replaces an hour's wait, in both.
+	slow := backoff.NewConstantBackOff(time.Hour)
+	ours, ourErr := countingRun(func(op func() (int, error)) error {
+		_, err := backoff.Retry(op, backoff.WithBackOff(slow), backoff.WithMaxTries(3))
+		return err
+	}, func(int) error { return backoff.RetryAfter(0, errFlaky) })
+	theirs, theirErr := countingRun(func(op func() (int, error)) error {
+		_, err := cenkaltiv5.Retry(context.Background(), op, cenkaltiv5.WithBackOff(cenkaltiv5.NewConstantBackOff(time.Hour)), cenkaltiv5.WithMaxTries(3))
+		return err
+	}, func(int) error { return cenkaltiv5.RetryAfter(0) })
+	if ours != 3 || theirs != 3 || ourErr == nil || theirErr == nil {
+		t.Errorf("named waits of zero: %d attempts (%v), v5 %d (%v); want 3, failing", ours, ourErr, theirs, theirErr)
+	}
+}
+
+// What differs from v5 without a compile error, as README's "Coming from
+// cenkalti/backoff" lists it: each difference, shown side by side.
+func TestCenkaltiSilentDifferences(t *testing.T) {
+	errFlaky := errors.New("flaky")
+	_, ourErr := backoff.Retry(func() (int, error) { return 0, errFlaky }, backoff.WithMaxTries(1))
+	_, theirErr := cenkaltiv5.Retry(context.Background(), func() (int, error) { return 0, errFlaky }, cenkaltiv5.WithMaxTries(1))
+	if theirErr != errFlaky || ourErr == errFlaky || !errors.Is(ourErr, errFlaky) {
+		t.Errorf("errors: ours %#v, v5's %#v; want v5's the operation's own, ours an *Error matching it", ourErr, theirErr)
+	}
+	// A named wait past the bound: v5 sleeps it, the driver stops at once.
+	n := 0
+	_, err := backoff.Retry(func() (int, error) { n++; return 0, backoff.RetryAfter(time.Hour, errFlaky) })
+	if !errors.Is(err, backoff.ErrRetryAfterTooLong) || n != 1 {
+		t.Errorf("an hour's named wait: %v after %d attempts, want ErrRetryAfterTooLong after 1", err, n)
+	}
+	// A zero Multiplier or MaxInterval: here it takes its default; v5
+	// keeps every wait at the InitialInterval.
+	ours, theirs := backoff.NewExponentialBackOff(), cenkaltiv5.NewExponentialBackOff()
+	ours.Multiplier, ours.RandomizationFactor = 0, 0
+	theirs.Multiplier, theirs.RandomizationFactor = 0, 0
+	got, want := waits(3, ours.NextBackOff), waits(3, theirs.NextBackOff)
+	if want[2] != 500*time.Millisecond || got[2] != 1125*time.Millisecond {
+		t.Errorf("zero Multiplier: waits %v, v5's %v; want v5's all 500ms, ours ×1.5", got, want)
+	}
+	ours, theirs = backoff.NewExponentialBackOff(), cenkaltiv5.NewExponentialBackOff()
+	ours.MaxInterval, ours.RandomizationFactor = 0, 0
+	theirs.MaxInterval, theirs.RandomizationFactor = 0, 0
+	got, want = waits(3, ours.NextBackOff), waits(3, theirs.NextBackOff)
+	if want[2] != 500*time.Millisecond || got[2] != 1125*time.Millisecond {
+		t.Errorf("zero MaxInterval: waits %v, v5's %v; want v5's all 500ms, ours ×1.5", got, want)
+	}
+	// Fields that make no sense: v5 computes with them, the driver's
+	// ExponentialBackOff returns Stop.
+	ours, theirs = backoff.NewExponentialBackOff(), cenkaltiv5.NewExponentialBackOff()
+	ours.InitialInterval, theirs.InitialInterval = -time.Second, -time.Second
+	if ours.NextBackOff() != backoff.Stop || theirs.NextBackOff() == cenkaltiv5.Stop {
+		t.Error("a negative InitialInterval: want Stop here, a wait from v5")
+	}
+}
