@@ -50,7 +50,7 @@ func (c *config) judge(ctx, actx context.Context, err error, trailer metadata.MD
 		case !ok:
 			return fmt.Errorf("%w: the server's %s %q asks for no retry: %w", backoff.ErrRetriesCanceled, PushbackKey, vals, err)
 		case d > c.maxPushback:
-			return fmt.Errorf("%w: the server's %s %v is longer than WithMaxPushback's %v: %w", backoff.ErrRetriesCanceled, PushbackKey, d, c.maxPushback, err)
+			return fmt.Errorf("%w: %w: the server's %s %v is longer than WithMaxPushback's %v: %w", backoff.ErrRetriesCanceled, backoff.ErrRetryAfterTooLong, PushbackKey, d, c.maxPushback, err)
 		case c.retries(code):
 			return backoff.RetryAfter(d, err)
 		}

@@ -114,10 +114,13 @@ func WithRetryableCodes(cs ...codes.Code) Option {
 
 // WithMaxPushback sets the longest server pushback obeyed (default
 // DefaultMaxPushback): a grpc-retry-pushback-ms above it stops the retries
-// at once, with a Cause that matches backoff.ErrRetriesCanceled, rather
-// than let a server hold the caller for as long as it likes. (A pushback
-// that would overrun the caller's deadline stops them anyway, with the
-// deadline as the Cause.) A d that is not positive is invalid.
+// at once, with a Cause that matches backoff.ErrRetriesCanceled (and an
+// error that matches backoff.ErrRetryAfterTooLong too), rather than let a
+// server hold the caller for as long as it likes. A pushback is a named
+// wait (see backoff.RetryAfterError), so the retry stage's own bound,
+// backoff.WithMaxRetryAfter (30 s by default), applies as well, and a
+// pushback that would overrun the caller's deadline stops them, with the
+// deadline as the Cause. A d that is not positive is invalid.
 func WithMaxPushback(d time.Duration) Option {
 	return func(c *config) {
 		if d <= 0 {

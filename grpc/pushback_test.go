@@ -103,6 +103,9 @@ func TestPushbackStopsTheRetries(t *testing.T) {
 			if len(waits) != 0 || len(e.calls()) != 1 {
 				t.Errorf("waits %v and %d calls, want none and 1", waits, len(e.calls()))
 			}
+			if tc.opts != nil && !errors.Is(err, backoff.ErrRetryAfterTooLong) {
+				t.Errorf("a pushback past WithMaxPushback: %v does not match ErrRetryAfterTooLong", err)
+			}
 		})
 	}
 }
