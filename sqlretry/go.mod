@@ -1,0 +1,9 @@
+module github.com/herdsafe/backoff/sqlretry
+
+go 1.25
+
+require github.com/herdsafe/backoff v0.0.0-00010101000000-000000000000
+
+require github.com/benbjohnson/clock v1.3.5 // indirect
+
+replace github.com/herdsafe/backoff => ../
