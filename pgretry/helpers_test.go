@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -134,3 +135,5 @@ func count(t testing.TB, db interface {
 	}
 	return n
 }
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -72,6 +72,6 @@ type pgxTx struct {
 	opts pgx.TxOptions
 }
 
-func (d pgxTx) Begin(ctx context.Context) (pgx.Tx, error)     { return d.db.BeginTx(ctx, d.opts) }
+func (d pgxTx) Begin(ctx context.Context) (pgx.Tx, error)   { return d.db.BeginTx(ctx, d.opts) }
 func (pgxTx) Commit(ctx context.Context, tx pgx.Tx) error   { return tx.Commit(ctx) }
 func (pgxTx) Rollback(ctx context.Context, tx pgx.Tx) error { return tx.Rollback(ctx) }
