@@ -1,0 +1,212 @@
+package pgretry_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/pgretry"
+	"github.com/herdsafe/backoff/sqlretry"
+	"github.com/jackc/pgx/v5"
+)
+
+// soak is how long TestSoak runs: go test -run TestSoak -soak 1m. The
+// suite runs a short one.
+var soak = flag.Duration("soak", 0, "how long TestSoak transfers money (0: a short run)")
+
+// errInsufficient is the refusal of a transfer larger than its source's
+// balance: a failure with a cause, not retried.
+var errInsufficient = errors.New("insufficient funds")
+
+// Transfers between accounts under SERIALIZABLE by many goroutines, while
+// backends are terminated at random and the server restarts once. Then:
+// the total balance is unchanged, no transfer is in the ledger twice, each
+// account's balance is what the ledger says, and every call is accounted
+// for: committed (in the ledger), failed with a cause (not in it), or of
+// unknown outcome (reported, in it or not).
+func TestSoak(t *testing.T) {
+	needPG(t)
+	d := *soak
+	if d == 0 {
+		d = 3 * time.Second
+	}
+	const (
+		accounts = 20
+		initial  = 1000
+		workers  = 16
+	)
+	conn := srv.connString() + " application_name=soak pool_max_conns=16"
+	pool := poolOf(t, conn)
+	admin := newPool(t)
+	mustExec(t, admin, "DROP TABLE IF EXISTS account, ledger",
+		"CREATE TABLE account (id int PRIMARY KEY, balance int NOT NULL)",
+		"CREATE TABLE ledger (transfer_id text NOT NULL, src int, dst int, amount int)", // no unique key: a duplicate must be found, not refused
+		fmt.Sprintf("INSERT INTO account SELECT g, %d FROM generate_series(1, %d) g", initial, accounts))
+
+	var attempts atomic.Int64
+	r := pgretry.NewRunner(sqlretry.WithIsolation(sql.LevelSerializable), sqlretry.WithRetrier(backoff.NewRetrier(
+		backoff.WithBackOff(backoff.NewExponentialBackOff(backoff.WithInitialInterval(5*time.Millisecond), backoff.WithMaxInterval(500*time.Millisecond))),
+		backoff.WithMaxElapsedTime(30*time.Second), backoff.WithMaxTries(100))))
+
+	type outcome struct {
+		id  string
+		err error
+	}
+	var (
+		mu       sync.Mutex
+		outcomes []outcome
+		wg       sync.WaitGroup
+		stop     atomic.Bool
+	)
+	for w := range workers {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(w), 1))
+			for seq := 0; !stop.Load() && seq < 1_000_000; seq++ {
+				id := fmt.Sprintf("%d-%d", w, seq)
+				src := 1 + rng.IntN(accounts)
+				dst := 1 + (src+rng.IntN(accounts-1))%accounts
+				amount := 1 + rng.IntN(100)
+				err := pgretry.Run(context.Background(), r, pool, func(ctx context.Context, tx pgx.Tx) error {
+					attempts.Add(1)
+					var bal int
+					if err := tx.QueryRow(ctx, "SELECT balance FROM account WHERE id = $1", src).Scan(&bal); err != nil {
+						return err
+					}
+					if bal < amount {
+						return errInsufficient
+					}
+					if _, err := tx.Exec(ctx, "UPDATE account SET balance = balance - $2 WHERE id = $1", src, amount); err != nil {
+						return err
+					}
+					if _, err := tx.Exec(ctx, "UPDATE account SET balance = balance + $2 WHERE id = $1", dst, amount); err != nil {
+						return err
+					}
+					_, err := tx.Exec(ctx, "INSERT INTO ledger VALUES ($1, $2, $3, $4)", id, src, dst, amount)
+					return err
+				})
+				mu.Lock()
+				outcomes = append(outcomes, outcome{id, err})
+				mu.Unlock()
+			}
+		})
+	}
+
+	// The killer terminates a backend of the transfers every 10 to 50 ms;
+	// half way, the server restarts.
+	var kills int
+	start := time.Now()
+	restarted := false
+	for time.Since(start) < d {
+		time.Sleep(time.Duration(10+rand.IntN(40)) * time.Millisecond)
+		if !restarted && time.Since(start) > d/2 {
+			restarted = true
+			srv.stop()
+			time.Sleep(200 * time.Millisecond)
+			if err := srv.start(); err != nil {
+				stop.Store(true)
+				wg.Wait()
+				t.Fatal(err)
+			}
+			continue
+		}
+		var n int
+		err := admin.QueryRow(context.Background(), `SELECT count(pg_terminate_backend(pid)) FROM (
+			SELECT pid FROM pg_stat_activity WHERE application_name = 'soak' AND pid <> pg_backend_pid() ORDER BY random() LIMIT 1) p`).Scan(&n)
+		if err == nil {
+			kills += n
+		}
+	}
+	stop.Store(true)
+	wg.Wait()
+
+	// The books.
+	var total int64
+	if err := admin.QueryRow(context.Background(), "SELECT sum(balance) FROM account").Scan(&total); err != nil {
+		t.Fatal(err)
+	}
+	if total != accounts*initial {
+		t.Errorf("total balance %d, want %d", total, accounts*initial)
+	}
+	inLedger := map[string]int{}
+	rows, err := admin.Query(context.Background(), "SELECT transfer_id FROM ledger")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		inLedger[id]++
+	}
+	rows.Close()
+	var mismatched int
+	if err := admin.QueryRow(context.Background(), fmt.Sprintf(`SELECT count(*) FROM account a WHERE a.balance <> %d
+		- coalesce((SELECT sum(amount) FROM ledger WHERE src = a.id), 0)
+		+ coalesce((SELECT sum(amount) FROM ledger WHERE dst = a.id), 0)`, initial)).Scan(&mismatched); err != nil {
+		t.Fatal(err)
+	}
+	if mismatched != 0 {
+		t.Errorf("%d accounts' balances differ from the ledger's", mismatched)
+	}
+	for id, n := range inLedger {
+		if n != 1 {
+			t.Errorf("transfer %s applied %d times", id, n)
+		}
+	}
+	var committed, unknown, unknownCommitted int
+	causes := map[string]int{}
+	for _, o := range outcomes {
+		switch {
+		case o.err == nil:
+			committed++
+			if inLedger[o.id] != 1 {
+				t.Errorf("transfer %s committed but in the ledger %d times", o.id, inLedger[o.id])
+			}
+		case errors.Is(o.err, sqlretry.ErrCommitOutcomeUnknown):
+			unknown++
+			if inLedger[o.id] == 1 {
+				unknownCommitted++
+			}
+		default:
+			var be *backoff.Error
+			if !errors.As(o.err, &be) {
+				t.Errorf("transfer %s failed without a cause: %v", o.id, o.err)
+				continue
+			}
+			causes[fmt.Sprintf("%v: %v", be.Cause, be.LastErr)]++
+			if inLedger[o.id] != 0 {
+				t.Errorf("transfer %s failed (%v) but is in the ledger", o.id, o.err)
+			}
+		}
+	}
+	if len(inLedger) != committed+unknownCommitted {
+		t.Errorf("%d transfers in the ledger, want %d committed + %d of unknown outcome that committed", len(inLedger), committed, unknownCommitted)
+	}
+	if committed == 0 {
+		t.Fatal("no transfer committed")
+	}
+	calls := len(outcomes)
+	report := fmt.Sprintf("soak %v: %d workers, %d calls: %d committed, %d failed with a cause, %d of unknown outcome (%d of which committed); "+
+		"%d backends terminated, 1 restart; %d attempts, %.3f retries per committed transfer; total balance %d (unchanged), no duplicate transfer",
+		d, workers, calls, committed, calls-committed-unknown, unknown, unknownCommitted, kills, attempts.Load(),
+		float64(attempts.Load()-int64(calls))/float64(committed), total)
+	t.Log(report)
+	keys := make([]string, 0, len(causes))
+	for k := range causes {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		t.Logf("  failed %5d: %s", causes[k], k)
+	}
+}
