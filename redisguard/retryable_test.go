@@ -118,11 +118,11 @@ func TestRetryableReadOnlyAndMasterDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	demote := func() {
-		if err := a.SlaveOf(context.Background(), "127.0.0.1", fmt.Sprint(gone)).Err(); err != nil {
+		if err := a.ReplicaOf(context.Background(), "127.0.0.1", fmt.Sprint(gone)).Err(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	promote := func() { _ = a.SlaveOf(context.Background(), "NO", "ONE").Err() }
+	promote := func() { _ = a.ReplicaOf(context.Background(), "NO", "ONE").Err() }
 	demote()
 	retried := retryUntil(t, func(ctx context.Context) error { return c.Set(ctx, "k", "v", 0).Err() }, promote)
 	wantFirstWord(t, retried, "READONLY")
