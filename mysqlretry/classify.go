@@ -27,8 +27,9 @@ var Classifier sqlretry.Classifier = sqlretry.ClassifierFunc(Classify)
 //   - sqlretry.Connection: a connection gone away, lost, killed or
 //     refused: the client errors 2006 and 2013 when a server reports them,
 //     MariaDB's ER_CONNECTION_KILLED (1927), ER_SERVER_SHUTDOWN (1053),
-//     the driver's ErrInvalidConn and driver.ErrBadConn, a net.Error,
-//     io.EOF.
+//     the driver's ErrInvalidConn, a net.Error, io.EOF.
+//   - sqlretry.Unsent: driver.ErrBadConn, which the driver returns only
+//     when it wrote nothing of the request.
 //   - sqlretry.ReadOnly: ER_OPTION_PREVENTS_STATEMENT (1290) naming
 //     read-only (a server set read_only, as a demoted primary is) and
 //     ER_READ_ONLY_MODE (1836).
@@ -49,6 +50,8 @@ func Classify(err error) sqlretry.Class {
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return sqlretry.Unknown
+	case errors.Is(err, driver.ErrBadConn):
+		return sqlretry.Unsent
 	case connectionLost(err):
 		return sqlretry.Connection
 	}
@@ -63,7 +66,7 @@ func Classify(err error) sqlretry.Class {
 // For transactions use a Runner, which knows COMMIT from the rest.
 func Retryable(err error) bool {
 	switch Classify(err) {
-	case sqlretry.Retry, sqlretry.Connection, sqlretry.ReadOnly:
+	case sqlretry.Retry, sqlretry.Connection, sqlretry.ReadOnly, sqlretry.Unsent:
 		return true
 	}
 	return false
@@ -89,7 +92,7 @@ func classifyNumber(me *mysql.MySQLError) sqlretry.Class {
 // connectionLost reports whether err says the connection failed.
 func connectionLost(err error) bool {
 	var ne net.Error
-	return errors.Is(err, mysql.ErrInvalidConn) || errors.Is(err, driver.ErrBadConn) ||
+	return errors.Is(err, mysql.ErrInvalidConn) ||
 		errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
 		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed)

@@ -43,7 +43,7 @@ func TestClassify(t *testing.T) {
 		{my(1062, "Duplicate entry"), sqlretry.Permanent},
 		{my(1064, "You have an error in your SQL syntax"), sqlretry.Permanent},
 		{mysql.ErrInvalidConn, sqlretry.Connection},
-		{driver.ErrBadConn, sqlretry.Connection},
+		{driver.ErrBadConn, sqlretry.Unsent},
 		{io.EOF, sqlretry.Connection},
 		{syscall.ECONNREFUSED, sqlretry.Connection},
 	}
@@ -51,7 +51,7 @@ func TestClassify(t *testing.T) {
 		if got := mysqlretry.Classify(c.err); got != c.want {
 			t.Errorf("Classify(%v) = %v, want %v", c.err, got, c.want)
 		}
-		wantRetry := c.want == sqlretry.Retry || c.want == sqlretry.Connection || c.want == sqlretry.ReadOnly
+		wantRetry := c.want == sqlretry.Retry || c.want == sqlretry.Connection || c.want == sqlretry.ReadOnly || c.want == sqlretry.Unsent
 		if got := mysqlretry.Retryable(c.err); got != wantRetry {
 			t.Errorf("Retryable(%v) = %v, want %v", c.err, got, wantRetry)
 		}

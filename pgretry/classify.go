@@ -27,8 +27,10 @@ var Classifier sqlretry.Classifier = sqlretry.ClassifierFunc(Classify)
 //     terminated by the server (admin_shutdown 57P01, as
 //     pg_terminate_backend and a fast shutdown do, and crash_shutdown
 //     57P02), a connection refused, reset or cut (pgconn.ConnectError, a
-//     net.Error, io.EOF, driver.ErrBadConn), and any error pgx says is safe
-//     to retry because nothing reached the server.
+//     net.Error, io.EOF, pgconn.ErrConnClosed).
+//   - sqlretry.Unsent: an error pgx says is safe to retry because nothing
+//     reached the server (pgconn.SafeToRetry), and driver.ErrBadConn of
+//     pgx's database/sql driver, which it returns only then.
 //   - sqlretry.ReadOnly: read_only_sql_transaction (25006), the refusal of
 //     a server that is, or became, a standby.
 //   - sqlretry.Aborted: in_failed_sql_transaction (25P02), and pgx's
@@ -54,7 +56,9 @@ func Classify(err error) sqlretry.Class {
 		return sqlretry.Aborted
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return sqlretry.Unknown
-	case connectionLost(err), pgconn.SafeToRetry(err):
+	case pgconn.SafeToRetry(err), errors.Is(err, driver.ErrBadConn):
+		return sqlretry.Unsent
+	case connectionLost(err):
 		return sqlretry.Connection
 	}
 	var ce *pgconn.ConnectError
@@ -72,7 +76,7 @@ func Classify(err error) sqlretry.Class {
 // For transactions use a Runner, which knows COMMIT from the rest.
 func Retryable(err error) bool {
 	switch Classify(err) {
-	case sqlretry.Retry, sqlretry.Connection, sqlretry.ReadOnly:
+	case sqlretry.Retry, sqlretry.Connection, sqlretry.ReadOnly, sqlretry.Unsent:
 		return true
 	}
 	return false

@@ -48,7 +48,7 @@ func TestClassify(t *testing.T) {
 		{pg("28P01"), sqlretry.Permanent},
 		{io.EOF, sqlretry.Connection},
 		{io.ErrUnexpectedEOF, sqlretry.Connection},
-		{driver.ErrBadConn, sqlretry.Connection},
+		{driver.ErrBadConn, sqlretry.Unsent},
 		{syscall.ECONNRESET, sqlretry.Connection},
 		{pgconn.ErrConnClosed, sqlretry.Connection},
 	}
@@ -56,7 +56,7 @@ func TestClassify(t *testing.T) {
 		if got := pgretry.Classify(c.err); got != c.want {
 			t.Errorf("Classify(%v) = %v, want %v", c.err, got, c.want)
 		}
-		wantRetry := c.want == sqlretry.Retry || c.want == sqlretry.Connection || c.want == sqlretry.ReadOnly
+		wantRetry := c.want == sqlretry.Retry || c.want == sqlretry.Connection || c.want == sqlretry.ReadOnly || c.want == sqlretry.Unsent
 		if got := pgretry.Retryable(c.err); got != wantRetry {
 			t.Errorf("Retryable(%v) = %v, want %v", c.err, got, wantRetry)
 		}

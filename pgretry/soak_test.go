@@ -174,6 +174,7 @@ func TestSoak(t *testing.T) {
 			}
 		case errors.Is(o.err, sqlretry.ErrCommitOutcomeUnknown):
 			unknown++
+			causes["unknown outcome: "+o.err.Error()]++
 			if inLedger[o.id] == 1 {
 				unknownCommitted++
 			}
@@ -207,6 +208,6 @@ func TestSoak(t *testing.T) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		t.Logf("  failed %5d: %s", causes[k], k)
+		t.Logf("  %5d: %s", causes[k], k)
 	}
 }

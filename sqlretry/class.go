@@ -42,6 +42,13 @@ const (
 	// the transaction did not commit unless the failure came during COMMIT,
 	// whose outcome is then unknown. Retried, except after COMMIT.
 	Connection
+
+	// Unsent is a failure before the request reached the server: the
+	// connection was already known to be broken when the driver was to
+	// send it (pgx's SafeToRetry, database/sql's driver.ErrBadConn, which
+	// a driver may return only then). Retried, after COMMIT too: a COMMIT
+	// that was never sent did not commit.
+	Unsent
 )
 
 // String returns the name of c.
@@ -59,6 +66,8 @@ func (c Class) String() string {
 		return "aborted"
 	case Connection:
 		return "connection"
+	case Unsent:
+		return "unsent"
 	}
 	return "Class(" + strconv.Itoa(int(c)) + ")"
 }

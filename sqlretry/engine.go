@@ -77,7 +77,7 @@ func attempt[T any](ctx context.Context, r *Runner, d TxDriver[T], fn func(conte
 // judge returns the driver's view of err, from BEGIN or from the function.
 func (r *Runner) judge(err error) error {
 	switch r.classifier.Classify(err) {
-	case Retry, Connection:
+	case Retry, Connection, Unsent:
 		return err
 	case ReadOnly:
 		if !r.cfg.readOnly {

@@ -53,6 +53,7 @@ func (d *fakeDriver) Rollback(ctx context.Context, _ *fakeTx) error {
 var (
 	errRetry      = errors.New("retry")
 	errConnection = errors.New("connection")
+	errUnsent     = errors.New("unsent")
 	errReadOnly   = errors.New("read-only")
 	errAborted    = errors.New("aborted")
 	errPermanent  = errors.New("permanent")
@@ -64,6 +65,8 @@ var classifier = sqlretry.ClassifierFunc(func(err error) sqlretry.Class {
 		return sqlretry.Retry
 	case errors.Is(err, errConnection):
 		return sqlretry.Connection
+	case errors.Is(err, errUnsent):
+		return sqlretry.Unsent
 	case errors.Is(err, errReadOnly):
 		return sqlretry.ReadOnly
 	case errors.Is(err, errAborted):
@@ -91,6 +94,7 @@ func TestFunctionErrors(t *testing.T) {
 	}{
 		{errRetry, false, 3},
 		{errConnection, false, 3},
+		{errUnsent, false, 3},
 		{errReadOnly, false, 3},
 		{errReadOnly, true, 1},
 		{errAborted, false, 1},
@@ -140,8 +144,8 @@ func TestFunctionErrors(t *testing.T) {
 // A COMMIT that fails without the server's answer has an unknown outcome:
 // not retried unless idempotent (and then only a connection's failure),
 // reported as ErrCommitOutcomeUnknown either way, and never rolled back
-// (the COMMIT ended the transaction). A COMMIT the server refused did not
-// commit: retried as its class says.
+// (the COMMIT ended the transaction). A COMMIT the server refused, or one
+// never sent, did not commit: retried as its class says.
 func TestCommitErrors(t *testing.T) {
 	cases := []struct {
 		err        error
@@ -155,6 +159,7 @@ func TestCommitErrors(t *testing.T) {
 		{errors.New("no answer"), true, false, true},
 		{context.Canceled, true, false, true},
 		{errRetry, false, true, false},
+		{errUnsent, false, true, false},
 		{errPermanent, true, false, false},
 		{errAborted, false, false, false},
 	}
