@@ -99,4 +99,3 @@ func alternate(b *testing.B, hand, runner func() error) {
 	b.ReportMetric(float64(tRunner.Nanoseconds())/float64(b.N), "runner-ns/tx")
 	b.ReportMetric(float64(tRunner)/float64(tHand), "runner/hand")
 }
-
