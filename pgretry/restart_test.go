@@ -134,3 +134,39 @@ func TestRestartUnderLoad(t *testing.T) {
 	}
 	t.Logf("%d committed, %d unknown outcomes; %d retries: %v", len(committed), len(unknown), len(got), kinds)
 }
+
+// A pool pinged while the server is down: Ping waits on the BackOff until
+// the server is back, with pgx and with database/sql.
+func TestPingAcrossRestart(t *testing.T) {
+	p, db := newPool(t), newDB(t)
+	rec := &record{}
+	r := pgretry.NewRunner(sqlretry.WithRetrier(backoff.NewRetrier(
+		backoff.WithBackOff(backoff.NewExponentialBackOff(backoff.WithInitialInterval(20*time.Millisecond), backoff.WithMaxInterval(200*time.Millisecond))),
+		backoff.WithMaxElapsedTime(30*time.Second), backoff.WithMaxTries(0), backoff.WithNotify(rec.notify))))
+	srv.stop()
+	started := make(chan error, 1)
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		started <- srv.start()
+	}()
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	wg.Go(func() { errs[0] = r.Ping(context.Background(), p.Ping) })
+	wg.Go(func() { errs[1] = r.Ping(context.Background(), db.PingContext) })
+	wg.Wait()
+	if err := <-started; err != nil {
+		t.Fatal(err)
+	}
+	if errs[0] != nil || errs[1] != nil {
+		t.Fatalf("Ping: %v", errs)
+	}
+	got := rec.retried()
+	if len(got) < 2 {
+		t.Fatalf("retried %v, want each ping to wait for the server", got)
+	}
+	for _, e := range got {
+		if c := pgretry.Classify(e); c != sqlretry.Connection && c != sqlretry.Retry && c != sqlretry.Unsent {
+			t.Errorf("retried %v of class %v", e, c)
+		}
+	}
+}

@@ -42,5 +42,6 @@
 // BEGIN or at the first statement; database/sql and pgxpool then drop it,
 // and the runner retries after the Retrier's wait, so that a fleet of
 // callers reconnects spread over the BackOff's jitter rather than in one
-// instant. See docs/databases.md in the repository for a guide.
+// instant; [Runner.Ping] waits so for a server to answer at all. See
+// docs/databases.md in the repository for a guide.
 package sqlretry

@@ -292,3 +292,30 @@ func TestClassString(t *testing.T) {
 		}
 	}
 }
+
+// Ping retries what the classifier calls worth it, and stops at once on
+// the rest.
+func TestPing(t *testing.T) {
+	calls := 0
+	err := runner().Ping(context.Background(), func(context.Context) error {
+		calls++
+		if calls < 3 {
+			return errConnection
+		}
+		return nil
+	})
+	if err != nil || calls != 3 {
+		t.Fatalf("err = %v after %d calls, want success at the third", err, calls)
+	}
+	calls = 0
+	err = runner().Ping(context.Background(), func(context.Context) error { calls++; return errPermanent })
+	if !errors.Is(err, backoff.ErrPermanent) || calls != 1 {
+		t.Fatalf("err = %v after %d calls, want a permanent error at once", err, calls)
+	}
+	if err := runner().Ping(context.Background(), nil); !errors.Is(err, backoff.ErrInvalidConfiguration) {
+		t.Errorf("nil function: %v", err)
+	}
+	if err := (&sqlretry.Runner{}).Ping(context.Background(), func(context.Context) error { return nil }); !errors.Is(err, backoff.ErrInvalidConfiguration) {
+		t.Errorf("zero Runner: %v", err)
+	}
+}
