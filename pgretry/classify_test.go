@@ -2,6 +2,7 @@ package pgretry_test
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/pgretry"
 	"github.com/herdsafe/backoff/sqlretry"
 	"github.com/jackc/pgx/v5"
@@ -59,6 +61,31 @@ func TestClassify(t *testing.T) {
 		wantRetry := c.want == sqlretry.Retry || c.want == sqlretry.Connection || c.want == sqlretry.ReadOnly || c.want == sqlretry.Unsent
 		if got := pgretry.Retryable(c.err); got != wantRetry {
 			t.Errorf("Retryable(%v) = %v, want %v", c.err, got, wantRetry)
+		}
+	}
+}
+
+// refuseBegin is a Beginner the test must not reach.
+type refuseBegin struct{ t *testing.T }
+
+func (r refuseBegin) BeginTx(context.Context, pgx.TxOptions) (pgx.Tx, error) {
+	r.t.Error("BeginTx called")
+	return nil, errors.New("no")
+}
+
+// An isolation level PostgreSQL lacks, a nil Beginner, and a runner that
+// cannot run are refused before anything begins.
+func TestRunInvalidConfiguration(t *testing.T) {
+	fn := func(context.Context, pgx.Tx) error { return nil }
+	for name, err := range map[string]error{
+		"snapshot":     pgretry.Run(context.Background(), pgretry.NewRunner(sqlretry.WithIsolation(sql.LevelSnapshot)), refuseBegin{t}, fn),
+		"linearizable": pgretry.Run(context.Background(), pgretry.NewRunner(sqlretry.WithIsolation(sql.LevelLinearizable)), refuseBegin{t}, fn),
+		"nil beginner": pgretry.Run(context.Background(), pgretry.NewRunner(), nil, fn),
+		"nil runner":   pgretry.Run(context.Background(), nil, refuseBegin{t}, fn),
+		"nil function": pgretry.Run(context.Background(), pgretry.NewRunner(), refuseBegin{t}, nil),
+	} {
+		if !errors.Is(err, backoff.ErrInvalidConfiguration) {
+			t.Errorf("%s: %v, want an invalid configuration", name, err)
 		}
 	}
 }

@@ -319,3 +319,15 @@ func TestPing(t *testing.T) {
 		t.Errorf("zero Runner: %v", err)
 	}
 }
+
+// A context already done when the runner is called: nothing begins, and
+// the error is the context's.
+func TestDoneContextBeginsNothing(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	d := &fakeDriver{}
+	err := sqlretry.RunTx(ctx, runner(), d, func(context.Context, *fakeTx) error { return nil })
+	if !errors.Is(err, context.Canceled) || d.begins != 0 {
+		t.Fatalf("err = %v after %d begins, want the context's error and none", err, d.begins)
+	}
+}
