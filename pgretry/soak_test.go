@@ -27,7 +27,8 @@ var soak = flag.Duration("soak", 0, "how long TestSoak transfers money (0: a sho
 // balance: a failure with a cause, not retried.
 var errInsufficient = errors.New("insufficient funds")
 
-// Transfers between accounts under SERIALIZABLE by many goroutines, while
+// Transfers between accounts under SERIALIZABLE by many goroutines, half
+// of them with pgx and half with database/sql, while
 // backends are terminated at random and the server restarts once. Then:
 // the total balance is unchanged, no transfer is in the ledger twice, each
 // account's balance is what the ledger says, and every call is accounted
@@ -44,18 +45,20 @@ func TestSoak(t *testing.T) {
 		initial  = 1000
 		workers  = 16
 	)
-	conn := srv.connString() + " application_name=soak pool_max_conns=16"
-	pool := poolOf(t, conn)
+	conn := srv.connString() + " application_name=soak"
+	pool, db := poolOf(t, conn+" pool_max_conns=8"), dbOf(t, conn)
+	db.SetMaxOpenConns(8)
 	admin := newPool(t)
 	mustExec(t, admin, "DROP TABLE IF EXISTS account, ledger",
 		"CREATE TABLE account (id int PRIMARY KEY, balance int NOT NULL)",
 		"CREATE TABLE ledger (transfer_id text NOT NULL, src int, dst int, amount int)", // no unique key: a duplicate must be found, not refused
 		fmt.Sprintf("INSERT INTO account SELECT g, %d FROM generate_series(1, %d) g", initial, accounts))
 
-	var attempts atomic.Int64
+	var attempts, retries atomic.Int64 // calls of the function; retries of the driver
 	r := pgretry.NewRunner(sqlretry.WithIsolation(sql.LevelSerializable), sqlretry.WithRetrier(backoff.NewRetrier(
 		backoff.WithBackOff(backoff.NewExponentialBackOff(backoff.WithInitialInterval(5*time.Millisecond), backoff.WithMaxInterval(500*time.Millisecond))),
-		backoff.WithMaxElapsedTime(30*time.Second), backoff.WithMaxTries(100))))
+		backoff.WithMaxElapsedTime(30*time.Second), backoff.WithMaxTries(100),
+		backoff.WithNotify(func(error, time.Duration) { retries.Add(1) }))))
 
 	type outcome struct {
 		id  string
@@ -75,24 +78,29 @@ func TestSoak(t *testing.T) {
 				src := 1 + rng.IntN(accounts)
 				dst := 1 + (src+rng.IntN(accounts-1))%accounts
 				amount := 1 + rng.IntN(100)
-				err := pgretry.Run(context.Background(), r, pool, func(ctx context.Context, tx pgx.Tx) error {
+				transfer := func(ctx context.Context, q querier) error {
 					attempts.Add(1)
-					var bal int
-					if err := tx.QueryRow(ctx, "SELECT balance FROM account WHERE id = $1", src).Scan(&bal); err != nil {
+					bal, err := q.int(ctx, "SELECT balance FROM account WHERE id = $1", src)
+					if err != nil {
 						return err
 					}
-					if bal < amount {
+					if bal < int64(amount) {
 						return errInsufficient
 					}
-					if _, err := tx.Exec(ctx, "UPDATE account SET balance = balance - $2 WHERE id = $1", src, amount); err != nil {
+					if err := q.exec(ctx, "UPDATE account SET balance = balance - $2 WHERE id = $1", src, amount); err != nil {
 						return err
 					}
-					if _, err := tx.Exec(ctx, "UPDATE account SET balance = balance + $2 WHERE id = $1", dst, amount); err != nil {
+					if err := q.exec(ctx, "UPDATE account SET balance = balance + $2 WHERE id = $1", dst, amount); err != nil {
 						return err
 					}
-					_, err := tx.Exec(ctx, "INSERT INTO ledger VALUES ($1, $2, $3, $4)", id, src, dst, amount)
-					return err
-				})
+					return q.exec(ctx, "INSERT INTO ledger VALUES ($1, $2, $3, $4)", id, src, dst, amount)
+				}
+				var err error
+				if w%2 == 0 { // half the workers with pgx, half with database/sql
+					err = pgretry.Run(context.Background(), r, pool, func(ctx context.Context, tx pgx.Tx) error { return transfer(ctx, pgxQ{tx}) })
+				} else {
+					err = r.Run(context.Background(), db, func(ctx context.Context, tx *sql.Tx) error { return transfer(ctx, sqlQ{tx}) })
+				}
 				mu.Lock()
 				outcomes = append(outcomes, outcome{id, err})
 				mu.Unlock()
@@ -185,6 +193,9 @@ func TestSoak(t *testing.T) {
 				continue
 			}
 			causes[fmt.Sprintf("%v: %v", be.Cause, be.LastErr)]++
+			if errors.Is(be.Cause, backoff.ErrPermanent) && !errors.Is(o.err, errInsufficient) {
+				t.Errorf("transfer %s failed for good: %v", o.id, o.err) // nothing but the funds is permanent here
+			}
 			if inLedger[o.id] != 0 {
 				t.Errorf("transfer %s failed (%v) but is in the ledger", o.id, o.err)
 			}
@@ -197,10 +208,10 @@ func TestSoak(t *testing.T) {
 		t.Fatal("no transfer committed")
 	}
 	calls := len(outcomes)
-	report := fmt.Sprintf("soak %v: %d workers, %d calls: %d committed, %d failed with a cause, %d of unknown outcome (%d of which committed); "+
-		"%d backends terminated, 1 restart; %d attempts, %.3f retries per committed transfer; total balance %d (unchanged), no duplicate transfer",
-		d, workers, calls, committed, calls-committed-unknown, unknown, unknownCommitted, kills, attempts.Load(),
-		float64(attempts.Load()-int64(calls))/float64(committed), total)
+	report := fmt.Sprintf("soak %v: %d workers (pgx and database/sql), %d calls: %d committed, %d failed with a cause, %d of unknown outcome (%d of which committed); "+
+		"%d backends terminated, 1 restart; %d calls of the function, %d retries, %.3f retries per committed transfer; total balance %d (unchanged), no duplicate transfer",
+		d, workers, calls, committed, calls-committed-unknown, unknown, unknownCommitted, kills, attempts.Load(), retries.Load(),
+		float64(retries.Load())/float64(committed), total)
 	t.Log(report)
 	keys := make([]string, 0, len(causes))
 	for k := range causes {
