@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/herdsafe/backoff"
@@ -330,4 +331,22 @@ func TestDoneContextBeginsNothing(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || d.begins != 0 {
 		t.Fatalf("err = %v after %d begins, want the context's error and none", err, d.begins)
 	}
+}
+
+// A runner given no Retrier makes ten attempts, with waits under a bound
+// that starts at 50 ms and doubles up to 5 s (virtual time).
+func TestDefaultRetrier(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d := &fakeDriver{}
+		start := time.Now()
+		err := sqlretry.RunTx(context.Background(), sqlretry.New(classifier), d, func(context.Context, *fakeTx) error { return errRetry })
+		elapsed := time.Since(start)
+		if !errors.Is(err, backoff.ErrExhausted) || d.begins != 10 {
+			t.Fatalf("err = %v after %d attempts, want exhausted after 10", err, d.begins)
+		}
+		const bound = (50 + 100 + 200 + 400 + 800 + 1600 + 3200 + 5000 + 5000) * time.Millisecond
+		if elapsed > bound || elapsed == 0 {
+			t.Errorf("waited %v in all, want more than nothing and at most %v", elapsed, bound)
+		}
+	})
 }

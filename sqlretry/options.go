@@ -32,10 +32,11 @@ func (c *config) fail(err error) {
 
 // WithRetrier makes the runner retry through r: its BackOff, attempt and
 // time limits, classifiers (which see only the errors this package calls
-// retryable) and instrumenters. A runner given none uses
-// backoff.NewRetrier(backoff.WithMaxTries(10)): ten attempts at most,
-// exponential waits with full jitter, within the driver's default 15
-// minutes.
+// retryable) and instrumenters. A runner given none makes ten attempts at
+// most, with waits drawn uniformly from zero to a bound that starts at 50
+// ms and doubles up to 5 s (an ExponentialBackOff with FullJitter): short
+// enough for a serialization failure, spread enough for a fleet that
+// reconnects after a restart.
 func WithRetrier(r *backoff.Retrier) Option {
 	return func(c *config) {
 		if r == nil {

@@ -3,6 +3,7 @@ package sqlretry
 import (
 	"context"
 	"database/sql"
+	"time"
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/internal/typednil"
@@ -19,8 +20,13 @@ type Runner struct {
 	cfg        config
 }
 
-// defaultRetrier is the Retrier of a Runner given none.
-var defaultRetrier = backoff.NewRetrier(backoff.WithMaxTries(10))
+// defaultRetrier is the Retrier of a Runner given none: see WithRetrier.
+var defaultRetrier = backoff.NewRetrier(backoff.WithMaxTries(10), backoff.WithBackOff(&backoff.ExponentialBackOff{
+	InitialInterval: 50 * time.Millisecond,
+	Multiplier:      2,
+	MaxInterval:     5 * time.Second,
+	Jitter:          backoff.FullJitter,
+}))
 
 // New returns a Runner that classifies errors with c, configured by opts.
 // A nil c, or an option that cannot be used, makes every call of the
