@@ -81,8 +81,9 @@ func (s *shedder) refuse(ctx context.Context, call guard.Call, setTrailer func(m
 
 // gaveUp sets the trailer that asks for no retry on a call whose handler
 // failed (err) after its calls to the tier below gave up (see package
-// hop), unless the handler set a pushback of its own: the tier above
-// then does not retry on top of this tier's retries.
+// hop): the tier above then does not retry on top of this tier's retries.
+// (A pushback the handler set too makes two values, which clients read
+// as no retry as well.)
 func (s *shedder) gaveUp(tier *hop.Tier, err error, setTrailer func(metadata.MD) error) {
 	if err == nil {
 		return
