@@ -52,6 +52,11 @@
 //     failures gRFC A6 counts.
 //   - WithHedging hedges the unary methods it names, through package hedge,
 //     instead of retrying them.
+//   - The waits are the Policy's, full jitter by default: A6 as amended
+//     (grpc/proposal#452) multiplies each nominal wait by a random factor
+//     in [0.8, 1.2], which brings clients that failed together back in
+//     waves; full jitter spreads them over the whole wait. A6BackOff is
+//     A6's schedule, for a client that must wait as gRPC's own retries do.
 //
 // A call that fails returns an error that reads as a gRPC status, so that
 // status.Code and status.FromError keep working, and that unwraps to the
