@@ -97,7 +97,8 @@
 // and the guard's own error (breaker.ErrCircuitOpen...), and the telemetry
 // modules count it under that guard's name. The replay rules, the drain
 // and what the caller gets are the same as with the Transport's own
-// Policy; WithPolicy says what else holds.
+// Policy; WithPolicy says what else holds. [PerHost] gives each host a
+// guard of its own (a breaker per backend), bounded in memory.
 //
 // # Across tiers
 //
