@@ -54,13 +54,18 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec := &recorder{ResponseWriter: w}
-	ctx := r.Context()
-	if caller.HasTimeout {
-		var cancel context.CancelFunc
-		ctx, cancel = s.clock.WithTimeout(ctx, caller.Timeout)
-		defer cancel()
+	if caller.HasTimeout || s.tiers {
+		ctx := r.Context()
+		if caller.HasTimeout {
+			var cancel context.CancelFunc
+			ctx, cancel = s.clock.WithTimeout(ctx, caller.Timeout)
+			defer cancel()
+		}
+		if s.tiers {
+			ctx = hop.Track(ctx, &rec.tier)
+		}
+		r = r.WithContext(ctx)
 	}
-	r = r.WithContext(hop.Track(ctx, &rec.tier))
 	start := s.gate.Start()
 	err := guard.Run(r.Context(), s.g, guard.Call{Attempt: caller.Attempt}, func(context.Context) error {
 		s.gate.Admitted(start)

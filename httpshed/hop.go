@@ -31,6 +31,17 @@ func WithRetryPressure(p float64) Option {
 	}
 }
 
+// WithTier says whether the handler's request context carries a
+// hop.Tier, so that the Shedder answers "do not retry" (hop.StopHeader)
+// for a request whose calls to the tier below gave up (see package hop).
+// The default is true. It costs an admitted request a copy of the
+// *http.Request (net/http's WithContext) and a context value, about a
+// microsecond and 400 bytes: turn it off for a server that calls no other
+// service with httpretry.
+func WithTier(track bool) Option {
+	return func(s *Shedder) { s.tiers = track }
+}
+
 // WithClock makes the Shedder read time on c instead of the time package:
 // the deadline a request's caller sent (hop.TimeoutHeader) and the time
 // requests wait for the guard. Pass a *clock.Mock in a test. A nil c, typed

@@ -216,7 +216,7 @@ func TestRefusesWhatNobodyWaitsFor(t *testing.T) {
 // Transport of tries attempts, with the request's context, and answers
 // with the status it got. Built with the library, it runs behind a
 // Shedder; without, it is a bare handler. It counts the requests it gets.
-func tier(t *testing.T, next string, tries uint, withLibrary bool, calls *atomic.Int64) string {
+func tier(t *testing.T, next string, tries uint, withLibrary bool, calls *atomic.Int64, opts ...Option) string {
 	base := &http.Transport{}
 	t.Cleanup(base.CloseIdleConnections)
 	rt := httpretry.NewTransport(base, zero, httpretry.WithMaxTries(tries))
@@ -233,7 +233,7 @@ func tier(t *testing.T, next string, tries uint, withLibrary bool, calls *atomic
 		w.WriteHeader(resp.StatusCode)
 	})
 	if withLibrary {
-		h = New(bulkhead.New(100)).Handler(h)
+		h = New(bulkhead.New(100), opts...).Handler(h)
 	}
 	srv, _ := serve(t, h)
 	return srv.URL
@@ -250,10 +250,12 @@ func TestChainDoesNotMultiply(t *testing.T) {
 		tries       [2]uint // of the upper tier and of the middle tier
 		bottom      int64
 		stop        string
+		opts        []Option
 	}{
-		{"bare_tiers", false, [2]uint{3, 3}, 27, ""},
-		{"with_the_signal", true, [2]uint{3, 3}, 3, hop.ReasonExhausted},
-		{"middle_tier_without_retries", true, [2]uint{3, 1}, 3, hop.ReasonExhausted},
+		{"bare_tiers", false, [2]uint{3, 3}, 27, "", nil},
+		{"with_the_signal", true, [2]uint{3, 3}, 3, hop.ReasonExhausted, nil},
+		{"middle_tier_without_retries", true, [2]uint{3, 1}, 3, hop.ReasonExhausted, nil},
+		{"without_tier_tracking", true, [2]uint{3, 3}, 27, "", []Option{WithTier(false)}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -262,8 +264,8 @@ func TestChainDoesNotMultiply(t *testing.T) {
 				bottom.Add(1)
 				w.WriteHeader(http.StatusServiceUnavailable)
 			}))
-			url := tier(t, srv.URL, c.tries[1], c.withLibrary, &middle)
-			url = tier(t, url, c.tries[0], c.withLibrary, &upper)
+			url := tier(t, srv.URL, c.tries[1], c.withLibrary, &middle, c.opts...)
+			url = tier(t, url, c.tries[0], c.withLibrary, &upper, c.opts...)
 			resp, _ := get(t, httpretry.NewTransport(base, zero), url) // the user's client: 3 tries
 			if resp.StatusCode != 503 || resp.Header.Get(hop.StopHeader) != c.stop {
 				t.Errorf("the user got %s, %s %q; want 503, %q", resp.Status, hop.StopHeader, resp.Header.Get(hop.StopHeader), c.stop)

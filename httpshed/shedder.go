@@ -41,6 +41,7 @@ type Shedder struct {
 
 	clock         clock.Clock
 	retryPressure float64        // WithRetryPressure's
+	tiers         bool           // WithTier's
 	gate          *pushback.Gate // of g, clock and retryPressure
 }
 
@@ -53,7 +54,7 @@ type Shedder struct {
 // Error and that error. Call Validate at start-up.
 func New(g guard.Guard, opts ...Option) *Shedder {
 	s := &Shedder{g: g, base: DefaultRetryAfter, max: DefaultMaxRetryAfter, random: rand.Float64, status: http.StatusServiceUnavailable,
-		clock: setting.RealClock, retryPressure: DefaultRetryPressure}
+		clock: setting.RealClock, retryPressure: DefaultRetryPressure, tiers: true}
 	switch {
 	case g == nil || typednil.Is(g):
 		settings.Fail(&s.err, "New was given a nil guard.Guard")
