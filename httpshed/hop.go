@@ -6,6 +6,7 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff/hop"
+	"github.com/herdsafe/backoff/pushback"
 )
 
 // WithRetryPressure sets the guard's pressure (pushback.Pressure: a
@@ -61,6 +62,18 @@ func (s *Shedder) QueueTime() time.Duration {
 		return 0
 	}
 	return s.gate.QueueTime()
+}
+
+// Stats returns the counts of the requests the Shedder refused before
+// asking its guard (a retry under pressure, a caller who would not wait
+// for the queue) and the queue's time now, for telemetry: the telemetry
+// modules' ObserveShedder reports them. An invalid Shedder returns the
+// zero GateStats. It is safe for concurrent use.
+func (s *Shedder) Stats() pushback.GateStats {
+	if s.Validate() != nil {
+		return pushback.GateStats{}
+	}
+	return s.gate.Stats()
 }
 
 // refuse answers a request the Shedder refused before its guard, saying

@@ -83,6 +83,24 @@ type Gate struct {
 	pressure float64
 	queues   bool         // g can make a caller wait
 	wait     atomic.Int64 // the last admitted call's wait for g, in nanoseconds
+
+	retriesRefused atomic.Uint64
+	lateRefused    atomic.Uint64
+}
+
+// GateStats are a Gate's counts, for telemetry.
+type GateStats struct {
+	// RetriesRefused counts the retries refused under pressure, and
+	// LateRefused the requests refused because their caller would not
+	// wait for the queue, since the Gate was made.
+	RetriesRefused, LateRefused uint64
+	// QueueTime is QueueTime now.
+	QueueTime time.Duration
+}
+
+// Stats returns the Gate's counts. It is safe for concurrent use.
+func (gt *Gate) Stats() GateStats {
+	return GateStats{RetriesRefused: gt.retriesRefused.Load(), LateRefused: gt.lateRefused.Load(), QueueTime: gt.QueueTime()}
 }
 
 // NewGate returns the Gate of the guard g, reading time on clk, which
@@ -104,8 +122,10 @@ func NewGate(g guard.Guard, clk clock.Clock, pressure float64) *Gate {
 func (gt *Gate) Refuse(attempt int, timeout time.Duration, hasTimeout bool) string {
 	switch {
 	case hasTimeout && (timeout <= 0 || timeout < gt.QueueTime()):
+		gt.lateRefused.Add(1)
 		return hop.ReasonDeadline
 	case attempt > 1 && !math.IsInf(gt.pressure, 1) && Pressure(gt.g) >= gt.pressure:
+		gt.retriesRefused.Add(1)
 		return hop.ReasonOverloaded
 	}
 	return ""
