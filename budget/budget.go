@@ -102,7 +102,10 @@ func NewRatio(opts ...Option) *Budget {
 //
 // It must see every call it limits: first attempts too, inside the retry
 // stage (as policy.Guard puts it), and it counts a call until Record,
-// so a call admitted and never recorded holds its place for good. A bad
+// so a call admitted and never recorded holds its place for good. Package
+// hedge asks its budget (hedge.WithBudget) for the hedged attempts only,
+// never for the first: there an in-flight budget counts only hedges, and
+// its minimum is the most hedges in flight at once. A bad
 // option (see Option) makes a Budget that refuses every call with its
 // error, which Validate reports.
 func NewInFlight(opts ...Option) *Budget {
