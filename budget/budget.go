@@ -18,7 +18,8 @@ import (
 type Budget struct {
 	tokens *tokenBucket // NewTokenBucket
 	ratio  *ratioBudget // NewRatio
-	err    error        // the configuration's error; then both are nil
+	flight *inFlight    // NewInFlight
+	err    error        // the configuration's error; then all are nil
 
 	allowed atomic.Uint64
 	refused atomic.Uint64
@@ -46,7 +47,7 @@ var (
 // A bad option (see Option) makes a Budget that refuses every call with
 // its error, which Validate reports.
 func NewTokenBucket(opts ...Option) *Budget {
-	c := newConfig(false, opts)
+	c := newConfig(kindTokens, opts)
 	if c.err != nil {
 		return &Budget{err: c.err}
 	}
@@ -73,11 +74,46 @@ func NewTokenBucket(opts ...Option) *Budget {
 // A bad option (see Option) makes a Budget that refuses every call with
 // its error, which Validate reports.
 func NewRatio(opts ...Option) *Budget {
-	c := newConfig(true, opts)
+	c := newConfig(kindRatio, opts)
 	if c.err != nil {
 		return &Budget{err: c.err}
 	}
 	return &Budget{ratio: newRatioBudget(c)}
+}
+
+// NewInFlight returns a Budget that admits a retry while the retries in
+// flight, with it, are at most a fraction of all the calls in flight
+// through it (WithInFlightRatio, default 0.2), or a minimum
+// (WithMinRetryConcurrency, default 3), whichever is more. It counts what
+// is in flight, not what happened: a call is in flight from Allow to
+// Record, first attempts and retries alike, and a refused retry is not.
+// Its limit follows the load at once, with no window and no clock: a
+// client with 100 calls in flight may have 20 retries in flight; a quiet
+// one, 3.
+//
+// This is Envoy's retry_budget (a cluster's circuit breaker thresholds:
+// budget_percent, default 20%, and min_retry_concurrency, default 3),
+// which Istio exposes as retryBudget; failsafe-go's budget has the same
+// shape. Prefer it to NewRatio where calls are long or their rate swings,
+// so that the retries a client may send follow what is in flight now
+// rather than the requests of the last seconds; prefer NewRatio or
+// NewTokenBucket for short calls, where few are ever in flight and the
+// minimum would allow every retry.
+//
+// It must see every call it limits: first attempts too, inside the retry
+// stage (as policy.Guard puts it), and it counts a call until Record,
+// so a call admitted and never recorded holds its place for good. Package
+// hedge asks its budget (hedge.WithBudget) for the hedged attempts only,
+// never for the first: there an in-flight budget counts only hedges, and
+// its minimum is the most hedges in flight at once. A bad
+// option (see Option) makes a Budget that refuses every call with its
+// error, which Validate reports.
+func NewInFlight(opts ...Option) *Budget {
+	c := newConfig(kindInFlight, opts)
+	if c.err != nil {
+		return &Budget{err: c.err}
+	}
+	return &Budget{flight: newInFlight(c)}
 }
 
 // Validate reports the Budget's configuration error, if it has one: an
@@ -85,7 +121,7 @@ func NewRatio(opts ...Option) *Budget {
 // It makes the Budget a [guard.Validator]: policy.Guard calls it, so that
 // a Policy with a bad Budget fails before it runs anything.
 func (b *Budget) Validate() error {
-	if b == nil || (b.err == nil && b.tokens == nil && b.ratio == nil) {
+	if b == nil || (b.err == nil && b.tokens == nil && b.ratio == nil && b.flight == nil) {
 		return errZero
 	}
 	return b.err
@@ -102,35 +138,50 @@ func (b *Budget) Allow(ctx context.Context, c guard.Call) (guard.Permit, error) 
 	if ctx == nil {
 		return guard.Permit{}, errNilContext
 	}
-	if b == nil || (b.tokens == nil && b.ratio == nil) {
+	if b == nil || (b.tokens == nil && b.ratio == nil && b.flight == nil) {
 		return guard.Permit{}, b.Validate()
 	}
 	if c.Attempt <= 1 {
-		if b.ratio != nil {
+		switch {
+		case b.ratio != nil:
 			b.ratio.deposit()
+		case b.flight != nil:
+			b.flight.start()
 		}
 		return guard.Permit{}, nil
 	}
 	var ok bool
-	if b.tokens != nil {
+	switch {
+	case b.tokens != nil:
 		ok = b.tokens.allowRetry()
-	} else {
+	case b.ratio != nil:
 		ok = b.ratio.withdraw()
+	default:
+		ok = b.flight.retry()
 	}
 	if !ok {
 		b.refused.Add(1)
 		return guard.Permit{}, ErrBudgetExhausted
 	}
 	b.allowed.Add(1)
-	return guard.Permit{}, nil
+	return guard.Permit{Token: permitRetry}, nil
 }
+
+// permitRetry is the Permit.Token of an admitted retry.
+const permitRetry = 1
 
 // Record reports how a call that Allow admitted ended. A token bucket
 // counts it as NewTokenBucket says, calling WithIsFailure's classifier for
-// an error; a ratio budget counted the call at Allow and does nothing.
-func (b *Budget) Record(_ guard.Permit, o guard.Outcome) {
-	if b != nil && b.tokens != nil {
+// an error; a ratio budget counted the call at Allow and does nothing; an
+// in-flight budget counts it out of the calls in flight, however it
+// ended.
+func (b *Budget) Record(p guard.Permit, o guard.Outcome) {
+	switch {
+	case b == nil:
+	case b.tokens != nil:
 		b.tokens.record(o)
+	case b.flight != nil:
+		b.flight.end(p.Token == permitRetry)
 	}
 }
 
@@ -160,7 +211,9 @@ type Stats struct {
 	// for a ratio budget.
 	Tokens float64
 	// Requests and Retries are the first attempts and the admitted
-	// retries in a ratio budget's window now; 0 for a token bucket.
+	// retries in a ratio budget's window now; for an in-flight budget,
+	// the calls (retries included) and the retries in flight now; 0 for a
+	// token bucket.
 	Requests uint64
 	Retries  uint64
 	// Allowed and Refused count the retries admitted and refused since
@@ -184,6 +237,9 @@ func (b *Budget) Stats() Stats {
 		e := b.ratio.w.Epoch()
 		s.Requests = b.ratio.w.Count(e, requests)
 		s.Retries = b.ratio.w.Count(e, retries)
+	case b.flight != nil:
+		s.Requests = uint64(max(b.flight.calls.Load(), 0))
+		s.Retries = uint64(max(b.flight.retries.Load(), 0))
 	}
 	return s
 }

@@ -24,7 +24,7 @@
 // only learns how calls ended. A retry loop of your own passes the
 // attempt's number to [guard.Run] itself (see [Budget.Run]).
 //
-// There are two budgets, each with the figures of a well-known
+// There are three budgets, each with the figures of a well-known
 // implementation as its defaults:
 //
 //   - [NewTokenBucket] is gRPC's retry throttling, from gRFC A6 "gRPC
@@ -46,8 +46,15 @@
 //     budget_percent, default 20%, and min_retry_concurrency, default 3)
 //     caps the same fraction over the requests in flight rather than over
 //     time. See NewRatio for what was adapted.
+//   - [NewInFlight] is Envoy's retry_budget (Istio's retryBudget): the
+//     retries in flight may be at most a fraction of all the calls in
+//     flight (20%), or a minimum (3), whichever is more. It has no window
+//     and reads no clock: its limit follows the load at once. It suits
+//     long calls, or a load that swings; the others suit short calls, of
+//     which few are ever in flight at once.
 //
-// Both are safe for concurrent use. A first attempt and the record of a
+// All are safe for concurrent use; an in-flight budget takes no lock at
+// all, its counts being two atomic words. A first attempt and the record of a
 // success take no lock and allocate nothing: the token count is one atomic
 // word, which a success on a full bucket only reads, and the ratio
 // budget's window is a ring of atomic counters, which a first attempt

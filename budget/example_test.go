@@ -107,3 +107,24 @@ func ExampleBudget_Run() {
 	// Output:
 	// 1 calls; true true
 }
+
+// An in-flight budget caps the retries in flight: here 20% of the calls
+// in flight, or 3, whichever is more.
+func ExampleNewInFlight() {
+	b := budget.NewInFlight()
+	ctx := context.Background()
+	for range 30 { // 30 first attempts in flight
+		if _, err := b.Allow(ctx, guard.Call{Attempt: 1}); err != nil {
+			fmt.Println(err)
+		}
+	}
+	admitted := 0
+	for range 20 {
+		if _, err := b.Allow(ctx, guard.Call{Attempt: 2}); err == nil {
+			admitted++
+		}
+	}
+	s := b.Stats()
+	fmt.Printf("%d retries admitted; %d of %d calls in flight are retries\n", admitted, s.Retries, s.Requests)
+	// Output: 7 retries admitted; 7 of 37 calls in flight are retries
+}

@@ -23,6 +23,12 @@ const (
 	DefaultWindow              = 10 * time.Second
 	DefaultMinRetriesPerSecond = 10
 	DefaultRetryRatio          = 0.2
+	// DefaultInFlightRatio and DefaultMinRetryConcurrency are an in-flight
+	// budget's figures unless WithInFlightRatio and WithMinRetryConcurrency
+	// say otherwise: Envoy's retry_budget defaults (budget_percent 20%,
+	// min_retry_concurrency 3).
+	DefaultInFlightRatio       = 0.2
+	DefaultMinRetryConcurrency = 3
 )
 
 // MinWindow is the shortest window WithWindow accepts, 10 ms: the window
@@ -46,7 +52,8 @@ type Option func(*config)
 
 // config is what the options set.
 type config struct {
-	ratio bool // NewRatio; otherwise NewTokenBucket
+	kind  kind
+	ratio bool // NewRatio
 
 	maxTokens  float64
 	tokenRatio float64
@@ -57,6 +64,9 @@ type config struct {
 	minPerSec  float64
 	retryRatio float64
 
+	inFlightRatio float64
+	minRetries    int64
+
 	clock clock.Clock
 	err   error // the first bad setting
 }
@@ -64,19 +74,62 @@ type config struct {
 // fail records the first bad setting.
 func (c *config) fail(format string, args ...any) { settings.Fail(&c.err, format, args...) }
 
-// tokensOnly and ratioOnly report an option given to the wrong budget.
-func (c *config) tokensOnly(name string) bool {
-	if c.ratio {
-		c.fail("%s applies to a token bucket (NewTokenBucket), not to a ratio budget", name)
+// kind is the kind of budget a constructor makes.
+type kind uint8
+
+const (
+	kindTokens kind = iota
+	kindRatio
+	kindInFlight
+)
+
+// names and constructors are the kinds' names in an error.
+var (
+	names        = [...]string{kindTokens: "a token bucket", kindRatio: "a ratio budget", kindInFlight: "an in-flight budget"}
+	constructors = [...]string{kindTokens: "NewTokenBucket", kindRatio: "NewRatio", kindInFlight: "NewInFlight"}
+)
+
+// only reports whether the budget is of kind k, and records, if not, that
+// the option named name applies to k only.
+func (c *config) only(k kind, name string) bool {
+	if c.kind != k {
+		c.fail("%s applies to %s (%s), not to %s", name, names[k], constructors[k], names[c.kind])
 	}
-	return !c.ratio
+	return c.kind == k
 }
 
-func (c *config) ratioOnly(name string) bool {
-	if !c.ratio {
-		c.fail("%s applies to a ratio budget (NewRatio), not to a token bucket", name)
+// tokensOnly and ratioOnly report an option given to the wrong budget.
+func (c *config) tokensOnly(name string) bool { return c.only(kindTokens, name) }
+
+func (c *config) ratioOnly(name string) bool { return c.only(kindRatio, name) }
+
+// WithInFlightRatio sets the share of the calls in flight that may be
+// retries in an in-flight budget, Envoy's budget_percent as a fraction
+// (default DefaultInFlightRatio). It must be in [0, 1]: 0 leaves only the
+// minimum (WithMinRetryConcurrency), 1 allows every call in flight to be
+// a retry.
+func WithInFlightRatio(r float64) Option {
+	return func(c *config) {
+		if c.only(kindInFlight, "WithInFlightRatio") {
+			setting.Between(settings, &c.err, &c.inFlightRatio, r, 0, 1, "WithInFlightRatio")
+		}
 	}
-	return c.ratio
+}
+
+// WithMinRetryConcurrency sets the retries an in-flight budget allows in
+// flight whatever the load, Envoy's min_retry_concurrency (default
+// DefaultMinRetryConcurrency), so that a client with few calls in flight
+// can still retry. 0 gives no minimum; it must be in [0, 1e9].
+func WithMinRetryConcurrency(n int) Option {
+	return func(c *config) {
+		if c.only(kindInFlight, "WithMinRetryConcurrency") {
+			if n < 0 || n > maxFigure {
+				c.fail("WithMinRetryConcurrency(%d): must be in [0, 1e9]", n)
+				return
+			}
+			c.minRetries = int64(n)
+		}
+	}
 }
 
 // WithMaxTokens sets a token bucket's capacity and starting count, gRPC's
@@ -182,8 +235,8 @@ func WithRetryRatio(r float64) Option {
 
 // WithClock makes a ratio budget measure its window on c, such as a
 // *clock.Mock in a test or the herd simulator's virtual clock (default
-// clock.New(), the time package). A token bucket reads no clock and
-// ignores it (a fleet-wide one of module redisguard times its way to Redis
+// clock.New(), the time package). A token bucket and an in-flight budget
+// read no clock and ignore it (a fleet-wide one of module redisguard times its way to Redis
 // with it). A nil c, typed or not, is reported as
 // ErrInvalidConfiguration.
 func WithClock(c clock.Clock) Option {
@@ -192,21 +245,21 @@ func WithClock(c clock.Clock) Option {
 
 // newConfig returns the configuration of the options, over the defaults of
 // the budget kind.
-func newConfig(ratio bool, opts []Option) *config {
+func newConfig(k kind, opts []Option) *config {
 	c := &config{
-		ratio:      ratio,
+		kind:       k,
+		ratio:      k == kindRatio,
 		maxTokens:  DefaultMaxTokens,
 		tokenRatio: DefaultTokenRatio,
 		window:     DefaultWindow,
 		minPerSec:  DefaultMinRetriesPerSecond,
 		retryRatio: DefaultRetryRatio,
 		clock:      setting.RealClock,
+
+		inFlightRatio: DefaultInFlightRatio,
+		minRetries:    DefaultMinRetryConcurrency,
 	}
-	constructor := "NewTokenBucket"
-	if ratio {
-		constructor = "NewRatio"
-	}
-	setting.Apply(settings, &c.err, constructor, c, opts)
+	setting.Apply(settings, &c.err, constructors[k], c, opts)
 	if c.ratio && c.err == nil && c.offset >= c.window {
 		c.fail("WithWindowOffset was given %v; it must be shorter than the window (%v)", c.offset, c.window)
 	}

@@ -53,6 +53,7 @@ func failure(ctx context.Context, err error) error {
 	if !ok {
 		be = &backoff.Error{Cause: backoff.ErrExhausted, LastErr: err, Attempts: 1}
 	}
+	giveUp(ctx, be)
 	st := statusOf(be.LastErr)
 	switch {
 	case st != nil:

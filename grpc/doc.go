@@ -52,6 +52,11 @@
 //     failures gRFC A6 counts.
 //   - WithHedging hedges the unary methods it names, through package hedge,
 //     instead of retrying them.
+//   - The waits are the Policy's, full jitter by default: A6 as amended
+//     (grpc/proposal#452) multiplies each nominal wait by a random factor
+//     in [0.8, 1.2], which brings clients that failed together back in
+//     waves; full jitter spreads them over the whole wait. A6BackOff is
+//     A6's schedule, for a client that must wait as gRPC's own retries do.
 //
 // A call that fails returns an error that reads as a gRPC status, so that
 // status.Code and status.FromError keep working, and that unwraps to the
@@ -68,6 +73,24 @@
 // the wait of package github.com/herdsafe/backoff/pushback, read from the
 // guard's state and spread so that the clients it sheds do not come back
 // together, as package httpshed's Retry-After is, in milliseconds.
+//
+// Before the guard is asked, the server interceptors read what the call
+// tells of its client: a retry (grpc-previous-rpc-attempts above 0) is
+// refused while the guard's pressure (pushback.Pressure) is at
+// WithRetryPressure's threshold (0.8 by default), so that a retry never
+// takes the place of a first call, and a call whose deadline is sooner
+// than the time calls now wait in the guard's queue is refused at once,
+// since nobody would wait for its answer. Both are answered with the shed
+// code and a grpc-retry-pushback-ms of -1: do not retry.
+//
+// The handler's context carries a hop.Tier (package
+// github.com/herdsafe/backoff/hop). A client interceptor of this package
+// that the handler calls the tier below with, with that context, marks it
+// when it gives up after retrying, on a pushback that said not to retry,
+// or on a guard's refusal; the server interceptor then adds a
+// grpc-retry-pushback-ms of -1 to the handler's error. So in a chain of services built with this module
+// only the lowest tier that retries does, and a failing dependency at the
+// bottom sees one tier's retries per user call, not their product.
 //
 // # Tests
 //

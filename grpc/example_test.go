@@ -201,3 +201,22 @@ func ExampleCodes() {
 	// true
 	// false
 }
+
+// A client whose retries wait as gRPC's own retries do, under the service
+// config's initialBackoff 1 s, maxBackoff 10 s, backoffMultiplier 2.
+func ExampleA6BackOff() {
+	b, err := grpcbackoff.A6BackOff(time.Second, 10*time.Second, 2)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	p := policy.New(policy.Retry(backoff.WithBackOff(b), backoff.WithMaxTries(5)))
+	_ = grpcbackoff.UnaryClientInterceptor(p)
+
+	b.Random = func() float64 { return 1 } // the longest waits, for a stable output
+	for range 5 {
+		fmt.Print(b.NextBackOff(), " ")
+	}
+	fmt.Println()
+	// Output: 1.2s 2.4s 4.8s 9.6s 12s
+}

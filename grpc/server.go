@@ -7,8 +7,10 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/hop"
 	"github.com/herdsafe/backoff/internal/typednil"
 	"github.com/herdsafe/backoff/pushback"
 	"google.golang.org/grpc"
@@ -33,6 +35,9 @@ type shedder struct {
 	base, max time.Duration  // WithPushback's
 	random    func() float64 // WithPushbackRandom's
 	rule      pushback.Rule  // of base, max and random
+	clock     clock.Clock    // WithShedClock's
+	pressure  float64        // WithRetryPressure's
+	gate      *pushback.Gate // of g, clock and pressure
 	err       error
 }
 
@@ -43,7 +48,8 @@ func (s *shedder) fail(format string, args ...any) {
 }
 
 func newShedder(name string, g guard.Guard, opts []ServerOption) *shedder {
-	s := &shedder{g: g, code: codes.Unavailable, base: DefaultPushback, max: DefaultMaxPushback, random: rand.Float64}
+	s := &shedder{g: g, code: codes.Unavailable, base: DefaultPushback, max: DefaultMaxPushback, random: rand.Float64,
+		clock: realClock, pressure: DefaultRetryPressure}
 	switch {
 	case g == nil || typednil.Is(g):
 		s.fail("%s was given a nil guard.Guard", name)
@@ -62,6 +68,9 @@ func newShedder(name string, g guard.Guard, opts []ServerOption) *shedder {
 		o(s)
 	}
 	s.rule = s.newRule()
+	if s.err == nil {
+		s.gate = pushback.NewGate(g, s.clock, s.pressure)
+	}
 	return s
 }
 
@@ -146,18 +155,27 @@ func UnaryServerInterceptor(g guard.Guard, opts ...ServerOption) grpc.UnaryServe
 		if s.err != nil {
 			return nil, status.Error(codes.Internal, s.err.Error())
 		}
+		setTrailer := func(md metadata.MD) error { return grpc.SetTrailer(ctx, md) }
+		call := s.call(ctx)
+		if err := s.refuse(ctx, call, setTrailer); err != nil {
+			return nil, err
+		}
 		var resp any
 		ran := false
-		err := guard.Run(ctx, s.g, s.call(ctx), func(ctx context.Context) error {
+		tier := new(hop.Tier)
+		start := s.gate.Start()
+		err := guard.Run(hop.Track(ctx, tier), s.g, call, func(ctx context.Context) error {
+			s.gate.Admitted(start)
 			ran = true
 			var err error
 			resp, err = handler(ctx, req)
 			return err
 		})
 		if ran || err == nil {
+			s.gaveUp(tier, err, setTrailer)
 			return resp, err
 		}
-		return nil, s.shed(ctx, err, func(md metadata.MD) error { return grpc.SetTrailer(ctx, md) })
+		return nil, s.shed(ctx, err, setTrailer)
 	}
 }
 
@@ -172,15 +190,24 @@ func StreamServerInterceptor(g guard.Guard, opts ...ServerOption) grpc.StreamSer
 			return status.Error(codes.Internal, s.err.Error())
 		}
 		ctx := ss.Context()
-		ran := false
-		err := guard.Run(ctx, s.g, s.call(ctx), func(context.Context) error {
-			ran = true
-			return handler(srv, ss)
-		})
-		if ran || err == nil {
+		setTrailer := func(md metadata.MD) error { ss.SetTrailer(md); return nil }
+		call := s.call(ctx)
+		if err := s.refuse(ctx, call, setTrailer); err != nil {
 			return err
 		}
-		return s.shed(ctx, err, func(md metadata.MD) error { ss.SetTrailer(md); return nil })
+		ran := false
+		tier := new(hop.Tier)
+		start := s.gate.Start()
+		err := guard.Run(ctx, s.g, call, func(context.Context) error {
+			s.gate.Admitted(start)
+			ran = true
+			return handler(srv, &trackedStream{ServerStream: ss, ctx: hop.Track(ctx, tier)})
+		})
+		if ran || err == nil {
+			s.gaveUp(tier, err, setTrailer)
+			return err
+		}
+		return s.shed(ctx, err, setTrailer)
 	}
 }
 

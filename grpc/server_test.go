@@ -175,7 +175,7 @@ func TestServerBreakerPushback(t *testing.T) {
 // A throttle asks for the base wait over 1 − p, p its probability of
 // rejection.
 func TestServerThrottlePushback(t *testing.T) {
-	th := throttle.New(throttle.WithClock(spectest.NewClock()), throttle.WithRandom(func() float64 { return 0 }))
+	th := throttle.New(throttle.WithClock(spectest.NewClock()), throttle.WithRandom(func() float64 { return 0 }), throttle.WithMaxRejection(1))
 	e := failing(codes.Internal)
 	cc := dial(t, shedServer(t, e, th, grpcbackoff.WithPushback(100*time.Millisecond, time.Minute)))
 	for range 10 { // the handler's failures, then the throttle's rejections

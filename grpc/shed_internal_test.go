@@ -41,7 +41,7 @@ func states(t *testing.T) (sts []state, release func()) {
 	releaseLimiter, over := guardstate.Crowd(t, lim, 3, 4)
 	cb, _, open := guardstate.OpenBreaker(t, 30*time.Second, 12300*time.Millisecond)
 
-	th := throttle.New(throttle.WithClock(spectest.NewClock()), throttle.WithRandom(func() float64 { return 0.99999 }))
+	th := throttle.New(throttle.WithClock(spectest.NewClock()), throttle.WithRandom(func() float64 { return 0.99999 }), throttle.WithMaxRejection(1))
 	for range 3 { // p = 3/4
 		p, _ := th.Allow(context.Background(), guard.Call{Attempt: 1})
 		th.Record(p, guard.Outcome{Err: errors.New("failed")})

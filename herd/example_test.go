@@ -122,7 +122,7 @@ func ExampleOutageStrategies() {
 	// ratio-10     1.17×
 	// breaker      0.01×
 	// throttle     2.23×
-	// combined     0.01×
+	// combined     0.00×
 }
 
 // Check what a concurrency guard does to a server with more work than it

@@ -59,6 +59,9 @@ var guardKinds = []GuardKind{
 	{"ratio", "Finagle's retry budget: budget.NewRatio", func() GuardSpec {
 		return &RatioBudget{Ratio: budget.DefaultRetryRatio, Reserve: budget.DefaultMinRetriesPerSecond, Window: budget.DefaultWindow}
 	}},
+	{"in-flight", "Envoy's retry budget, over the calls in flight: budget.NewInFlight", func() GuardSpec {
+		return &InFlightBudget{Ratio: budget.DefaultInFlightRatio, Min: budget.DefaultMinRetryConcurrency}
+	}},
 	{"breaker", "a circuit breaker tripped by failures in a row, or with rate by a failure rate: breaker.New", func() GuardSpec {
 		return &Breaker{Failures: breaker.DefaultConsecutiveFailures, Open: breaker.DefaultOpenDuration,
 			Probes: breaker.DefaultProbes, Successes: breaker.DefaultProbeSuccesses}
@@ -204,6 +207,26 @@ func (s *Breaker) NewGuard(env GuardEnv) guard.Guard {
 		opts = append(opts, breaker.WithSlowCalls(s.Slow, s.SlowRate))
 	}
 	return breaker.New(opts...)
+}
+
+// InFlightBudget is a budget.NewInFlight: Envoy's retry budget, the
+// retries in flight at most a share of the calls in flight, or a minimum.
+type InFlightBudget struct {
+	Ratio float64 // budget.WithInFlightRatio
+	Min   int     // budget.WithMinRetryConcurrency
+}
+
+func (*InFlightBudget) Kind() string { return "in-flight" }
+
+func (s *InFlightBudget) Params() []Param {
+	return []Param{
+		{"ratio", "the share of the calls in flight that may be retries", &s.Ratio},
+		{"min", "retries allowed in flight whatever the load", &s.Min},
+	}
+}
+
+func (s *InFlightBudget) NewGuard(GuardEnv) guard.Guard {
+	return budget.NewInFlight(budget.WithInFlightRatio(s.Ratio), budget.WithMinRetryConcurrency(s.Min))
 }
 
 // Throttle is a throttle.New: the SRE book's adaptive throttling,

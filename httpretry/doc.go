@@ -97,7 +97,27 @@
 // and the guard's own error (breaker.ErrCircuitOpen...), and the telemetry
 // modules count it under that guard's name. The replay rules, the drain
 // and what the caller gets are the same as with the Transport's own
-// Policy; WithPolicy says what else holds.
+// Policy; WithPolicy says what else holds. [PerHost] gives each host a
+// guard of its own (a breaker per backend), bounded in memory.
+//
+// # Across tiers
+//
+// Every attempt carries the headers of package hop (unless
+// [WithHopHeaders] turns them off): X-Attempt-Count, its number from 1, and,
+// when the request's context has a deadline, X-Request-Timeout-Ms, the
+// whole milliseconds left of it. A server of package httpshed reads them
+// to shed retries first and to refuse at once a request it could not
+// answer in time.
+//
+// A retryable response that carries X-Do-Not-Retry (hop.StopHeader), or
+// Envoy's X-Envoy-Overloaded, is not retried: the caller gets it at once,
+// and the retry stage's Cause is backoff.ErrRetriesCanceled, the attempt's
+// *StatusError matching hop.ErrDoNotRetry. When the request's context
+// carries a hop.Tier (the handler of an httpshed middleware's, in a
+// service that calls the next), the Transport marks it when it gives up
+// after retrying, on such a response, or on a guard's refusal, so that the
+// service answers its own caller "do not retry" and the retries of a chain
+// of services do not multiply.
 //
 // # Context
 //

@@ -12,6 +12,7 @@ import (
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/bulkhead"
+	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/httpretry"
 	"github.com/herdsafe/backoff/policy"
 )
@@ -146,4 +147,34 @@ func ExampleRetryAfterWait() {
 	// 2.5s
 	// 2.999s
 	// 300ms
+}
+
+// A breaker per host: the bad backend's opens, the good one's stays
+// closed.
+func ExamplePerHost() {
+	bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer bad.Close()
+	good := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer good.Close()
+
+	hosts := httpretry.PerHost(func(string) guard.Guard { return breaker.New(breaker.WithConsecutiveFailures(3)) })
+	p := policy.New(httpretry.Retry(httpretry.WithBackOff(&backoff.ZeroBackOff{})), policy.Guard(hosts))
+	client := &http.Client{Transport: httpretry.NewTransport(nil, httpretry.WithPolicy(p))}
+	defer client.CloseIdleConnections()
+
+	for _, url := range []string{bad.URL, bad.URL, good.URL} {
+		resp, err := client.Get(url)
+		if err != nil {
+			fmt.Println(errors.Is(err, breaker.ErrCircuitOpen))
+			continue
+		}
+		resp.Body.Close()
+		fmt.Println(resp.Status)
+	}
+	// Output:
+	// 503 Service Unavailable
+	// true
+	// 200 OK
 }

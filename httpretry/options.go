@@ -54,6 +54,7 @@ type config struct {
 	random        func() float64
 	policy        *policy.Policy
 	transportOpt  string // the first option given that configures the Transport only
+	hopHeaders    bool
 
 	// The retry stage's: the core's options, in the order given, and what
 	// the Transport itself reads of them.
@@ -78,6 +79,7 @@ func newConfig() config {
 		clock:         setting.RealClock,
 		random:        rand.Float64,
 		name:          "httpretry",
+		hopHeaders:    true,
 	}
 }
 
@@ -294,6 +296,27 @@ func WithMaxRetryAfter(d time.Duration) Option {
 	return func(c *config) {
 		c.transport("WithMaxRetryAfter")
 		setting.NotNegative(settings, &c.err, &c.maxRetryAfter, d, "WithMaxRetryAfter")
+	}
+}
+
+// WithHopHeaders says whether every attempt carries the headers of
+// package hop: hop.AttemptHeader (X-Attempt-Count), its number from 1, and,
+// when the attempt's context has a deadline, hop.TimeoutHeader
+// (X-Request-Timeout-Ms), the whole milliseconds left until it, read on
+// the Transport's clock. A server of package httpshed reads them to shed
+// retries before first calls and to refuse at once a request whose caller
+// will not wait for its queue; a server that knows nothing of them ignores
+// them. The default is true; turn them off for a server that must not
+// learn them, such as a third party's. Values the caller's request has
+// under these names are replaced. It configures the Transport.
+//
+// Whatever this setting, a response carrying hop.StopHeader
+// (X-Do-Not-Retry) or Envoy's X-Envoy-Overloaded is not retried (see
+// Transport.RoundTrip).
+func WithHopHeaders(send bool) Option {
+	return func(c *config) {
+		c.transport("WithHopHeaders")
+		c.hopHeaders = send
 	}
 }
 

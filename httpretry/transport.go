@@ -40,6 +40,7 @@ type Transport struct {
 	own           bool           // the Policy is the Transport's own: one retry stage, of its options
 	marked        bool           // the retry stage has the marker: it is the user's, or it is observed
 	maxTries      uint           // the own retry stage's attempt budget
+	hopHeaders    bool           // send the attempt and the deadline with every attempt
 	err           error          // the first invalid setting
 }
 
@@ -77,6 +78,7 @@ func NewTransport(base http.RoundTripper, opts ...Option) *Transport {
 		random:        c.random,
 		policy:        c.policy,
 		maxTries:      c.maxTries,
+		hopHeaders:    c.hopHeaders,
 		err:           c.err,
 	}
 	switch {
@@ -164,6 +166,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if c.misused != "" {
 		err = c.misuseError(err)
 	}
+	c.giveUp(err)
 	if err == nil {
 		if resp == nil { // a Fallback of the user's Policy
 			return nil, &backoff.Error{Cause: errNoResponse}
@@ -226,6 +229,8 @@ type call struct {
 	next            io.ReadCloser  // the next attempt's body, from GetBody
 	resp            *http.Response // the last attempt's response, while the call holds it
 	retried         *StatusError   // the last attempt's, if it asked for a retry
+	failing         bool           // the last attempt failed for a reason worth a retry
+	stopped         bool           // the last response said not to retry
 }
 
 // cleanUp closes what the call still holds when RoundTrip returns, or when
@@ -278,6 +283,10 @@ func (c *call) attempt(actx context.Context) error {
 		return backoff.Permanent(err)
 	}
 	c.sent = true
+	if c.t.hopHeaders {
+		c.hopHeader(actx, r.Header)
+	}
+	c.failing, c.stopped = false, false
 	resp, err := c.roundTrip(r, d)
 	if err != nil {
 		return c.failed(err)
@@ -324,9 +333,14 @@ func (c *call) judge(resp *http.Response) error {
 	if !c.t.retryable(c.req, resp, nil) {
 		return nil
 	}
+	c.failing = true
 	serr := &StatusError{Method: method(c.req), URL: redactURL(c.req.URL), StatusCode: resp.StatusCode}
 	switch {
-	case c.Context.Err() != nil, c.last():
+	case c.Context.Err() != nil:
+		return serr // the driver reports the context
+	case c.stop(resp, serr):
+		return serr // the driver stops: the server asked for no retry
+	case c.last():
 		return serr // the driver reports the context, or the budget
 	case !c.eligible:
 		serr.reason = errMethodNotReplayable
@@ -431,6 +445,7 @@ func (c *call) prepare() error {
 // failed classifies a transport error for the driver.
 func (c *call) failed(err error) error {
 	transient := c.t.retryable(c.req, nil, err)
+	c.failing = transient
 	refused := refusedStream(err)
 	err = redactError(err, c.req.URL)
 	switch {

@@ -20,6 +20,7 @@ func BenchmarkHandler(b *testing.B) {
 	}{
 		{"bare", h},
 		{"shed", New(bulkhead.New(100)).Handler(h)},
+		{"shed_without_tier", New(bulkhead.New(100), WithTier(false)).Handler(h)},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			w := httptest.NewRecorder()

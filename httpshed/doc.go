@@ -30,14 +30,50 @@
 //
 // # What the guard sees
 //
-// The guard is asked with guard.Call{Attempt: 1}: a server cannot tell a
-// retry from a first request, so a retry budget has nothing to limit
-// there. The handler's response is the outcome the guard records: a 5xx
-// status is a failure, any other a success, a request whose client went
-// away before the handler returned is abandoned (guard.Outcome.Abandoned),
-// and a handler that panics is recorded with guard.ErrPanicked before the
-// panic goes on to net/http. A guard's refusal is answered with the
-// Shedder's status (503, or 429 with WithStatus) and Retry-After; an error
-// the guard marked as the call's own failure (guard.Failure, as a chaos
-// guard injects) with the same status and no Retry-After.
+// The guard is asked with the request's attempt number, which a client of
+// package httpretry sends in hop.AttemptHeader (X-Attempt-Count; a request
+// without it is a first attempt), so that a retry budget of the server's
+// own limits retries. The handler's response is the outcome the guard
+// records: a 5xx status is a failure, any other a success, a request whose
+// client went away before the handler returned is abandoned
+// (guard.Outcome.Abandoned), and a handler that panics is recorded with
+// guard.ErrPanicked before the panic goes on to net/http. A guard's
+// refusal is answered with the Shedder's status (503, or 429 with
+// WithStatus) and Retry-After; an error the guard marked as the call's own
+// failure (guard.Failure, as a chaos guard injects) with the same status
+// and no Retry-After.
+//
+// # Retries first, and no work nobody waits for
+//
+// Before the guard is asked, the Shedder reads what the request tells of
+// its caller (package hop) and refuses two kinds of request at once,
+// without calling the handler, with its status and hop.StopHeader
+// (X-Do-Not-Retry), which tells the client, and every tier above it, not
+// to retry:
+//
+//   - a retry (an attempt number above 1) while the guard's pressure
+//     (pushback.Pressure: a bulkhead's places taken and queued over its
+//     capacity) is at WithRetryPressure's threshold or above (0.8 by
+//     default), so that a retry never takes the place of a user's first
+//     call ("overloaded");
+//   - a request whose caller will wait less (hop.TimeoutHeader,
+//     X-Request-Timeout-Ms) than requests now wait in the guard's queue
+//     (Shedder.QueueTime), or not at all: a server that works on calls
+//     their callers have abandoned does no useful work ("deadline").
+//
+// A request that carries a deadline is served with it: the handler's
+// context ends when the caller stops waiting, so a bulkhead's queue, and
+// the handler's own calls to the tier below, stop with it.
+//
+// # One retry layer, not three
+//
+// The handler's context carries a hop.Tier. An httpretry Transport that
+// the handler calls the tier below with, with that context, marks it when
+// it gives up after retrying, when a guard of its own refused the call, or
+// when the tier below said not to retry; the Shedder then adds
+// hop.StopHeader to the handler's 5xx (or 429) answer, unless the handler
+// set it itself. So in a chain of services built with httpretry and
+// httpshed only the lowest tier that retries does: three tiers of three
+// tries over a failing dependency send it 3 calls per user call, not 27.
+// See package hop, and the guide docs/fleet.md.
 package httpshed

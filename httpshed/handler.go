@@ -10,6 +10,7 @@ import (
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/hop"
 	"github.com/herdsafe/backoff/internal/typednil"
 )
 
@@ -46,8 +47,28 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, h.err.Error(), http.StatusInternalServerError)
 		return
 	}
+	s := h.s
+	caller := hop.ReadHeader(r.Header)
+	if reason := s.gate.Refuse(caller.Attempt, caller.Timeout, caller.HasTimeout); reason != "" {
+		s.refuse(w, reason)
+		return
+	}
 	rec := &recorder{ResponseWriter: w}
-	err := guard.Run(r.Context(), h.s.g, guard.Call{Attempt: 1}, func(context.Context) error {
+	if caller.HasTimeout || s.tiers {
+		ctx := r.Context()
+		if caller.HasTimeout {
+			var cancel context.CancelFunc
+			ctx, cancel = s.clock.WithTimeout(ctx, caller.Timeout)
+			defer cancel()
+		}
+		if s.tiers {
+			ctx = hop.Track(ctx, &rec.tier)
+		}
+		r = r.WithContext(ctx)
+	}
+	start := s.gate.Start()
+	err := guard.Run(r.Context(), s.g, guard.Call{Attempt: caller.Attempt}, func(context.Context) error {
+		s.gate.Admitted(start)
 		rec.ran = true
 		h.next.ServeHTTP(rec, r)
 		return rec.outcome()
@@ -56,9 +77,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if errors.Is(err, backoff.ErrRefused) {
-		w.Header().Set("Retry-After", strconv.FormatInt(int64(h.s.RetryAfter(err).Seconds()), 10))
+		w.Header().Set("Retry-After", strconv.FormatInt(int64(s.RetryAfter(err).Seconds()), 10))
 	}
-	http.Error(w, http.StatusText(h.s.status), h.s.status)
+	http.Error(w, http.StatusText(s.status), s.status)
 }
 
 // recorder is the ResponseWriter the handler receives: it records the
@@ -66,12 +87,23 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 type recorder struct {
 	http.ResponseWriter
 	status int
-	ran    bool // the handler was called
+	ran    bool     // the handler was called
+	tier   hop.Tier // what the handler's calls to the tier below said
 }
 
+// WriteHeader records the status and, for a failure (a 5xx, or 429) of a
+// request whose calls to the tier below gave up (see package hop), adds
+// hop.StopHeader, unless the handler set it.
 func (r *recorder) WriteHeader(code int) {
 	if r.status == 0 && code >= 200 {
 		r.status = code
+		if code >= 500 || code == http.StatusTooManyRequests {
+			if reason, ok := r.tier.Reason(); ok {
+				if h := r.ResponseWriter.Header(); h[hop.StopHeader] == nil {
+					h[hop.StopHeader] = []string{reason}
+				}
+			}
+		}
 	}
 	r.ResponseWriter.WriteHeader(code)
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/internal/setting"
 	"github.com/herdsafe/backoff/internal/typednil"
@@ -18,6 +19,10 @@ const (
 	DefaultRetryAfter = time.Second
 	// DefaultMaxRetryAfter is the longest wait a Shedder tells.
 	DefaultMaxRetryAfter = 2 * time.Minute
+	// DefaultRetryPressure is the guard's pressure (pushback.Pressure) at
+	// which a Shedder starts to shed retries: a fifth of a bulkhead's
+	// places is kept for first calls.
+	DefaultRetryPressure = 0.8
 )
 
 // Shedder sheds a server's load through a guard, and tells each request
@@ -33,6 +38,11 @@ type Shedder struct {
 	rule   pushback.Rule // of base, max and random
 	status int
 	err    error // why the Shedder cannot be used
+
+	clock         clock.Clock
+	retryPressure float64        // WithRetryPressure's
+	tiers         bool           // WithTier's
+	gate          *pushback.Gate // of g, clock and retryPressure
 }
 
 // New returns a Shedder that asks g to admit each request, configured by
@@ -43,7 +53,8 @@ type Shedder struct {
 // setting, and whose Handler answers every request with 500 Internal Server
 // Error and that error. Call Validate at start-up.
 func New(g guard.Guard, opts ...Option) *Shedder {
-	s := &Shedder{g: g, base: DefaultRetryAfter, max: DefaultMaxRetryAfter, random: rand.Float64, status: http.StatusServiceUnavailable}
+	s := &Shedder{g: g, base: DefaultRetryAfter, max: DefaultMaxRetryAfter, random: rand.Float64, status: http.StatusServiceUnavailable,
+		clock: setting.RealClock, retryPressure: DefaultRetryPressure, tiers: true}
 	switch {
 	case g == nil || typednil.Is(g):
 		settings.Fail(&s.err, "New was given a nil guard.Guard")
@@ -59,6 +70,7 @@ func New(g guard.Guard, opts ...Option) *Shedder {
 		settings.Fail(&s.err, "WithMaxRetryAfter(%v) is shorter than the base wait, WithRetryAfter(%v)", s.max, s.base)
 	}
 	s.rule = s.newRule()
+	s.gate = pushback.NewGate(g, s.clock, s.retryPressure)
 	return s
 }
 

@@ -136,6 +136,9 @@
 //	backoff.budget.refusals                 counter        {retry}
 //	backoff.throttle.refusals               counter        {call}
 //	backoff.throttle.rejection_probability  gauge          1
+//	backoff.shedder.retries_refused         counter        {request}
+//	backoff.shedder.late_refused            counter        {request}
+//	backoff.shedder.queue_time              gauge          s
 //	backoff.shared_guard.local              gauge          1
 //	backoff.shared_guard.fallbacks          counter        {fallback}
 //	backoff.shared_guard.recoveries         counter        {recovery}
@@ -164,7 +167,12 @@
 //     backoff.budget.refusals those it refused.
 //   - backoff.throttle.refusals counts the calls the throttle rejected
 //     locally; backoff.throttle.rejection_probability is the probability
-//     that it rejects the next call.
+//     that it rejects the next call (at most its WithMaxRejection).
+//   - backoff.shedder.retries_refused counts the retries an httpshed
+//     Shedder refused under pressure (WithRetryPressure),
+//     backoff.shedder.late_refused the requests whose caller would not
+//     wait for its queue; backoff.shedder.queue_time is that queue's time
+//     (ObserveShedder).
 //   - backoff.shared_guard.local is 1 while the guard decides on its local
 //     fallback, 0 while on the shared state; backoff.shared_guard.fallbacks
 //     and backoff.shared_guard.recoveries count its turns to the fallback

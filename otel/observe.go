@@ -8,6 +8,7 @@ import (
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
+	"github.com/herdsafe/backoff/httpshed"
 	"github.com/herdsafe/backoff/internal/telemetry"
 	"github.com/herdsafe/backoff/limiter"
 	"github.com/herdsafe/backoff/throttle"
@@ -51,6 +52,15 @@ func (in *Instrumenter) ObserveLimiter(name string, l *limiter.Limiter) (*Regist
 // documentation). A ratio budget reads its clock.
 func (in *Instrumenter) ObserveBudget(name string, b *budget.Budget) (*Registration, error) {
 	return in.observe(name, telemetry.Budget(b))
+}
+
+// ObserveShedder reports s, an httpshed middleware, under name, read from
+// s.Stats when the metrics are collected: the requests it refused before
+// asking its guard (retries under pressure, callers who would not wait for
+// its queue) and its queue's time, the backoff.shedder metrics. Observe its guard
+// as well, with the method of the guard's kind.
+func (in *Instrumenter) ObserveShedder(name string, s *httpshed.Shedder) (*Registration, error) {
+	return in.observe(name, telemetry.Shedder(s))
 }
 
 // ObserveThrottle reports t under name, read from t.Stats when the metrics

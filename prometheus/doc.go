@@ -83,6 +83,9 @@
 //	backoff_budget_refusals_total           counter
 //	backoff_throttle_refusals_total         counter
 //	backoff_throttle_rejection_probability  gauge
+//	backoff_shedder_retries_refused_total   counter
+//	backoff_shedder_late_refused_total      counter
+//	backoff_shedder_queue_time              gauge
 //	backoff_shared_guard_local              gauge
 //	backoff_shared_guard_fallbacks_total    counter
 //	backoff_shared_guard_recoveries_total   counter
@@ -113,7 +116,12 @@
 //     budget_refusals_total those it refused.
 //   - throttle_refusals_total counts the calls the throttle rejected
 //     locally; throttle_rejection_probability is the probability, from 0 to
-//     1, that it rejects the next call.
+//     1, that it rejects the next call (at most its WithMaxRejection).
+//   - shedder_retries_refused_total counts the retries an httpshed Shedder
+//     refused under pressure (WithRetryPressure),
+//     shedder_late_refused_total the requests whose caller would not wait
+//     for its queue; shedder_queue_time is that queue's time, in seconds
+//     (ObserveShedder).
 //   - shared_guard_local is 1 while the guard decides on its local
 //     fallback, 0 while on the shared state; shared_guard_fallbacks_total
 //     and shared_guard_recoveries_total count its turns to the fallback and

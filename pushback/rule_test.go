@@ -106,7 +106,7 @@ func TestLimiter(t *testing.T) {
 func TestThrottle(t *testing.T) {
 	clk := clock.NewMock()
 	// It admits while its draw is at least p: 9 failures make p = 9/10.
-	th := throttle.New(throttle.WithClock(clk), throttle.WithRandom(fixed(0.99999)))
+	th := throttle.New(throttle.WithClock(clk), throttle.WithRandom(fixed(0.99999)), throttle.WithMaxRejection(1)) // the book's rule, uncapped
 	for range 9 {
 		p, err := th.Allow(context.Background(), guard.Call{Attempt: 1})
 		if err != nil {

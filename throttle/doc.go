@@ -21,17 +21,34 @@
 // rejection probability rises with the share the backend refuses. A
 // rejection is [ErrThrottled].
 //
-// The Throttle forgets slowly. When the backend recovers, the failures of
-// the outage stay in the window until they leave it, a window after they
-// were counted, and each call the Throttle rejects meanwhile counts as a
-// request that was not accepted: with the default window of two minutes
-// it keeps rejecting calls long after the dependency recovered. In the
-// herd simulator's outage (cmd/herd: a minute down, a minute degraded),
-// 49% of the user calls of the two healthy minutes after it fail, rejected
-// by it, and the fleet's calls do not succeed at 99% again before the run
-// ends. A shorter window (WithWindow) forgets sooner, at the cost of
-// shedding less steadily. WithWindowOffset lays the window out as though
-// the Throttle had been made earlier, so that a fleet's throttles, made
+// The Throttle recovers. The book's rule alone forgets slowly: when the
+// backend recovers, the failures of the outage stay in the window until
+// they leave it, and each call the Throttle rejects meanwhile counts as a
+// request that was not accepted, which keeps the probability up. Left
+// uncapped, in the herd simulator's outage (cmd/herd: a minute down, a
+// minute degraded), 49% of the user calls of the two healthy minutes
+// after it failed, rejected by it, and the fleet's calls did not succeed
+// at 99% again before the run ended. So the probability is capped
+// (WithMaxRejection, DefaultMaxRejection = 0.5, as Envoy's admission
+// control and failsafe-go's adaptive throttler cap theirs): at least half
+// the calls reach the backend, their accepts outweigh the outage's
+// failures, and the probability falls to 0 within a window of the
+// recovery. In the same outage, 19% of the healthy minutes' calls fail
+// and the calls succeed at 99% again 63 s into the healthy phase; the
+// outage's own amplification is unchanged (2.3 calls per user call). With
+// K = 2 the cap of 0.5 is the one that clears in a single window: a
+// Throttle that lets a share 1 − c through, all accepted, sees a
+// probability of 1 − K·(1 − c) a window later, 0 for c = 1 − 1/K. A
+// higher cap sheds more during the outage and takes more windows to
+// clear; WithMaxRejection(1) is the book's rule.
+//
+// WithMinRate sets a request rate below which it rejects nothing (Envoy's
+// rps_threshold): a quiet client's few failures say little, and rejecting
+// its rare calls only delays what it learns. The default is 0.
+//
+// A shorter window (WithWindow) forgets sooner, at the cost of shedding
+// less steadily. WithWindowOffset lays the window out as though the
+// Throttle had been made earlier, so that a fleet's throttles, made
 // together, do not forget in step.
 //
 // What counts as accepted. The book counts as accepted any response that

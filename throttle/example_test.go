@@ -21,7 +21,7 @@ func Example_policy() {
 	clk := clock.NewMock()
 	th := throttle.New(
 		throttle.WithClock(clk),
-		throttle.WithRandom(func() float64 { return 0.5 }), // a fixed draw, for a stable output
+		throttle.WithRandom(func() float64 { return 0.25 }), // a fixed draw, for a stable output
 	)
 	p := policy.New(
 		policy.Retry(backoff.WithBackOff(&backoff.ZeroBackOff{}), backoff.WithMaxTries(3)),
@@ -34,7 +34,7 @@ func Example_policy() {
 		_, _ = policy.Do(ctx, p, down)
 	}
 	s := th.Stats()
-	fmt.Printf("sent %d of %d requests; rejection probability now %.2f\n", sent, s.Requests, s.Probability)
+	fmt.Printf("sent %d of %d requests; rejection probability now %.2f\n", sent, s.Requests, s.Probability) // at most DefaultMaxRejection
 
 	_, err := policy.Do(ctx, p, down)
 	var e *backoff.Error
@@ -44,7 +44,7 @@ func Example_policy() {
 	clk.Add(2 * time.Minute) // the outage leaves the window
 	fmt.Printf("two minutes later: %+v\n", th.Stats())
 	// Output:
-	// sent 2 of 22 requests; rejection probability now 0.96
+	// sent 1 of 21 requests; rejection probability now 0.50
 	// throttled: true before any attempt: true
 	// two minutes later: {Requests:0 Accepts:0 Probability:0 Rejected:21}
 }

@@ -17,6 +17,15 @@ const (
 	// DefaultWindow is the window unless WithWindow says otherwise: the
 	// book's "last two minutes".
 	DefaultWindow = 2 * time.Minute
+	// DefaultMaxRejection is the highest rejection probability unless
+	// WithMaxRejection says otherwise: half the calls still reach the
+	// backend, however badly it failed, so that the Throttle learns of its
+	// recovery within a window (see the package documentation).
+	DefaultMaxRejection = 0.5
+	// DefaultMinRate is the request rate, per second over the window,
+	// below which the Throttle rejects nothing unless WithMinRate says
+	// otherwise: 0, it may reject whatever the rate.
+	DefaultMinRate = 0
 )
 
 // MinWindow is the shortest window WithWindow accepts, 10 ms: the window
@@ -35,7 +44,9 @@ type config struct {
 	accepted func(error) bool
 	random   func() float64
 	clock    clock.Clock
-	err      error // the first bad setting
+	maxP     float64 // WithMaxRejection's
+	minRate  float64 // WithMinRate's
+	err      error   // the first bad setting
 }
 
 // fail records the first bad setting.
@@ -54,6 +65,45 @@ func WithK(k float64) Option {
 			return
 		}
 		c.k = k
+	}
+}
+
+// WithMaxRejection caps the rejection probability at p (default
+// DefaultMaxRejection, 0.5): however many of the calls the backend
+// refused, at least a share 1 − p of the calls reach it, so that the
+// Throttle sees it recover. Without a cap, the book's rule lets the
+// probability climb close to 1 in a long outage; every call it rejects
+// then counts as a request that was not accepted, and the Throttle keeps
+// rejecting most calls long after the backend recovered. Envoy's
+// admission control (max_rejection_probability) and failsafe-go's
+// adaptive throttler keep the same kind of cap. Raise it (0.8, 0.9) to
+// shed more of an outage's load, at the cost of a slower recovery (the
+// package documentation says how much); 1 leaves the book's rule
+// uncapped. p must lie in (0, 1].
+func WithMaxRejection(p float64) Option {
+	return func(c *config) {
+		if !(p > 0 && p <= 1) {
+			c.fail("WithMaxRejection(%v): must lie in (0, 1]", p)
+			return
+		}
+		c.maxP = p
+	}
+}
+
+// WithMinRate makes the Throttle reject nothing while the requests in its
+// window come to fewer than perSecond a second (over the whole window):
+// at a low rate, a few failures say little about the backend, and
+// rejecting the rare calls of a quiet client only delays what it learns
+// (Envoy's admission control: rps_threshold). The default is
+// DefaultMinRate, 0: it may reject at any rate. perSecond must be 0 or
+// more, and finite.
+func WithMinRate(perSecond float64) Option {
+	return func(c *config) {
+		if !(perSecond >= 0) || math.IsInf(perSecond, 0) {
+			c.fail("WithMinRate(%v): must be 0 or more, and finite", perSecond)
+			return
+		}
+		c.minRate = perSecond
 	}
 }
 
@@ -120,7 +170,7 @@ func WithClock(c clock.Clock) Option {
 
 // newConfig returns the configuration of the options, over the defaults.
 func newConfig(opts []Option) *config {
-	c := &config{k: DefaultK, window: DefaultWindow, random: rand.Float64, clock: setting.RealClock}
+	c := &config{k: DefaultK, window: DefaultWindow, random: rand.Float64, clock: setting.RealClock, maxP: DefaultMaxRejection, minRate: DefaultMinRate}
 	setting.Apply(settings, &c.err, "New", c, opts)
 	if c.err == nil && c.offset >= c.window {
 		c.fail("WithWindowOffset was given %v; it must be shorter than the window (%v)", c.offset, c.window)

@@ -27,6 +27,8 @@ type Throttle struct {
 	k        float64
 	random   func() float64
 	accepted func(error) bool // nil: only a success
+	maxP     float64          // the highest rejection probability
+	minReq   float64          // the requests in the window below which nothing is rejected
 	err      error            // the configuration's error
 	ready    bool             // made by New with a good configuration
 
@@ -48,7 +50,7 @@ func New(opts ...Option) *Throttle {
 	if c.err != nil {
 		return &Throttle{err: c.err}
 	}
-	t := &Throttle{k: c.k, random: c.random, accepted: c.accepted, ready: true}
+	t := &Throttle{k: c.k, random: c.random, accepted: c.accepted, maxP: c.maxP, minReq: c.minRate * c.window.Seconds(), ready: true}
 	t.w.Init(c.clock, c.window, c.offset)
 	return t
 }
@@ -65,8 +67,10 @@ func (t *Throttle) Validate() error {
 }
 
 // Allow counts the call as a request and rejects it with probability
-// max(0, (requests − K·accepts) / (requests + 1)), the counts being those
-// of the window before this call: it then returns ErrThrottled. Any call
+// max(0, (requests − K·accepts) / (requests + 1)), at most
+// WithMaxRejection's cap and 0 while the window holds fewer requests than
+// WithMinRate's rate makes, the counts being those of the window before
+// this call: it then returns ErrThrottled. Any call
 // may be rejected, first attempts included; c is not read. A
 // misconfigured Throttle refuses every call with its configuration error.
 // Allow never blocks, and reads nothing of ctx, but a nil ctx is refused
@@ -129,10 +133,14 @@ func (t *Throttle) Run(ctx context.Context, fn func(context.Context) error) erro
 	return guard.Run(ctx, t, guard.Call{Attempt: 1}, fn)
 }
 
-// probability is the book's rejection probability for the counts.
+// probability is the book's rejection probability for the counts, at
+// most WithMaxRejection's cap, and 0 below WithMinRate's requests.
 func (t *Throttle) probability(req, acc uint64) float64 {
+	if float64(req) < t.minReq {
+		return 0
+	}
 	p := (float64(req) - t.k*float64(acc)) / (float64(req) + 1)
-	return max(p, 0)
+	return min(max(p, 0), t.maxP)
 }
 
 // Stats are a Throttle's counts, for telemetry.

@@ -13,8 +13,9 @@ import (
 	"github.com/herdsafe/backoff/internal/guardtest"
 )
 
-// TestProbability checks the rejection probability at exact counts, and
-// that a draw just below it rejects and one at it admits.
+// TestProbability checks the book's rejection probability, uncapped
+// (WithMaxRejection(1)), at exact counts, and that a draw just below it
+// rejects and one at it admits.
 func TestProbability(t *testing.T) {
 	cases := []struct {
 		k        float64
@@ -37,7 +38,7 @@ func TestProbability(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(fmt.Sprintf("k%v_%d_of_%d", tc.k, tc.acc, tc.req), func(t *testing.T) {
-			th, _ := newThrottle(t, WithK(tc.k))
+			th, _ := newThrottle(t, WithK(tc.k), WithMaxRejection(1))
 			load(t, th, tc.req, tc.acc)
 			s := th.Stats()
 			if s.Requests != uint64(tc.req) || s.Accepts != uint64(tc.acc) || s.Probability != tc.want {
@@ -51,7 +52,7 @@ func TestProbability(t *testing.T) {
 			if !call(t, th, guard.Outcome{}) {
 				t.Fatalf("a draw of exactly %v rejected", tc.want)
 			}
-			th2, _ := newThrottle(t, WithK(tc.k))
+			th2, _ := newThrottle(t, WithK(tc.k), WithMaxRejection(1))
 			load(t, th2, tc.req, tc.acc)
 			th2.random, _ = fixed(tc.want - 1e-12)
 			if call(t, th2, guard.Outcome{}) {
@@ -64,7 +65,7 @@ func TestProbability(t *testing.T) {
 // TestRejectionCountsAsRequest checks that a local rejection is a request,
 // as the book counts it, and is reported in Rejected.
 func TestRejectionCountsAsRequest(t *testing.T) {
-	th, _ := newThrottle(t)
+	th, _ := newThrottle(t, WithMaxRejection(1))
 	load(t, th, 4, 0) // probability 4/5
 	th.random, _ = fixed(0)
 	for i := range 6 {
@@ -237,7 +238,7 @@ func TestRandomPanics(t *testing.T) {
 // as the probability says: 10 requests, none accepted, give 10/11 for the
 // first draw, and the probability only rises.
 func TestDefaultRandom(t *testing.T) {
-	th := New(WithClock(newMock()))
+	th := New(WithClock(newMock()), WithMaxRejection(1)) // the book's rule, uncapped
 	for range 10 {
 		p, err := th.Allow(t.Context(), guard.Call{})
 		if err == nil {
@@ -289,7 +290,7 @@ func TestWindowExpiry(t *testing.T) {
 // TestRecovery runs an outage and a recovery: the rejection probability
 // rises while the backend rejects, and falls back to 0 as it accepts again.
 func TestRecovery(t *testing.T) {
-	th, clk := newThrottle(t, WithWindow(10*time.Second), WithRandom(func() float64 { return 0.5 }))
+	th, clk := newThrottle(t, WithWindow(10*time.Second), WithRandom(func() float64 { return 0.5 }), WithMaxRejection(1))
 	load(t, th, 20, 20)
 	admitted := 0
 	for range 100 { // the backend is down: every admitted call fails

@@ -209,6 +209,9 @@ func main() {
 // the rows are. The progress bar is drawn on stderr only if tty says
 // stderr is a terminal.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, tty bool) int {
+	if isLayers(args) {
+		return runLayers(args, stdout, stderr)
+	}
 	o, err := parseArgs(args, stderr)
 	if err != nil {
 		var u *usageError

@@ -10,6 +10,7 @@ import (
 	"github.com/herdsafe/backoff/internal/setting"
 	"github.com/herdsafe/backoff/internal/typednil"
 	"github.com/herdsafe/backoff/limiter"
+	"github.com/herdsafe/backoff/pushback"
 	"github.com/herdsafe/backoff/throttle"
 )
 
@@ -133,6 +134,10 @@ var (
 
 	throttleRefusals    = &Metric{Name: "throttle.refusals", Kind: Counter, Unit: "{call}", Help: "Calls the throttle rejected locally."}
 	throttleProbability = &Metric{Name: "throttle.rejection_probability", Kind: Gauge, Unit: "1", Help: "The probability, from 0 to 1, that the throttle rejects the next call.", Float: true}
+
+	shedderRetries   = &Metric{Name: "shedder.retries_refused", Kind: Counter, Unit: "{request}", Help: "Retries the shedder refused under pressure, before its guard, saying do not retry."}
+	shedderLate      = &Metric{Name: "shedder.late_refused", Kind: Counter, Unit: "{request}", Help: "Requests the shedder refused because their caller would not wait for its queue."}
+	shedderQueueTime = &Metric{Name: "shedder.queue_time", Kind: Gauge, Unit: "s", Help: "The time requests wait now for the shedder's guard, in seconds.", Float: true}
 
 	sharedLocal      = &Metric{Name: "shared_guard.local", Kind: Gauge, Unit: "1", Help: "1 while the guard decides on its local fallback, 0 while on the shared state."}
 	sharedFallbacks  = &Metric{Name: "shared_guard.fallbacks", Kind: Counter, Unit: "{fallback}", Help: "Turns of the guard from the shared state to its local fallback."}
@@ -282,6 +287,24 @@ func Throttle(t *throttle.Throttle) Observed {
 	return observed("ObserveThrottle", throttleSeries, t, t == nil, func(t *throttle.Throttle, v []float64) {
 		s := t.Stats()
 		copy(v, []float64{float64(s.Rejected), s.Probability})
+	})
+}
+
+var shedderSeries = series(shedderRetries, shedderLate, shedderQueueTime)
+
+// GateStatser is what ObserveShedder reads: an httpshed.Shedder, named
+// through its Stats so that this package does not import httpshed.
+type GateStatser = interface{ Stats() pushback.GateStats }
+
+// Shedder is s as ObserveShedder reports it, read from s.Stats: the
+// requests it refused before its guard (retries under pressure, callers
+// who would not wait for the queue), and the queue's time. Its guard is
+// observed on its own (ObserveBulkhead...). A nil s, typed or not, is a
+// nil guard.
+func Shedder(s GateStatser) Observed {
+	return observed("ObserveShedder", shedderSeries, s, s == nil || typednil.Is(s), func(s GateStatser, v []float64) {
+		st := s.Stats()
+		copy(v, []float64{float64(st.RetriesRefused), float64(st.LateRefused), st.QueueTime.Seconds()})
 	})
 }
 

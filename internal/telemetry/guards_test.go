@@ -165,7 +165,7 @@ func TestBudgetObserved(t *testing.T) {
 }
 
 func TestThrottleObserved(t *testing.T) {
-	tr := throttle.New(throttle.WithClock(clock.NewMock()), throttle.WithRandom(func() float64 { return 0 }))
+	tr := throttle.New(throttle.WithClock(clock.NewMock()), throttle.WithRandom(func() float64 { return 0 }), throttle.WithMaxRejection(1))
 	o := Throttle(tr)
 	want(t, "new", read(t, o), map[string]float64{"throttle.refusals": 0, "throttle.rejection_probability": 0})
 	ctx := context.Background()

@@ -35,7 +35,7 @@ func BusyGuards() Guards {
 		Bulkhead:         bulkhead.New(1, bulkhead.WithQueue(1)),
 		PriorityBulkhead: bulkhead.NewPriority(4),
 		Budget:           budget.NewTokenBucket(budget.WithMaxTokens(1)),
-		Throttle:         throttle.New(throttle.WithClock(clock.NewMock()), throttle.WithRandom(func() float64 { return 0 })),
+		Throttle:         throttle.New(throttle.WithClock(clock.NewMock()), throttle.WithRandom(func() float64 { return 0 }), throttle.WithMaxRejection(1)),
 		Limiter:          limiter.New(limiter.WithInitialLimit(1), limiter.WithClock(clock.NewMock())),
 		Shared:           &Shared{Local: true, Fallbacks: 3, Recoveries: 2},
 	}
