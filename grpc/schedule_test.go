@@ -37,7 +37,7 @@ func TestA6BackOff(t *testing.T) {
 			t.Fatalf("a wait of %v is outside [0.8 × 1 s, 1.2 × 10 s]", d)
 		}
 	}
-	if _, ok := backoff.BackOff(b).(backoff.Cloner); !ok {
+	if _, ok := backoff.BackOff(b).(interface{ Clone() backoff.BackOff }); !ok {
 		t.Error("A6BackOff's BackOff has no Clone: a shared Policy could not use it")
 	}
 }
