@@ -39,8 +39,9 @@ type Breaker struct {
 }
 
 var (
-	_ guard.Guard     = (*Breaker)(nil)
-	_ guard.Validator = (*Breaker)(nil)
+	_ guard.Guard      = (*Breaker)(nil)
+	_ guard.Validator  = (*Breaker)(nil)
+	_ guard.Prechecker = (*Breaker)(nil)
 )
 
 // New returns a Breaker, closed, configured by opts. Without options it
@@ -134,6 +135,25 @@ func (b *Breaker) allowSlow() (guard.Permit, error) {
 		}
 		p = b.move(p, HalfOpen)
 	}
+}
+
+// Precheck refuses a call, as Allow would and counting the rejection,
+// only while the breaker is forced open (ForceOpen), which no wait ends;
+// it returns nil in every other state, and takes nothing. It makes the
+// Breaker a [guard.Prechecker]: a retry stage of package policy asks it
+// before the wait for a retry. An open breaker is not refused so, though
+// Allow would refuse it now: its open duration may end during the wait,
+// and its half-open probe needs that time to pass, so Allow answers after
+// the wait.
+func (b *Breaker) Precheck(guard.Call) error {
+	if b == nil || b.cfg.err != nil {
+		return nil
+	}
+	if p := b.cur.Load(); p != nil && p.state == ForcedOpen {
+		b.rejections.Add(1)
+		return &OpenError{State: ForcedOpen}
+	}
+	return nil
 }
 
 // Record tells the breaker how a call that Allow admitted ended, as a

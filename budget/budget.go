@@ -25,8 +25,9 @@ type Budget struct {
 }
 
 var (
-	_ guard.Guard     = (*Budget)(nil)
-	_ guard.Validator = (*Budget)(nil)
+	_ guard.Guard      = (*Budget)(nil)
+	_ guard.Validator  = (*Budget)(nil)
+	_ guard.Prechecker = (*Budget)(nil)
 )
 
 // NewTokenBucket returns a Budget that throttles retries as gRPC does
@@ -123,6 +124,34 @@ func (b *Budget) Allow(ctx context.Context, c guard.Call) (guard.Permit, error) 
 	}
 	b.allowed.Add(1)
 	return guard.Permit{}, nil
+}
+
+// Precheck refuses a retry (c.Attempt above 1) with ErrBudgetExhausted,
+// counting the refusal, if the budget has none for it now; it returns nil,
+// and takes nothing, otherwise, and for a first attempt. It makes the
+// Budget a [guard.Prechecker]: a retry stage of package policy asks it
+// before the wait for a retry, so that a spent budget refuses the retry
+// at once rather than after the wait, as gRFC A6 decides on "no retry" when
+// the failure arrives. A token bucket's count changes only with the calls
+// recorded, which a wait does not make; a ratio budget's window slides
+// with time, but its verdict is the one the budget gives when the retry is
+// decided, as Finagle's is. A misconfigured Budget returns nil: Allow
+// reports its error.
+func (b *Budget) Precheck(c guard.Call) error {
+	if b == nil || c.Attempt <= 1 || (b.tokens == nil && b.ratio == nil) {
+		return nil
+	}
+	var ok bool
+	if b.tokens != nil {
+		ok = b.tokens.allowRetry()
+	} else {
+		ok = b.ratio.allows()
+	}
+	if ok {
+		return nil
+	}
+	b.refused.Add(1)
+	return ErrBudgetExhausted
 }
 
 // Record reports how a call that Allow admitted ended. A token bucket
