@@ -126,28 +126,21 @@ func (b *Budget) Allow(ctx context.Context, c guard.Call) (guard.Permit, error) 
 	return guard.Permit{}, nil
 }
 
-// Precheck refuses a retry (c.Attempt above 1) with ErrBudgetExhausted,
-// counting the refusal, if the budget has none for it now; it returns nil,
-// and takes nothing, otherwise, and for a first attempt. It makes the
-// Budget a [guard.Prechecker]: a retry stage of package policy asks it
-// before the wait for a retry, so that a spent budget refuses the retry
-// at once rather than after the wait, as gRFC A6 decides on "no retry" when
-// the failure arrives. A token bucket's count changes only with the calls
-// recorded, which a wait does not make; a ratio budget's window slides
-// with time, but its verdict is the one the budget gives when the retry is
-// decided, as Finagle's is. A misconfigured Budget returns nil: Allow
-// reports its error.
+// Precheck refuses a retry (c.Attempt above 1) of a token bucket with
+// ErrBudgetExhausted, counting the refusal, if the bucket holds too few
+// tokens for it now; it returns nil, and takes nothing, otherwise, for a
+// first attempt, and for a ratio budget. It makes the Budget a
+// [guard.Prechecker]: a retry stage of package policy asks it before the
+// wait for a retry, so that a spent token bucket refuses the retry at once
+// rather than after the wait, as gRFC A6 decides on "no retry" when the
+// failure arrives: its count changes only with the calls recorded, not
+// with time, so the wait could not change the answer (unless other calls
+// succeed meanwhile, whose tokens the next failure will find). A ratio
+// budget's window slides with time, and a wait of a tenth of the window
+// may free a retry it refuses now, so it is asked after the wait, by
+// Allow. A misconfigured Budget returns nil: Allow reports its error.
 func (b *Budget) Precheck(c guard.Call) error {
-	if b == nil || c.Attempt <= 1 || (b.tokens == nil && b.ratio == nil) {
-		return nil
-	}
-	var ok bool
-	if b.tokens != nil {
-		ok = b.tokens.allowRetry()
-	} else {
-		ok = b.ratio.allows()
-	}
-	if ok {
+	if b == nil || c.Attempt <= 1 || b.tokens == nil || b.tokens.allowRetry() {
 		return nil
 	}
 	b.refused.Add(1)

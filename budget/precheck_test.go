@@ -27,32 +27,51 @@ func doAsync(p *policy.Policy) <-chan error {
 	return done
 }
 
-// A spent budget inside a retry stage refuses the retry when the attempt
-// before it fails, not after the wait: the call ends at once, its clock
-// never waited on, with the refusal as its Cause and the attempt's error
-// as its LastErr, for both kinds of budget.
+// A spent token bucket inside a retry stage refuses the retry when the
+// attempt before it fails, not after the wait: the call ends at once, its
+// clock never waited on, with the refusal as its Cause and the attempt's
+// error as its LastErr.
 func TestSpentBudgetRefusesBeforeTheWait(t *testing.T) {
-	for name, b := range map[string]*budget.Budget{
-		"token bucket": budget.NewTokenBucket(budget.WithMaxTokens(2)), // one failure leaves 1 token: no retry
-		"ratio":        budget.NewRatio(budget.WithMinRetriesPerSecond(0), budget.WithRetryRatio(0.5)),
-	} {
-		clk := spectest.NewClock()
-		done := doAsync(policy.New(waiting(clk), policy.Guard(b)))
-		var err error
-		select {
-		case err = <-done:
-		case d := <-clk.Waits:
-			t.Fatalf("%s: the call waited %v for a retry its spent budget refuses", name, d)
-		case <-time.After(spectest.Guard):
-			t.Fatalf("%s: the call did not return", name)
+	clk := spectest.NewClock()
+	b := budget.NewTokenBucket(budget.WithMaxTokens(2)) // one failure leaves 1 token: no retry
+	done := doAsync(policy.New(waiting(clk), policy.Guard(b)))
+	var err error
+	select {
+	case err = <-done:
+	case d := <-clk.Waits:
+		t.Fatalf("the call waited %v for a retry its spent budget refuses", d)
+	case <-time.After(spectest.Guard):
+		t.Fatal("the call did not return")
+	}
+	if re := checkRefused(t, err); re.Attempts != 1 {
+		t.Errorf("%d attempts, want 1", re.Attempts)
+	}
+	if s := b.Stats(); s.Refused != 1 || s.Allowed != 0 {
+		t.Errorf("Stats = %+v, want 1 refused, none allowed", s)
+	}
+}
+
+// A ratio budget is asked after the wait: its window slides with time, and
+// the wait may free the retry it has no room for when the attempt fails.
+func TestRatioBudgetIsAskedAfterTheWait(t *testing.T) {
+	clk := spectest.NewClock()
+	b := budget.NewRatio(budget.WithClock(clk), budget.WithMinRetriesPerSecond(0), budget.WithRetryRatio(0.5))
+	done := doAsync(policy.New(waiting(clk), policy.Guard(b)))
+	select {
+	case d := <-clk.Waits:
+		clk.Add(d)
+	case err := <-done:
+		t.Fatalf("the ratio budget ended the call (%v) before the wait", err)
+	case <-time.After(spectest.Guard):
+		t.Fatal("no wait was started")
+	}
+	select {
+	case err := <-done:
+		if re := checkRefused(t, err); re.Attempts != 1 {
+			t.Errorf("%d attempts, want 1", re.Attempts)
 		}
-		re := checkRefused(t, err)
-		if re.Attempts != 1 {
-			t.Errorf("%s: %d attempts, want 1", name, re.Attempts)
-		}
-		if s := b.Stats(); s.Refused != 1 || s.Allowed != 0 {
-			t.Errorf("%s: Stats = %+v, want 1 refused, none allowed", name, s)
-		}
+	case <-time.After(spectest.Guard):
+		t.Fatal("the call did not return")
 	}
 }
 

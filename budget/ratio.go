@@ -55,15 +55,6 @@ func (r *ratioBudget) withdraw() bool {
 	return true
 }
 
-// allows reports whether the window allows one more retry now, counting
-// nothing.
-func (r *ratioBudget) allows() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	e := r.w.Epoch()
-	return r.w.Count(e, retries) < r.allowance(r.w.Count(e, requests))
-}
-
 // allowance returns the retries a window with n first attempts allows:
 // the reserve plus n times the ratio, rounded down, computed exactly.
 func (r *ratioBudget) allowance(n uint64) uint64 {

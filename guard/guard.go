@@ -25,7 +25,7 @@
 //
 // Inside a retry stage, a guard is asked to admit each retry after the
 // wait before it. A guard whose refusal no wait can change, such as a
-// spent retry budget, implements Prechecker, and the retry stage asks it
+// spent token-bucket retry budget, implements Prechecker, and the retry stage asks it
 // before the wait instead: the caller gets the refusal at once rather
 // than after a wait that could not help. See Prechecker for which guards
 // answer before the wait and why the others cannot.
@@ -73,14 +73,16 @@ type Guard interface {
 //
 //   - A guard whose answer depends on counts that only calls change, not
 //     time, answers before the wait, and should implement Prechecker: a
-//     retry budget (package budget) refuses a retry it has no budget for
-//     whatever the wait, as gRFC A6 decides on "no retry" when the failure
-//     arrives; a breaker forced open (breaker.ForceOpen) stays so.
+//     token-bucket retry budget (budget.NewTokenBucket) refuses a retry it
+//     has no tokens for whatever the wait, as gRFC A6 decides on "no
+//     retry" when the failure arrives; a breaker forced open
+//     (breaker.ForceOpen) stays so.
 //   - A guard whose answer the wait itself may change answers only after
 //     it, from Allow: a breaker whose open duration may end during the
 //     wait, and whose half-open probe needs that time to pass; a rate
 //     limiter, whose bucket the wait fills; a bulkhead or an adaptive
-//     limiter, whose calls in flight end; a throttle, whose window slides.
+//     limiter, whose calls in flight end; a throttle or a ratio retry
+//     budget (budget.NewRatio), whose window slides.
 type Prechecker interface {
 	// Precheck returns the error Allow would refuse the call c with if
 	// asked now, when no wait before it could change that answer; nil

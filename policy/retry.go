@@ -30,8 +30,8 @@ import (
 // ran.
 //
 // A guard is asked to admit a retry after the wait before it, unless it can
-// answer before the wait (it implements guard.Prechecker, as a retry
-// budget and a breaker forced open do): then it is asked when the attempt
+// answer before the wait (it implements guard.Prechecker, as a
+// token-bucket retry budget and a breaker forced open do): then it is asked when the attempt
 // before has failed, and its refusal stops the stage without a wait, as
 // its refusal after the wait would have, Cause and LastErr alike. The
 // waits it cuts short are reported to Notify and to instrumenters as waits
@@ -39,7 +39,7 @@ import (
 // nested retry stage (whose guards see its own attempts) or a fallback
 // (which could serve the refusal); a guard whose answer the wait may
 // change (a breaker open for a time, a rate limiter, a bulkhead, a
-// throttle) is asked after the wait only. See guard.Prechecker.
+// throttle, a ratio retry budget) is asked after the wait only. See guard.Prechecker.
 func Retry(opts ...backoff.RetryOption) Stage {
 	all := append([]backoff.RetryOption{
 		backoff.WithBackOff(DefaultBackOff()),
