@@ -3,6 +3,7 @@ package telemetry
 import (
 	"slices"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/budget"
@@ -89,8 +90,11 @@ func (o Observed) Check(settings setting.Package, name string) error {
 	if o.Read == nil {
 		nilGuard = settings.Invalid("%s was given a nil guard", o.Method)
 	}
-	if name == "" {
+	switch {
+	case name == "":
 		noName = settings.Invalid("%s was given an empty name", o.Method)
+	case !utf8.ValidString(name):
+		noName = settings.Invalid("%s was given the name %q, which is not valid UTF-8, as a label value must be", o.Method, name)
 	}
 	return setting.Join(nilGuard, noName)
 }
