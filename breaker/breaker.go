@@ -171,10 +171,24 @@ func (b *Breaker) Precheck(guard.Call) error {
 // Permit of an earlier state is ignored: the calls admitted before the last change count for
 // nothing after it. So is a Permit Allow did not issue. A change of state
 // Record makes runs the state-change hook on the calling goroutine.
+//
+// Record each Permit once. A Permit recorded twice while half-open is
+// detected and ignored (counted in Counts.Ignored): a half-open breaker
+// takes no more records than the probes it admitted, so one probe's
+// success recorded twice cannot close it. While closed it is not detected,
+// since telling the Permits apart would cost every admitted call a count
+// shared by all of them: it counts as two calls (two failures may trip
+// the breaker), as calls through guard.Run and policy stages never make
+// it.
 func (b *Breaker) Record(pm guard.Permit, o guard.Outcome) {
 	p := b.cur.Load()
 	if p == nil || !b.issued(p, pm.Token) || p.state == Open || p.state == ForcedOpen {
 		b.ignored.Add(1)
+		return
+	}
+	if p.state == HalfOpen && p.records.Add(1) > p.probes.Load() {
+		p.records.Add(-1)
+		b.ignored.Add(1) // more records than probes admitted: a Permit recorded twice
 		return
 	}
 	if o.Err != nil || o.Abandoned {
@@ -218,6 +232,7 @@ func (b *Breaker) recordSlow(p *period, o guard.Outcome, token uint64) {
 	if o.Abandoned || guard.IsRefusal(o.Err) {
 		b.neutral.Add(1)
 		if p.state == HalfOpen {
+			p.records.Add(-1)
 			p.probes.Add(-1) // the probe's place is free again
 		}
 		return
