@@ -83,6 +83,12 @@
 //	backoff_budget_refusals_total           counter
 //	backoff_throttle_refusals_total         counter
 //	backoff_throttle_rejection_probability  gauge
+//	backoff_ratelimit_rate                  gauge
+//	backoff_ratelimit_burst                 gauge
+//	backoff_ratelimit_tokens                gauge
+//	backoff_ratelimit_waiting               gauge
+//	backoff_ratelimit_waited_total          counter
+//	backoff_ratelimit_refusals_total        counter
 //	backoff_shared_guard_local              gauge
 //	backoff_shared_guard_fallbacks_total    counter
 //	backoff_shared_guard_recoveries_total   counter
@@ -114,6 +120,13 @@
 //   - throttle_refusals_total counts the calls the throttle rejected
 //     locally; throttle_rejection_probability is the probability, from 0 to
 //     1, that it rejects the next call.
+//   - ratelimit_rate and ratelimit_burst are the rate limiter's rate, in
+//     calls a second, and burst (ObserveRateLimiter, module ratelimit);
+//     ratelimit_tokens is what its bucket holds (below 1 no call is
+//     admitted at once, below 0 the calls waiting have reserved tokens to
+//     come), ratelimit_waiting the calls waiting for their token;
+//     ratelimit_waited_total counts the calls admitted after a wait,
+//     ratelimit_refusals_total those refused for want of a token in time.
 //   - shared_guard_local is 1 while the guard decides on its local
 //     fallback, 0 while on the shared state; shared_guard_fallbacks_total
 //     and shared_guard_recoveries_total count its turns to the fallback and
