@@ -89,8 +89,11 @@ type Prechecker interface {
 	// otherwise. A refusal is final: the call is not made, Allow is not
 	// asked for it, and the guard counts it as a refusal of its own, as
 	// Allow would. nil promises nothing and takes nothing: Allow is still
-	// asked, after the wait. Precheck must not block, and must be safe for
-	// concurrent use.
+	// asked, after the wait. A retry stage asks before it knows whether
+	// its own limits (WithMaxTries, a time budget, a classifier) allow the
+	// retry, so a refusal may be counted for a retry the stage would not
+	// have made anyway; the stage's Cause is then its own limit. Precheck
+	// must not block, and must be safe for concurrent use.
 	Precheck(c Call) error
 }
 
