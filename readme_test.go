@@ -77,7 +77,17 @@ func TestReadmeGoBlocksCompile(t *testing.T) {
 	if err := os.WriteFile(ovPath, ov, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(goCmd, append([]string{"build", "-overlay", ovPath}, pkgs...)...)
+	// One build of every block, with the flags this test was built with:
+	// the packages the blocks import (gRPC, OpenTelemetry, Prometheus,
+	// Redis's client...) are then the ones the other tests of the
+	// workspace compile anyway, found in the build cache, and the blocks
+	// cost only their own compilation. Built without -race under a
+	// -race run, they would all be compiled a second time.
+	args := []string{"build", "-overlay", ovPath}
+	if readmeRace {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command(goCmd, append(args, pkgs...)...)
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("the README's Go blocks do not compile:\n%s", out)

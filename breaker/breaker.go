@@ -39,8 +39,9 @@ type Breaker struct {
 }
 
 var (
-	_ guard.Guard     = (*Breaker)(nil)
-	_ guard.Validator = (*Breaker)(nil)
+	_ guard.Guard      = (*Breaker)(nil)
+	_ guard.Validator  = (*Breaker)(nil)
+	_ guard.Prechecker = (*Breaker)(nil)
 )
 
 // New returns a Breaker, closed, configured by opts. Without options it
@@ -136,6 +137,25 @@ func (b *Breaker) allowSlow() (guard.Permit, error) {
 	}
 }
 
+// Precheck refuses a call, as Allow would and counting the rejection,
+// only while the breaker is forced open (ForceOpen), which no wait ends;
+// it returns nil in every other state, and takes nothing. It makes the
+// Breaker a [guard.Prechecker]: a retry stage of package policy asks it
+// before the wait for a retry. An open breaker is not refused so, though
+// Allow would refuse it now: its open duration may end during the wait,
+// and its half-open probe needs that time to pass, so Allow answers after
+// the wait.
+func (b *Breaker) Precheck(guard.Call) error {
+	if b == nil || b.cfg.err != nil {
+		return nil
+	}
+	if p := b.cur.Load(); p != nil && p.state == ForcedOpen {
+		b.rejections.Add(1)
+		return &OpenError{State: ForcedOpen}
+	}
+	return nil
+}
+
 // Record tells the breaker how a call that Allow admitted ended, as a
 // [guard.Guard]. A call whose error is nil is a success; one whose error
 // WithIsFailure counts (by default, any) is a failure; an abandoned call,
@@ -151,10 +171,24 @@ func (b *Breaker) allowSlow() (guard.Permit, error) {
 // Permit of an earlier state is ignored: the calls admitted before the last change count for
 // nothing after it. So is a Permit Allow did not issue. A change of state
 // Record makes runs the state-change hook on the calling goroutine.
+//
+// Record each Permit once. A Permit recorded twice while half-open is
+// detected and ignored (counted in Counts.Ignored): a half-open breaker
+// takes no more records than the probes it admitted, so one probe's
+// success recorded twice cannot close it. While closed it is not detected,
+// since telling the Permits apart would cost every admitted call a count
+// shared by all of them: it counts as two calls (two failures may trip
+// the breaker), as calls through guard.Run and policy stages never make
+// it.
 func (b *Breaker) Record(pm guard.Permit, o guard.Outcome) {
 	p := b.cur.Load()
 	if p == nil || !b.issued(p, pm.Token) || p.state == Open || p.state == ForcedOpen {
 		b.ignored.Add(1)
+		return
+	}
+	if p.state == HalfOpen && p.records.Add(1) > p.probes.Load() {
+		p.records.Add(-1)
+		b.ignored.Add(1) // more records than probes admitted: a Permit recorded twice
 		return
 	}
 	if o.Err != nil || o.Abandoned {
@@ -198,6 +232,7 @@ func (b *Breaker) recordSlow(p *period, o guard.Outcome, token uint64) {
 	if o.Abandoned || guard.IsRefusal(o.Err) {
 		b.neutral.Add(1)
 		if p.state == HalfOpen {
+			p.records.Add(-1)
 			p.probes.Add(-1) // the probe's place is free again
 		}
 		return

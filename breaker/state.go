@@ -56,6 +56,7 @@ type period struct {
 
 	consecutive atomic.Uint64 // failures since the last success
 	probes      atomic.Int32  // HalfOpen: places taken
+	records     atomic.Int32  // HalfOpen: records of probes, at most the places taken
 	wins        atomic.Int32  // HalfOpen: probes that succeeded
 
 	calls *countWindow   // Closed, with WithFailureRate

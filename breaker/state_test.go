@@ -379,3 +379,31 @@ func TestConcurrentCallsAddUp(t *testing.T) {
 		t.Fatalf("counts %+v add up to %d calls, want %d", c, got, goroutines*each)
 	}
 }
+
+// A probe's Permit recorded twice counts once: the half-open breaker takes
+// no more records than the probes it admitted, so one success recorded
+// twice does not close a breaker that wants two.
+func TestHalfOpenPermitRecordedTwice(t *testing.T) {
+	clk := newMock()
+	b := breaker.New(breaker.WithClock(clk), breaker.WithConsecutiveFailures(1), breaker.WithOpenDuration(time.Second), breaker.WithHalfOpen(2, 2))
+	call(b, errBoom)
+	clk.Add(time.Second)
+	p, err := b.Allow(context.Background(), guard.Call{Attempt: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Record(p, guard.Outcome{})
+	b.Record(p, guard.Outcome{})
+	if s := b.State(); s != breaker.HalfOpen {
+		t.Fatalf("after one probe's success recorded twice the breaker is %v, want half-open", s)
+	}
+	if c := b.Counts(); c.Ignored != 1 || c.Successes != 1 {
+		t.Errorf("Counts = %+v, want 1 success and 1 record ignored", c)
+	}
+	if !call(b, nil) {
+		t.Fatal("the second probe was refused")
+	}
+	if s := b.State(); s != breaker.Closed {
+		t.Errorf("after two probes' successes the breaker is %v, want closed", s)
+	}
+}

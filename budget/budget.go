@@ -26,8 +26,9 @@ type Budget struct {
 }
 
 var (
-	_ guard.Guard     = (*Budget)(nil)
-	_ guard.Validator = (*Budget)(nil)
+	_ guard.Guard      = (*Budget)(nil)
+	_ guard.Validator  = (*Budget)(nil)
+	_ guard.Prechecker = (*Budget)(nil)
 )
 
 // NewTokenBucket returns a Budget that throttles retries as gRPC does
@@ -169,6 +170,27 @@ func (b *Budget) Allow(ctx context.Context, c guard.Call) (guard.Permit, error) 
 
 // permitRetry is the Permit.Token of an admitted retry.
 const permitRetry = 1
+
+// Precheck refuses a retry (c.Attempt above 1) of a token bucket with
+// ErrBudgetExhausted, counting the refusal, if the bucket holds too few
+// tokens for it now; it returns nil, and takes nothing, otherwise, for a
+// first attempt, and for a ratio budget. It makes the Budget a
+// [guard.Prechecker]: a retry stage of package policy asks it before the
+// wait for a retry, so that a spent token bucket refuses the retry at once
+// rather than after the wait, as gRFC A6 decides on "no retry" when the
+// failure arrives: its count changes only with the calls recorded, not
+// with time, so the wait could not change the answer (unless other calls
+// succeed meanwhile, whose tokens the next failure will find). A ratio
+// budget's window slides with time, and a wait of a tenth of the window
+// may free a retry it refuses now, so it is asked after the wait, by
+// Allow. A misconfigured Budget returns nil: Allow reports its error.
+func (b *Budget) Precheck(c guard.Call) error {
+	if b == nil || c.Attempt <= 1 || b.tokens == nil || b.tokens.allowRetry() {
+		return nil
+	}
+	b.refused.Add(1)
+	return ErrBudgetExhausted
+}
 
 // Record reports how a call that Allow admitted ended. A token bucket
 // counts it as NewTokenBucket says, calling WithIsFailure's classifier for

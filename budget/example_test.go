@@ -128,3 +128,18 @@ func ExampleNewInFlight() {
 	fmt.Printf("%d retries admitted; %d of %d calls in flight are retries\n", admitted, s.Retries, s.Requests)
 	// Output: 7 retries admitted; 7 of 37 calls in flight are retries
 }
+
+// A spent token bucket refuses the retry as soon as the attempt before it
+// fails, not after the wait: here a wait of an hour, which the call never
+// starts (Budget.Precheck; see guard.Prechecker).
+func ExampleBudget_Precheck() {
+	b := budget.NewTokenBucket(budget.WithMaxTokens(2)) // one failure leaves no retry
+	p := policy.New(
+		policy.Retry(backoff.WithBackOff(backoff.NewConstantBackOff(time.Hour)), backoff.WithMaxTries(3)),
+		policy.Guard(b),
+	)
+	start := time.Now()
+	err := p.DoErr(context.Background(), func(context.Context) error { return errUnavailable })
+	fmt.Println(errors.Is(err, budget.ErrBudgetExhausted), time.Since(start) < time.Minute)
+	// Output: true true
+}

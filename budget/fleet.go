@@ -32,5 +32,5 @@ func takeRatio(g guard.Guard) (fleet.Ratio, bool) {
 		return fleet.Ratio{}, false
 	}
 	r := b.ratio
-	return fleet.Ratio{Window: r.w.Width() * window.Slots, Reserve: r.reserve, Ratio: r.ratio, Clock: r.w.Clock()}, true
+	return fleet.Ratio{Window: r.w.Width() * window.Slots, Reserve: r.reserve, Ratio: r.ratio, Clock: r.w.Clock(), Offset: r.offset}, true
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"sync"
+	"time"
 
 	"github.com/herdsafe/backoff/internal/window"
 )
@@ -21,9 +22,10 @@ const perMillion = 1_000_000
 // fraction of the first attempts.
 type ratioBudget struct {
 	w       window.Window
-	mu      sync.Mutex // makes a retry's check and its count one step
-	reserve uint64     // retries allowed per window whatever the traffic
-	ratio   uint64     // retries allowed per million first attempts
+	mu      sync.Mutex    // makes a retry's check and its count one step
+	reserve uint64        // retries allowed per window whatever the traffic
+	ratio   uint64        // retries allowed per million first attempts
+	offset  time.Duration // WithWindowOffset's, for fleet.TakeRatio
 }
 
 // newRatioBudget returns the ratio budget of c, its window empty.
@@ -33,6 +35,7 @@ func newRatioBudget(c *config) *ratioBudget {
 		// makes 28.999..., the 29 retries it is.
 		reserve: uint64(math.Floor(c.minPerSec*c.window.Seconds() + 1e-9)),
 		ratio:   uint64(math.Round(c.retryRatio * perMillion)),
+		offset:  c.offset,
 	}
 	r.w.Init(c.clock, c.window, c.offset)
 	return r

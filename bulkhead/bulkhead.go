@@ -134,8 +134,12 @@ type Stats struct {
 	Canceled uint64
 }
 
-// Stats returns a reading of the bulkhead. It takes no lock.
+// Stats returns a reading of the bulkhead. It takes no lock. A nil
+// *Bulkhead reads as empty, of capacity 0.
 func (b *Bulkhead) Stats() Stats {
+	if b == nil {
+		return Stats{}
+	}
 	inFlight, queued := b.q.Load()
 	return Stats{
 		Capacity: b.capacity,

@@ -36,7 +36,10 @@ import (
 // UnaryClientInterceptor describes, if no attempt could open one. The
 // returned stream's RecvMsg, and SendMsg for an error of the client's own,
 // return such an error when the call fails; io.EOF means what it means for
-// any stream.
+// any stream. Once the call has ended, SendMsg answers as gRPC's own
+// stream does: io.EOF on a stream the client streams on, nil on a server
+// stream (whose generated code would otherwise return io.EOF as the call's
+// error), and RecvMsg returns the call's error.
 //
 // The stream keeps the contract of grpc.ClientStream: one goroutine may
 // call SendMsg while another calls RecvMsg. It runs the Policy on a
@@ -388,7 +391,7 @@ func (s *stream) SendMsg(m any) error {
 	if s.done {
 		s.mu.Unlock()
 		s.sendMu.Unlock()
-		return io.EOF
+		return s.endedSend()
 	}
 	if !s.committed {
 		s.keepLocked(m)
@@ -401,7 +404,7 @@ func (s *stream) SendMsg(m any) error {
 	case err == nil:
 		return nil
 	case err == io.EOF && committed:
-		return io.EOF
+		return s.endedSend()
 	case err == io.EOF:
 		return nil // the attempt ended: m is kept for the next, and RecvMsg tells how this one ended
 	}
@@ -411,6 +414,19 @@ func (s *stream) SendMsg(m any) error {
 		return err
 	}
 	return nil // the next attempt sent m again
+}
+
+// endedSend is what SendMsg returns once the call has ended, as gRPC's
+// own stream returns it: io.EOF for a stream the client streams on, whose
+// caller then learns how it ended from RecvMsg; nil for one it does not
+// (a server stream), whose generated code would otherwise hand io.EOF to
+// its caller as the call's error, in place of the call's status, which its
+// RecvMsg returns.
+func (s *stream) endedSend() error {
+	if s.desc.ClientStreams {
+		return io.EOF
+	}
+	return nil
 }
 
 // keepLocked keeps a copy of m to send again, or commits the stream if it

@@ -367,3 +367,78 @@ func TestStreamEndsWithTheClientConn(t *testing.T) {
 	err = cs.RecvMsg(new(wrapperspb.StringValue))
 	wantCode(t, err, codes.Canceled)
 }
+
+// A server stream whose call has ended before the caller sends its request
+// (its context was cancelled while the stream opened) takes the request as
+// gRPC's own stream does, with nil, so that the generated code, which
+// returns SendMsg's error as the call's, hands the caller the stream, and
+// RecvMsg the call's status in a *backoff.Error, not io.EOF. A stream the
+// client streams on answers io.EOF, as gRPC's does, and RecvMsg tells how
+// it ended.
+func TestStreamSendAfterTheCallEnded(t *testing.T) {
+	e := &echo{
+		watch: func(int, string, grpc.ServerStream) error { return nil },
+		chat:  func(int, grpc.ServerStream) error { return nil },
+	}
+	addr := serve(t, e)
+	plain := dial(t, addr)
+	clk := spectest.NewClock()
+	retried := dial(t, addr, grpc.WithStreamInterceptor(grpcbackoff.StreamClientInterceptor(retrying(clk, 3))))
+	for _, tc := range []struct {
+		desc   *grpc.StreamDesc
+		method string
+		want   error
+	}{
+		{watchDesc, watchMethod, nil},
+		{chatDesc, chatMethod, io.EOF},
+	} {
+		for _, cc := range []*grpc.ClientConn{plain, retried} {
+			ctx, cancel := context.WithCancel(context.Background())
+			cs, err := cc.NewStream(ctx, tc.desc, tc.method)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cancel()
+			rerr := cs.RecvMsg(new(wrapperspb.StringValue)) // returns once the call has ended
+			wantCode(t, rerr, codes.Canceled)
+			if cc == retried {
+				backoffError(t, rerr)
+			}
+			if err := cs.SendMsg(wrapperspb.String("x")); err != tc.want {
+				t.Errorf("%s, interceptor %v: SendMsg after the call ended = %v, want %v", tc.method, cc == retried, err, tc.want)
+			}
+			if err := cs.RecvMsg(new(wrapperspb.StringValue)); status.Code(err) != codes.Canceled {
+				t.Errorf("%s, interceptor %v: RecvMsg after SendMsg = %v, want CANCELLED", tc.method, cc == retried, err)
+			}
+		}
+	}
+}
+
+// A server stream cancelled as it opens, as generated code makes it (open,
+// send the request, close the sending side, receive): the caller gets
+// CANCELLED in a *backoff.Error, never io.EOF, however the cancel and the
+// Policy's end fall against SendMsg.
+func TestStreamCancelledAsItOpens(t *testing.T) {
+	e := &echo{watch: func(_ int, _ string, ss grpc.ServerStream) error {
+		<-ss.Context().Done()
+		return nil
+	}}
+	cc := streamClient(t, e, spectest.NewClock(), 3)
+	for range 200 {
+		ctx, cancel := context.WithCancel(context.Background())
+		cs, err := cc.NewStream(ctx, watchDesc, watchMethod)
+		if err != nil {
+			cancel()
+			wantCode(t, err, codes.Canceled)
+			continue
+		}
+		cancel()
+		if err = cs.SendMsg(wrapperspb.String("x")); err == nil {
+			if err = cs.CloseSend(); err == nil {
+				_, err = readAll(cs)
+			}
+		}
+		wantCode(t, err, codes.Canceled)
+		backoffError(t, err)
+	}
+}

@@ -20,6 +20,15 @@
 // redisguard) is Run, and follows this rule; so does a guard stage of
 // package policy. A guard's Allow, called on its own, judges a context
 // already done as the guard's documentation says.
+//
+// # Before the wait or after it
+//
+// Inside a retry stage, a guard is asked to admit each retry after the
+// wait before it. A guard whose refusal no wait can change, such as a
+// spent token-bucket retry budget, implements Prechecker, and the retry stage asks it
+// before the wait instead: the caller gets the refusal at once rather
+// than after a wait that could not help. See Prechecker for which guards
+// answer before the wait and why the others cannot.
 package guard
 
 import (
@@ -52,6 +61,40 @@ type Guard interface {
 	Allow(ctx context.Context, c Call) (Permit, error)
 	// Record reports how a call that Allow admitted ended.
 	Record(p Permit, o Outcome)
+}
+
+// Prechecker is implemented by a guard that can refuse a retry before the
+// wait for it: one whose refusal no wait can change. A retry stage of
+// package policy asks every Prechecker inside it, when an attempt has
+// failed and before it waits for the next one: a refusal then ends the
+// stage at once, with no wait, its Cause that refusal, as the same refusal
+// from Allow after the wait would have ended it. The rule, for a guard
+// inside a retry stage:
+//
+//   - A guard whose answer depends on counts that only calls change, not
+//     time, answers before the wait, and should implement Prechecker: a
+//     token-bucket retry budget (budget.NewTokenBucket) refuses a retry it
+//     has no tokens for whatever the wait, as gRFC A6 decides on "no
+//     retry" when the failure arrives; a breaker forced open
+//     (breaker.ForceOpen) stays so.
+//   - A guard whose answer the wait itself may change answers only after
+//     it, from Allow: a breaker whose open duration may end during the
+//     wait, and whose half-open probe needs that time to pass; a rate
+//     limiter, whose bucket the wait fills; a bulkhead or an adaptive
+//     limiter, whose calls in flight end; a throttle or a ratio retry
+//     budget (budget.NewRatio), whose window slides.
+type Prechecker interface {
+	// Precheck returns the error Allow would refuse the call c with if
+	// asked now, when no wait before it could change that answer; nil
+	// otherwise. A refusal is final: the call is not made, Allow is not
+	// asked for it, and the guard counts it as a refusal of its own, as
+	// Allow would. nil promises nothing and takes nothing: Allow is still
+	// asked, after the wait. A retry stage asks before it knows whether
+	// its own limits (WithMaxTries, a time budget, a classifier) allow the
+	// retry, so a refusal may be counted for a retry the stage would not
+	// have made anyway; the stage's Cause is then its own limit. Precheck
+	// must not block, and must be safe for concurrent use.
+	Precheck(c Call) error
 }
 
 // Validator is implemented by a guard that can check its own settings. A

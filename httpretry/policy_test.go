@@ -445,3 +445,28 @@ func TestPolicyErrorsAreRedacted(t *testing.T) {
 		}
 	}
 }
+
+// A spent budget refuses the retry of a 503 that names a Retry-After at
+// once: the caller does not wait the server's 5 s for a retry that cannot
+// be made.
+func TestSpentBudgetDoesNotWaitTheRetryAfter(t *testing.T) {
+	srv := newServer(t, func(w http.ResponseWriter, _ *http.Request, n int) {
+		w.Header().Set("Retry-After", "5")
+		w.WriteHeader(http.StatusServiceUnavailable)
+	})
+	clk := newSkipClock()
+	b := budget.NewTokenBucket(budget.WithMaxTokens(2)) // one failure leaves no retry
+	rt := NewTransport(srv.base, WithPolicy(policy.New(Retry(WithClock(clk)), policy.Guard(b))))
+	_, err := get(t, rt, srv.URL)
+	e := asBackoffError(t, err)
+	if !errors.Is(e.Cause, budget.ErrBudgetExhausted) || e.Attempts != 1 {
+		t.Fatalf("%+v; want the retry refused by the budget after 1 attempt", e)
+	}
+	clk.mu.Lock()
+	defer clk.mu.Unlock()
+	for _, d := range clk.waits {
+		if d > 0 {
+			t.Fatalf("the request waited %v (waits %v) for a retry its spent budget refuses", d, clk.waits)
+		}
+	}
+}

@@ -28,7 +28,12 @@
 //   - no-load latency: the lowest value of an exponential average of the
 //     windows' latencies (each window weighing 0.1) over the last 10
 //     minutes at least ([WithBaseline]): the best the dependency did,
-//     without the noise that spreads single windows below it;
+//     without the noise that spreads single windows below it. A Limiter
+//     that starts above the dependency's capacity only ever sees it
+//     loaded, and takes that latency for the no-load one: start at a limit
+//     the dependency can take ([WithInitialLimit]), or let it measure the
+//     no-load latency in probe windows at a few calls in flight, after
+//     its first window and then every interval ([WithProbeInterval]);
 //   - r = no-load latency / latency, at most 1: 1 when nothing queues;
 //   - peak: the most calls that were in flight at once, to tell a limit
 //     that was used from one that was not.

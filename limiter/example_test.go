@@ -59,7 +59,8 @@ func ExampleLimiter_Run() {
 func ExampleWithVegas() {
 	clk := clock.NewMock()
 	l := limiter.New(limiter.WithVegas(3, 6), limiter.WithClock(clk),
-		limiter.WithInitialLimit(10), limiter.WithWindow(time.Millisecond, 10))
+		limiter.WithInitialLimit(10), limiter.WithWindow(time.Millisecond, 10),
+		limiter.WithProbeInterval(0)) // the rule alone, without the probes of the no-load latency
 	round := func(latency time.Duration) {
 		var ps []guard.Permit
 		for range 10 {

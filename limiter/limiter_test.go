@@ -20,6 +20,10 @@ import (
 // perRound makes every round of n calls a sample window.
 func perRound(n int) limiter.Option { return limiter.WithWindow(time.Nanosecond, n) }
 
+// noProbe turns the probes of the no-load latency off, for the tests of
+// how the rules move the limit window by window.
+var noProbe = limiter.WithProbeInterval(0)
+
 func TestAdmitsUpToTheLimit(t *testing.T) {
 	for _, n := range []int{1, 2, 20} {
 		l := limiter.New(limiter.WithInitialLimit(n))
@@ -97,7 +101,7 @@ func TestRecordWithoutACallInFlightPanics(t *testing.T) {
 // limit alone.
 func TestGradientGrowsWhileNothingQueues(t *testing.T) {
 	clk := newManualClock()
-	l := limiter.New(limiter.WithClock(clk), perRound(16), limiter.WithInitialLimit(16))
+	l := limiter.New(limiter.WithClock(clk), noProbe, perRound(16), limiter.WithInitialLimit(16))
 	want := []int{20, 24, 29} // 16+4, 20+4.47, 24.47+4.95
 	for i, w := range want {
 		if s := round(t, l, clk, l.Stats().Limit, 10*time.Millisecond, nil); s.Limit != w {
@@ -120,7 +124,7 @@ func TestGradientGrowsWhileNothingQueues(t *testing.T) {
 // fifth of the way each window, and stops at the floor.
 func TestGradientShrinksWhenTheLatencyRises(t *testing.T) {
 	clk := newManualClock()
-	l := limiter.New(limiter.WithClock(clk), perRound(5), limiter.WithInitialLimit(40), limiter.WithFloor(5))
+	l := limiter.New(limiter.WithClock(clk), noProbe, perRound(5), limiter.WithInitialLimit(40), limiter.WithFloor(5))
 	round(t, l, clk, 5, 10*time.Millisecond, nil)
 	prev := l.Stats().Limit
 	for i := range 80 {
@@ -139,7 +143,7 @@ func TestGradientShrinksWhenTheLatencyRises(t *testing.T) {
 // while between alpha and beta do, and shrinks it when more do.
 func TestVegasRule(t *testing.T) {
 	clk := newManualClock()
-	l := limiter.New(limiter.WithClock(clk), perRound(10), limiter.WithInitialLimit(10), limiter.WithVegas(2, 4))
+	l := limiter.New(limiter.WithClock(clk), noProbe, perRound(10), limiter.WithInitialLimit(10), limiter.WithVegas(2, 4))
 	if s := round(t, l, clk, 10, 10*time.Millisecond, nil); s.Limit != 13 { // 10 + √10
 		t.Fatalf("nothing queued: limit %d, want 13", s.Limit)
 	}
@@ -157,14 +161,14 @@ func TestVegasRule(t *testing.T) {
 // whatever the latency, down to the floor.
 func TestFailuresShrinkTheLimit(t *testing.T) {
 	clk := newManualClock()
-	l := limiter.New(limiter.WithClock(clk), perRound(1), limiter.WithInitialLimit(20), limiter.WithFloor(3))
+	l := limiter.New(limiter.WithClock(clk), noProbe, perRound(1), limiter.WithInitialLimit(20), limiter.WithFloor(3))
 	want := []int{18, 16, 14, 13, 11}
 	for i, w := range want {
 		if s := round(t, l, clk, 1, time.Millisecond, errCall); s.Limit != w {
 			t.Fatalf("failure %d: limit %d, want %d", i+1, s.Limit, w)
 		}
 	}
-	l = limiter.New(limiter.WithClock(clk), perRound(1), limiter.WithInitialLimit(20), limiter.WithDecrease(0.5), limiter.WithFloor(3))
+	l = limiter.New(limiter.WithClock(clk), noProbe, perRound(1), limiter.WithInitialLimit(20), limiter.WithDecrease(0.5), limiter.WithFloor(3))
 	for _, w := range []int{10, 5, 3, 3} {
 		if s := round(t, l, clk, 1, time.Millisecond, errCall); s.Limit != w {
 			t.Fatalf("a decrease of 0.5: limit %d, want %d", s.Limit, w)
@@ -177,7 +181,7 @@ func TestFailuresShrinkTheLimit(t *testing.T) {
 func TestIsFailure(t *testing.T) {
 	clk := newManualClock()
 	notFound := errors.New("not found")
-	l := limiter.New(limiter.WithClock(clk), perRound(1), limiter.WithInitialLimit(16),
+	l := limiter.New(limiter.WithClock(clk), noProbe, perRound(1), limiter.WithInitialLimit(16),
 		limiter.WithIsFailure(func(err error) bool { return err != notFound }))
 	if s := round(t, l, clk, 16, 10*time.Millisecond, notFound); s.Limit != 20 || s.Latency != 10*time.Millisecond {
 		t.Fatalf("an error that is no failure: %+v, want the limit grown to 20", s)
@@ -186,7 +190,7 @@ func TestIsFailure(t *testing.T) {
 		t.Fatalf("a failure: limit %d, want 18", s.Limit)
 	}
 
-	l = limiter.New(limiter.WithClock(clk), perRound(1), limiter.WithInitialLimit(10),
+	l = limiter.New(limiter.WithClock(clk), noProbe, perRound(1), limiter.WithInitialLimit(10),
 		limiter.WithIsFailure(func(error) bool { panic("classifier") }))
 	p := admit(t, l, context.Background(), 1)[0]
 	clk.Add(time.Millisecond)
@@ -207,7 +211,7 @@ func TestIsFailure(t *testing.T) {
 // refused, say nothing about the dependency: neither ends a window.
 func TestAbandonedAndRefusedCountNeitherWay(t *testing.T) {
 	clk := newManualClock()
-	l := limiter.New(limiter.WithClock(clk), perRound(1), limiter.WithInitialLimit(10))
+	l := limiter.New(limiter.WithClock(clk), noProbe, perRound(1), limiter.WithInitialLimit(10))
 	refusal := fmt.Errorf("inner guard: %w", backoff.ErrRefused)
 	for _, o := range []guard.Outcome{{Abandoned: true}, {Err: errCall, Abandoned: true}, {Err: refusal}} {
 		for range 3 {
@@ -226,7 +230,7 @@ func TestAbandonedAndRefusedCountNeitherWay(t *testing.T) {
 // then.
 func TestBaselineForgets(t *testing.T) {
 	clk := newManualClock()
-	l := limiter.New(limiter.WithClock(clk), limiter.WithWindow(10*time.Millisecond, 1), limiter.WithBaseline(time.Second),
+	l := limiter.New(limiter.WithClock(clk), noProbe, limiter.WithWindow(10*time.Millisecond, 1), limiter.WithBaseline(time.Second),
 		limiter.WithInitialLimit(20), limiter.WithFloor(2))
 	round(t, l, clk, 20, 10*time.Millisecond, nil)
 	for range 20 { // 0.6 s
@@ -251,7 +255,7 @@ func TestBaselineForgets(t *testing.T) {
 
 func TestFloorAndCeiling(t *testing.T) {
 	clk := newManualClock()
-	l := limiter.New(limiter.WithClock(clk), perRound(1), limiter.WithFloor(4), limiter.WithCeiling(30))
+	l := limiter.New(limiter.WithClock(clk), noProbe, perRound(1), limiter.WithFloor(4), limiter.WithCeiling(30))
 	for range 20 {
 		round(t, l, clk, l.Stats().Limit, time.Millisecond, nil)
 	}

@@ -58,6 +58,7 @@ type config struct {
 	window    time.Duration
 	samples   int
 	baseline  time.Duration
+	probe     time.Duration    // between probes of the no-load latency; 0: none
 	isFailure func(error) bool // nil: every error
 
 	wait queue.Settings
@@ -207,6 +208,38 @@ func WithBaseline(d time.Duration) Option {
 	}
 }
 
+// WithProbeInterval sets how often the Limiter measures the no-load
+// latency again: for one sample window it lowers its limit to a few calls
+// (3, or the floor if higher), which queue at no dependency worth
+// limiting, takes that window's latency as the no-load latency, in place
+// of what it remembered, and puts its limit back. The first probe follows
+// the first window that measures a latency, so that a Limiter that starts
+// above its dependency's capacity does not learn the latency of its loaded
+// first windows as the no-load one, and hold a limit that keeps the
+// dependency loaded for as long as it remembers it (WithBaseline). The
+// next ones follow every d, spread by ±25% at random so that the
+// instances of a fleet do not probe together; none while the limit is at
+// the probe's or below. During a probe window, calls above the probe's
+// limit queue or are refused, as at any limit: the price of a true
+// baseline, which Envoy's adaptive concurrency filter pays alike.
+//
+// Probing is off by default (d = 0): the no-load latency is then the
+// lowest the windows measured, and a Limiter that starts above its
+// dependency's capacity keeps that too high for as long as it remembers it
+// (give WithInitialLimit a limit the dependency can take, or turn probing
+// on). A tenth of WithBaseline's duration (a minute, with the defaults) is
+// a good d: a probe window a minute costs about one window in six hundred.
+// d must be at least the window; negative is invalid.
+func WithProbeInterval(d time.Duration) Option {
+	return func(c *config) {
+		if d < 0 {
+			c.fail("WithProbeInterval(%v): the interval must not be negative (0 turns probing off)", d)
+			return
+		}
+		c.probe = d
+	}
+}
+
 // WithIsFailure sets the classifier that decides whether a call's error is
 // a failure that says the dependency is overloaded (fn returns true: a
 // timeout, a 503), which shrinks the limit by WithDecrease's factor, or
@@ -305,5 +338,8 @@ func (c *config) check() {
 	c.wait.Check(settings, &c.err)
 	if c.baseline < c.window {
 		c.fail("WithBaseline(%v) is shorter than the window (%v)", c.baseline, c.window)
+	}
+	if c.probe > 0 && c.probe < c.window {
+		c.fail("WithProbeInterval(%v) is shorter than the window (%v)", c.probe, c.window)
 	}
 }

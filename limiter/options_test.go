@@ -2,6 +2,7 @@ package limiter_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -109,5 +110,21 @@ func TestValidConfiguration(t *testing.T) {
 		if err := l.Validate(); err != nil {
 			t.Errorf("Validate() = %v", err)
 		}
+	}
+}
+
+// WithProbeInterval refuses a negative interval and one shorter than the
+// window.
+func TestProbeIntervalBounds(t *testing.T) {
+	for _, l := range []*limiter.Limiter{
+		limiter.New(limiter.WithProbeInterval(-time.Second)),
+		limiter.New(limiter.WithProbeInterval(time.Millisecond), limiter.WithWindow(time.Second, 1)),
+	} {
+		if err := l.Validate(); err == nil || !strings.Contains(err.Error(), "WithProbeInterval") {
+			t.Errorf("Validate = %v, want an error naming WithProbeInterval", err)
+		}
+	}
+	if err := limiter.New(limiter.WithProbeInterval(time.Minute)).Validate(); err != nil {
+		t.Errorf("a probe every minute: %v", err)
 	}
 }

@@ -1,5 +1,7 @@
 package limiter
 
+import "math/rand/v2"
+
 // window is what one sample window measured.
 type window struct {
 	// latency is the mean latency of the calls that succeeded, in
@@ -51,6 +53,31 @@ type estimate struct {
 	// baseline is the lowest of it rather than of the windows' own, which
 	// the noise of their samples spreads below the true no-load latency.
 	smooth float64
+	// probing says the window running is a probe, run at probeLimit, and
+	// saved the limit to go back to after it; nextProbe is when the next
+	// one starts (see update).
+	probing   bool
+	saved     float64
+	nextProbe int64
+}
+
+// probeConcurrency is the most calls in flight during a probe window,
+// unless the floor is higher: few enough that they queue at no dependency
+// worth limiting, as Envoy's gradient controller measures its minimum
+// round-trip time at a concurrency of 3.
+const probeConcurrency = 3
+
+// probeLimit is the limit of a probe window: probeConcurrency, or the
+// floor if it is higher, within the ceiling.
+func (e *estimate) probeLimit() float64 {
+	return float64(min(max(e.cfg.floor, probeConcurrency), e.cfg.ceiling))
+}
+
+// probeEvery returns the time until the next probe: WithProbeInterval's,
+// spread by ±25% at random so that the instances of a fleet do not probe
+// together.
+func (e *estimate) probeEvery() int64 {
+	return int64(float64(e.cfg.probe) * (0.75 + 0.5*rand.Float64()))
 }
 
 func (e *estimate) init(cfg *config) {
@@ -79,7 +106,35 @@ func (e *estimate) noLoad() float64 {
 // update moves the limit by what the window that ended at now measured,
 // and returns the new limit, rounded down, within the floor and the
 // ceiling.
+//
+// With WithProbeInterval, it probes the no-load latency again now and
+// then: a window at a limit of probeLimit (a few calls, which queue
+// nowhere), whose latency is then the baseline, in place of what the
+// windows before it remembered; the limit is then what it was before the
+// probe, and moves from there by the new baseline. The first probe follows
+// the first window that measures a latency, so that a Limiter that starts
+// above its dependency's capacity does not take the latency of its first,
+// loaded windows for the no-load latency; the others follow every
+// interval, spread, so that a baseline learned under load, or a dependency
+// that became slower or faster, is measured again. A probe is not started
+// while the limit is at probeLimit or below: its windows measure no queue
+// already.
 func (e *estimate) update(now int64, w window) int {
+	if e.probing {
+		e.probing = false
+		e.nextProbe = now + e.probeEvery()
+		if w.latency > 0 && !w.failed {
+			e.base = [2]float64{w.latency, inf}
+			e.smooth = w.latency
+			e.rotate = now + int64(e.cfg.baseline)
+		}
+		e.limit = e.saved
+		if w.failed {
+			e.limit *= e.cfg.decrease
+		}
+		e.limit = min(max(e.limit, float64(e.cfg.floor)), float64(e.cfg.ceiling))
+		return int(e.limit)
+	}
 	if w.latency > 0 {
 		if now >= e.rotate {
 			// The older period is forgotten; the current one, unless it
@@ -110,5 +165,9 @@ func (e *estimate) update(now int64, w window) int {
 		}
 	}
 	e.limit = min(max(e.limit, float64(e.cfg.floor)), float64(e.cfg.ceiling))
+	if e.cfg.probe > 0 && w.latency > 0 && now >= e.nextProbe && e.limit > e.probeLimit() {
+		e.probing, e.saved = true, e.limit
+		return int(e.probeLimit())
+	}
 	return int(e.limit)
 }

@@ -139,6 +139,12 @@
 //	backoff.shedder.retries_refused         counter        {request}
 //	backoff.shedder.late_refused            counter        {request}
 //	backoff.shedder.queue_time              gauge          s
+//	backoff.ratelimit.rate                  gauge          {call}/s
+//	backoff.ratelimit.burst                 updowncounter  {call}
+//	backoff.ratelimit.tokens                gauge          {token}
+//	backoff.ratelimit.waiting               updowncounter  {call}
+//	backoff.ratelimit.waited                counter        {call}
+//	backoff.ratelimit.refusals              counter        {call}
 //	backoff.shared_guard.local              gauge          1
 //	backoff.shared_guard.fallbacks          counter        {fallback}
 //	backoff.shared_guard.recoveries         counter        {recovery}
@@ -173,6 +179,14 @@
 //     backoff.shedder.late_refused the requests whose caller would not
 //     wait for its queue; backoff.shedder.queue_time is that queue's time
 //     (ObserveShedder).
+//   - backoff.ratelimit.rate and backoff.ratelimit.burst are the rate
+//     limiter's rate, in calls a second, and burst (ObserveRateLimiter,
+//     module ratelimit); backoff.ratelimit.tokens is what its bucket holds
+//     (below 1 no call is admitted at once, below 0 the calls waiting have
+//     reserved tokens to come), backoff.ratelimit.waiting the calls waiting
+//     for their token; backoff.ratelimit.waited counts the calls admitted
+//     after a wait, backoff.ratelimit.refusals those refused for want of a
+//     token in time.
 //   - backoff.shared_guard.local is 1 while the guard decides on its local
 //     fallback, 0 while on the shared state; backoff.shared_guard.fallbacks
 //     and backoff.shared_guard.recoveries count its turns to the fallback

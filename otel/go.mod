@@ -13,13 +13,18 @@ require (
 	go.uber.org/goleak v1.3.0
 )
 
+require golang.org/x/time v0.15.0 // indirect
+
 require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
+	github.com/herdsafe/backoff/ratelimit v0.0.0-00010101000000-000000000000
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	golang.org/x/sys v0.47.0 // indirect
 )
 
 replace github.com/herdsafe/backoff => ../
+
+replace github.com/herdsafe/backoff/ratelimit => ../ratelimit

@@ -76,8 +76,15 @@ type Registration struct{ r telemetry.Registration }
 
 // Unregister stops the observation of the guard, and frees its name,
 // which may then be observed again. It returns the meter's error, if any;
-// a second call does nothing and returns nil.
-func (r *Registration) Unregister() error { return r.r.Unregister() }
+// a second call does nothing and returns nil, and so does a call on a nil
+// *Registration, what an Observe method returns with its error: it
+// registered nothing.
+func (r *Registration) Unregister() error {
+	if r == nil {
+		return nil
+	}
+	return r.r.Unregister()
+}
 
 // observedKey names an observed guard.
 type observedKey struct {

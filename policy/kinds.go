@@ -148,11 +148,16 @@ func (l *kindLimits) judge(ctx context.Context, err error, tries *kindCounts) er
 func (c *call) retryByKind(ctx context.Context, s *Stage, rest []Stage) error {
 	outer, n := c.attempt, 0
 	var tries kindCounts
+	var refused error // a guard's refusal of the next attempt, before the wait (see precheck)
 	err := s.retrier.DoErr(ctx, func(ctx context.Context) error {
 		n++
 		c.attempt = n
+		if refused != nil {
+			return refused
+		}
 		if err := c.run(ctx, rest); err != nil {
-			return s.kinds.judge(ctx, err, &tries)
+			err, refused = precheck(ctx, s.kinds.judge(ctx, err, &tries), rest, n+1)
+			return err
 		}
 		return nil
 	})

@@ -2,9 +2,11 @@ package policy
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
 )
 
 // Retry returns a retry stage: it runs the stages inside it again, as the
@@ -26,6 +28,18 @@ import (
 // attempt's number (guard.Call.Attempt), and its refusal stops the stage at
 // once: the Cause is the refusal, LastErr the last error of an attempt that
 // ran.
+//
+// A guard is asked to admit a retry after the wait before it, unless it can
+// answer before the wait (it implements guard.Prechecker, as a
+// token-bucket retry budget and a breaker forced open do): then it is asked when the attempt
+// before has failed, and its refusal stops the stage without a wait, as
+// its refusal after the wait would have, Cause and LastErr alike. The
+// waits it cuts short are reported to Notify and to instrumenters as waits
+// of zero. Such guards are those of the stages inside this one, up to a
+// nested retry stage (whose guards see its own attempts) or a fallback
+// (which could serve the refusal); a guard whose answer the wait may
+// change (a breaker open for a time, a rate limiter, a bulkhead, a
+// throttle, a ratio retry budget) is asked after the wait only. See guard.Prechecker.
 func Retry(opts ...backoff.RetryOption) Stage {
 	all := append([]backoff.RetryOption{
 		backoff.WithBackOff(DefaultBackOff()),
@@ -65,11 +79,56 @@ func (c *call) retry(ctx context.Context, s *Stage, rest []Stage) error {
 		return s.retrier.DoErr(ctx, c.fn)
 	}
 	outer, n := c.attempt, 0
+	var refused error // a guard's refusal of the next attempt, before the wait
 	err := s.retrier.DoErr(ctx, func(ctx context.Context) error {
 		n++
 		c.attempt = n
-		return c.run(ctx, rest)
+		if refused != nil {
+			return refused
+		}
+		err := c.run(ctx, rest)
+		if err != nil {
+			err, refused = precheck(ctx, err, rest, n+1)
+		}
+		return err
 	})
 	c.attempt = outer
 	return err
+}
+
+// precheck asks the guards of the stages inside a retry stage (rest, up
+// to a nested retry stage or a fallback) that answer before the wait
+// (guard.Prechecker) whether they refuse attempt next, after an attempt
+// that returned err. If one does, it returns err with a wait of zero (so
+// that the retry stage does not wait for an attempt that cannot be made)
+// and the refusal, which the next attempt returns at once without running
+// anything: the stage then stops, its Cause the refusal and its LastErr
+// err, as if the guard had refused after the wait. It asks nothing about
+// an error that stops the stage anyway (a refusal, a Permanent error, a
+// cancellation of retries, or a context done), and returns err unchanged
+// and nil if no guard refuses.
+func precheck(ctx context.Context, err error, rest []Stage, next int) (error, error) {
+	if ctx.Err() != nil || errors.Is(err, backoff.ErrRefused) || errors.Is(err, backoff.ErrPermanent) || errors.Is(err, backoff.ErrRetriesCanceled) {
+		return err, nil
+	}
+	for i := range rest {
+		s := &rest[i]
+		switch s.kind {
+		case retryStage, fallbackStage:
+			return err, nil
+		case guardStage:
+			if p, ok := s.v.(guard.Prechecker); ok {
+				if r := p.Precheck(guard.Call{Attempt: next}); r != nil {
+					// A wait the error named is replaced, not wrapped: what
+					// the error says of itself (LastErr, what a Notify hook
+					// reads) is what it said before.
+					if ra, ok := err.(*backoff.RetryAfterError); ok {
+						err = ra.Unwrap()
+					}
+					return backoff.RetryAfter(0, err), guard.Refusal(r)
+				}
+			}
+		}
+	}
+	return err, nil
 }

@@ -74,8 +74,15 @@ type Registration struct{ r telemetry.Registration }
 
 // Unregister unregisters the guard's collector, and frees its name, which
 // may then be observed again. It returns an error if the registry no
-// longer held the collector; a second call does nothing and returns nil.
-func (r *Registration) Unregister() error { return r.r.Unregister() }
+// longer held the collector; a second call does nothing and returns nil,
+// and so does a call on a nil *Registration, what an Observe method
+// returns with its error: it registered nothing.
+func (r *Registration) Unregister() error {
+	if r == nil {
+		return nil
+	}
+	return r.r.Unregister()
+}
 
 // guardCollector is a prometheus.Collector of one guard: the description
 // and the type of each series.

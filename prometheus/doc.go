@@ -86,6 +86,12 @@
 //	backoff_shedder_retries_refused_total   counter
 //	backoff_shedder_late_refused_total      counter
 //	backoff_shedder_queue_time              gauge
+//	backoff_ratelimit_rate                  gauge
+//	backoff_ratelimit_burst                 gauge
+//	backoff_ratelimit_tokens                gauge
+//	backoff_ratelimit_waiting               gauge
+//	backoff_ratelimit_waited_total          counter
+//	backoff_ratelimit_refusals_total        counter
 //	backoff_shared_guard_local              gauge
 //	backoff_shared_guard_fallbacks_total    counter
 //	backoff_shared_guard_recoveries_total   counter
@@ -122,6 +128,13 @@
 //     shedder_late_refused_total the requests whose caller would not wait
 //     for its queue; shedder_queue_time is that queue's time, in seconds
 //     (ObserveShedder).
+//   - ratelimit_rate and ratelimit_burst are the rate limiter's rate, in
+//     calls a second, and burst (ObserveRateLimiter, module ratelimit);
+//     ratelimit_tokens is what its bucket holds (below 1 no call is
+//     admitted at once, below 0 the calls waiting have reserved tokens to
+//     come), ratelimit_waiting the calls waiting for their token;
+//     ratelimit_waited_total counts the calls admitted after a wait,
+//     ratelimit_refusals_total those refused for want of a token in time.
 //   - shared_guard_local is 1 while the guard decides on its local
 //     fallback, 0 while on the shared state; shared_guard_fallbacks_total
 //     and shared_guard_recoveries_total count its turns to the fallback and

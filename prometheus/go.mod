@@ -11,9 +11,12 @@ require (
 	go.uber.org/goleak v1.3.0
 )
 
+require golang.org/x/time v0.15.0 // indirect
+
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/herdsafe/backoff/ratelimit v0.0.0-00010101000000-000000000000
 	github.com/kylelemons/godebug v1.1.0 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/prometheus/procfs v0.21.1 // indirect
@@ -22,3 +25,5 @@ require (
 )
 
 replace github.com/herdsafe/backoff => ../
+
+replace github.com/herdsafe/backoff/ratelimit => ../ratelimit

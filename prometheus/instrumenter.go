@@ -8,6 +8,7 @@ import (
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/internal/setting"
 	"github.com/herdsafe/backoff/internal/telemetry"
+	"github.com/herdsafe/backoff/internal/typednil"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -49,7 +50,7 @@ type named struct {
 // New shares them, so that several Instrumenters can count into one
 // registry.
 //
-// A nil reg or an invalid option is reported as an error matching
+// A nil reg, typed or not, or an invalid option is reported as an error matching
 // backoff.ErrInvalidConfiguration; so is a metric that reg refuses (one of
 // the same name registered by other code with other labels, say), and New
 // then leaves nothing registered.
@@ -57,7 +58,7 @@ func New(reg prometheus.Registerer, opts ...Option) (*Instrumenter, error) {
 	c := config{namespace: DefaultNamespace, maxRetryNum: DefaultMaxRetryNum}
 	setting.Apply(settings, &c.err, "New", &c, opts)
 	var nilReg error
-	if reg == nil {
+	if reg == nil || typednil.Is(reg) {
 		nilReg = settings.Invalid("New was given a nil Registerer")
 	}
 	if err := setting.Join(nilReg, c.err); err != nil {
@@ -135,7 +136,10 @@ func (in *Instrumenter) check() {
 // past that, each call makes one anew, which looks its series up in the
 // vectors. Names must be a bounded set: name operations, not requests.
 // Named("") is the unnamed operation's Instrumenter, which counts as in
-// itself does, under Unnamed.
+// itself does, under Unnamed. A name that is not valid UTF-8, which no
+// label value may be, is counted under the name with each run of invalid
+// bytes replaced by U+FFFD ("bad\xff" under "bad\uFFFD"): Named cannot
+// refuse it, and a retry must never fail, or panic, for its metrics.
 func (in *Instrumenter) Named(name string) backoff.Instrumenter {
 	in.check()
 	return in.named(name)
@@ -198,8 +202,10 @@ func (in *Instrumenter) named(name string) *named {
 	return in.series.Get(name, in.newNamed)
 }
 
-// newNamed makes the Instrumenter of name, and its series.
+// newNamed makes the Instrumenter of name, and its series: a name that is
+// not valid UTF-8 is the label value telemetry.LabelValue makes of it.
 func (in *Instrumenter) newNamed(name string) *named {
+	name = telemetry.LabelValue(name)
 	return &named{
 		in:      in,
 		name:    name,

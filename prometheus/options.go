@@ -56,7 +56,9 @@ func WithMaxRetryNum(n int) Option {
 // label, with fn instead of the package's rule (see the package
 // documentation): fn receives State.Err as the operation returned it, and
 // a result of "" falls back to the rule. fn must return values of a small,
-// bounded set, since each is a series: never an error's message.
+// bounded set, since each is a series: never an error's message. A
+// result that is not valid UTF-8 has each run of invalid bytes replaced by
+// U+FFFD, as a label value must be valid UTF-8.
 //
 // fn is called on the goroutine of the retry call, holding no lock; if it
 // panics, the panic goes on to the caller of the retry, as a panic in any

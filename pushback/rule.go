@@ -54,7 +54,9 @@ func (r Rule) Validate() error {
 // returns it): the wait g's state asks for, spread, a whole number of
 // Units in [Unit, Max]. It reads g's state, as its Stats would, and draws
 // once from Random; it allocates nothing and takes no lock of its own. A
-// Rule that Validate rejects returns 0: check it where the Rule is made.
+// Rule that Validate rejects returns 0: check it where the Rule is made. A
+// nil g, typed or not, tells nothing of its state: the wait is then the
+// one refusal names, or Base, spread.
 func (r Rule) Wait(g guard.Guard, refusal error) time.Duration {
 	if r.Validate() != nil {
 		return 0

@@ -307,3 +307,22 @@ func TestWaitAllocatesNothing(t *testing.T) {
 		t.Errorf("%v allocations per Wait, want 0", n)
 	}
 }
+
+// A nil guard, typed or not, of every kind whose state Wait reads, tells
+// nothing: the wait is Base, with no panic.
+func TestWaitOfANilGuard(t *testing.T) {
+	r := exact(time.Second)
+	for _, tc := range []struct {
+		g       guard.Guard
+		refusal error
+	}{
+		{nil, bulkhead.ErrBulkheadFull},
+		{(*bulkhead.Bulkhead)(nil), bulkhead.ErrBulkheadFull},
+		{(*limiter.Limiter)(nil), limiter.ErrLimitExceeded},
+		{(*throttle.Throttle)(nil), throttle.ErrThrottled},
+	} {
+		if got := r.Wait(tc.g, tc.refusal); got != time.Second {
+			t.Errorf("Wait(%T(nil), %v) = %v, want the base, 1s", tc.g, tc.refusal, got)
+		}
+	}
+}

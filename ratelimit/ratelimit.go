@@ -3,6 +3,7 @@ package ratelimit
 import (
 	"context"
 	"math"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -19,6 +20,17 @@ import (
 // with an error matching [backoff.ErrInvalidConfiguration]; make one with
 // [New].
 type Limiter struct {
+	// mu is held around every use of lim, with the clock read under it:
+	// x/time takes the times it is given as they come, so a time read
+	// before another caller's, but given after, would move its clock back
+	// and credit the time between twice; and a reservation cancelled
+	// after another caller's reserved nothing would give nothing back.
+	// Under mu, lim sees one time after another, never going back (see
+	// now), and a refusal's reservation is given back before anyone else
+	// reserves.
+	mu   sync.Mutex
+	last time.Time // the latest time given to lim, under mu
+
 	lim     *rate.Limiter // nil: not usable
 	clock   clock.Clock
 	maxWait time.Duration // 0: refuse at once
@@ -92,11 +104,14 @@ func (l *Limiter) Allow(ctx context.Context, _ guard.Call) (guard.Permit, error)
 	case ctx.Err() != nil:
 		return guard.Permit{}, context.Cause(ctx)
 	}
+	l.mu.Lock()
 	now := l.now()
 	if l.lim.AllowN(now, 1) {
+		l.mu.Unlock()
 		return guard.Permit{}, nil
 	}
 	if l.maxWait == 0 {
+		l.mu.Unlock()
 		l.refused.Add(1)
 		return guard.Permit{}, limited{l}
 	}
@@ -104,14 +119,17 @@ func (l *Limiter) Allow(ctx context.Context, _ guard.Call) (guard.Permit, error)
 }
 
 // wait reserves the next token at now and waits for it, as Allow says.
+// It is called with mu held, and releases it.
 func (l *Limiter) wait(ctx context.Context, now time.Time) error {
 	r := l.lim.ReserveN(now, 1)
 	delay := r.DelayFrom(now)
 	if !r.OK() || delay > l.maxWait || l.overruns(ctx, delay) {
-		r.CancelAt(now)
+		r.CancelAt(now) // no one reserved since: the token is all given back
+		l.mu.Unlock()
 		l.refused.Add(1)
 		return limited{l}
 	}
+	l.mu.Unlock()
 	if delay == 0 { // a token came in between
 		return nil
 	}
@@ -124,7 +142,9 @@ func (l *Limiter) wait(ctx context.Context, now time.Time) error {
 		return nil
 	case <-ctx.Done():
 		t.Stop()
+		l.mu.Lock()
 		r.CancelAt(l.now())
+		l.mu.Unlock()
 		return context.Cause(ctx)
 	}
 }
@@ -135,14 +155,25 @@ func (l *Limiter) wait(ctx context.Context, now time.Time) error {
 // a mock clock they follow the mock's time.
 var epoch = time.Now()
 
-// now reads the Limiter's clock.
-func (l *Limiter) now() time.Time { return epoch.Add(l.clock.Since(epoch)) }
+// now reads the Limiter's clock, under mu: the time it returns is never
+// before the one it returned last, even on a clock set back (a mock's),
+// so that x/time's clock never goes back.
+func (l *Limiter) now() time.Time {
+	t := epoch.Add(l.clock.Since(epoch))
+	if t.Before(l.last) {
+		return l.last
+	}
+	l.last = t
+	return t
+}
 
 // untilToken returns how long until the bucket holds a token, from now on
 // the Limiter's clock: 0 if it holds one, else the tokens missing over the
 // rate, saturating at the largest Duration.
 func (l *Limiter) untilToken() time.Duration {
+	l.mu.Lock()
 	tokens := l.lim.TokensAt(l.now())
+	l.mu.Unlock()
 	if tokens >= 1 {
 		return 0
 	}

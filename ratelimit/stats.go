@@ -26,10 +26,13 @@ func (l *Limiter) Stats() Stats {
 	if l == nil || l.lim == nil {
 		return Stats{}
 	}
+	l.mu.Lock()
+	tokens := l.lim.TokensAt(l.now())
+	l.mu.Unlock()
 	return Stats{
 		Rate:    l.lim.Limit(),
 		Burst:   l.lim.Burst(),
-		Tokens:  l.lim.TokensAt(l.now()),
+		Tokens:  tokens,
 		Waiting: l.waiting.Load(),
 		Waited:  l.waited.Load(),
 		Refused: l.refused.Load(),

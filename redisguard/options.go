@@ -251,7 +251,8 @@ func WithBreaker(opts ...breaker.Option) Option {
 // lock held; if it panics, the call counts neither way and the panic goes
 // on. budget.WithClock's clock times the retry interval, the staleness and
 // the local fallback (a shared ratio budget's window is on the Redis
-// server's clock). Several WithBudget add up, in order.
+// server's clock, and budget.WithWindowOffset, which could move only the
+// local fallback's, is refused). Several WithBudget add up, in order.
 func WithBudget(opts ...budget.Option) Option {
 	return func(c *config) {
 		if c.only(budgetKind, "WithBudget") {

@@ -68,6 +68,7 @@ func TestBadConfiguration(t *testing.T) {
 		{"a classifier to a ratio budget", good, "ratio", "x", []Option{WithBudget(budget.WithIsFailure(func(error) bool { return true }))}, "budget: WithIsFailure applies to a token bucket"},
 		{"a short window", good, "ratio", "x", []Option{WithBudget(budget.WithWindow(time.Millisecond))}, "budget: WithWindow was given a window of 1ms"},
 		{"NaN retry ratio", good, "ratio", "x", []Option{WithBudget(budget.WithRetryRatio(math.NaN()))}, "budget: WithRetryRatio"},
+		{"a window offset to a shared ratio budget", good, "ratio", "x", []Option{WithBudget(budget.WithWindowOffset(time.Second))}, "budget.WithWindowOffset(1s), which a shared ratio budget cannot use"},
 		{"negative reserve", good, "ratio", "x", []Option{WithBudget(budget.WithMinRetriesPerSecond(-1))}, "budget: WithMinRetriesPerSecond"},
 		{"nil ratio clock", good, "ratio", "x", []Option{WithBudget(budget.WithClock(nil))}, "budget: WithClock"},
 		{"a breaker's options to a ratio budget", good, "ratio", "x", []Option{WithBreaker(breaker.WithHalfOpen(1, 1))}, "WithBreaker applies to a breaker"},

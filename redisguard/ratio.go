@@ -44,6 +44,9 @@ type seenWindow struct {
 // this package (WithTimeout, WithRetryInterval, WithStaleness, WithTTL,
 // WithKeyPrefix, WithOnFallback, WithOnRecover). Every instance of one
 // budget must be given the same window, reserve and ratio.
+// budget.WithWindowOffset is refused, as an invalid configuration: the
+// fleet's window is laid out on the server's clock, and an offset would
+// move only the local fallback's.
 //
 // The rule is budget.NewRatio's, over the fleet: over a sliding window of
 // time, kept as ten slots of a tenth of it on the Redis server's clock
@@ -77,7 +80,11 @@ func NewRatio(client redis.Scripter, name string, opts ...Option) *Budget {
 	c := newConfig(budgetKind, "NewRatio", name, opts)
 	b := &Budget{cfg: c, local: budget.NewRatio(c.budget...)}
 	s, _ := fleet.TakeRatio(b.local)
-	b.err = setting.Join(checkClient(client), c.nameErr, c.err, b.local.Validate())
+	var offsetErr error
+	if s.Offset != 0 {
+		offsetErr = settings.Invalid("NewRatio: WithBudget was given budget.WithWindowOffset(%v), which a shared ratio budget cannot use: its window is the fleet's, laid out on Redis's clock, and an offset would move only the local fallback's", s.Offset)
+	}
+	b.err = setting.Join(checkClient(client), c.nameErr, c.err, b.local.Validate(), offsetErr)
 	if b.err != nil {
 		return b
 	}

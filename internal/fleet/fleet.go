@@ -81,6 +81,7 @@ type Ratio struct {
 	Reserve uint64        // the retries a window allows whatever the traffic (WithMinRetriesPerSecond)
 	Ratio   uint64        // the retries allowed per million first attempts (WithRetryRatio)
 	Clock   clock.Clock   // WithClock's
+	Offset  time.Duration // WithWindowOffset's, which a fleet-wide budget cannot use
 }
 
 // TakeRatio returns the settings of g, a ratio budget of budget.NewRatio

@@ -3,6 +3,7 @@ package telemetry
 import (
 	"slices"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/budget"
@@ -90,8 +91,11 @@ func (o Observed) Check(settings setting.Package, name string) error {
 	if o.Read == nil {
 		nilGuard = settings.Invalid("%s was given a nil guard", o.Method)
 	}
-	if name == "" {
+	switch {
+	case name == "":
 		noName = settings.Invalid("%s was given an empty name", o.Method)
+	case !utf8.ValidString(name):
+		noName = settings.Invalid("%s was given the name %q, which is not valid UTF-8, as a label value must be", o.Method, name)
 	}
 	return setting.Join(nilGuard, noName)
 }
@@ -135,9 +139,15 @@ var (
 	throttleRefusals    = &Metric{Name: "throttle.refusals", Kind: Counter, Unit: "{call}", Help: "Calls the throttle rejected locally."}
 	throttleProbability = &Metric{Name: "throttle.rejection_probability", Kind: Gauge, Unit: "1", Help: "The probability, from 0 to 1, that the throttle rejects the next call.", Float: true}
 
-	shedderRetries   = &Metric{Name: "shedder.retries_refused", Kind: Counter, Unit: "{request}", Help: "Retries the shedder refused under pressure, before its guard, saying do not retry."}
-	shedderLate      = &Metric{Name: "shedder.late_refused", Kind: Counter, Unit: "{request}", Help: "Requests the shedder refused because their caller would not wait for its queue."}
-	shedderQueueTime = &Metric{Name: "shedder.queue_time", Kind: Gauge, Unit: "s", Help: "The time requests wait now for the shedder's guard, in seconds.", Float: true}
+	shedderRetries    = &Metric{Name: "shedder.retries_refused", Kind: Counter, Unit: "{request}", Help: "Retries the shedder refused under pressure, before its guard, saying do not retry."}
+	shedderLate       = &Metric{Name: "shedder.late_refused", Kind: Counter, Unit: "{request}", Help: "Requests the shedder refused because their caller would not wait for its queue."}
+	shedderQueueTime  = &Metric{Name: "shedder.queue_time", Kind: Gauge, Unit: "s", Help: "The time requests wait now for the shedder's guard, in seconds.", Float: true}
+	rateLimitRate     = &Metric{Name: "ratelimit.rate", Kind: Gauge, Unit: "{call}/s", Help: "The calls a second the rate limiter admits on average.", Float: true}
+	rateLimitBurst    = &Metric{Name: "ratelimit.burst", Kind: Level, Unit: "{call}", Help: "The calls the rate limiter admits at once, its bucket's size."}
+	rateLimitTokens   = &Metric{Name: "ratelimit.tokens", Kind: Gauge, Unit: "{token}", Help: "The tokens in the rate limiter's bucket: below 1 no call is admitted at once, below 0 waiting calls have reserved tokens to come.", Float: true}
+	rateLimitWaiting  = &Metric{Name: "ratelimit.waiting", Kind: Level, Unit: "{call}", Help: "Calls waiting for their token."}
+	rateLimitWaited   = &Metric{Name: "ratelimit.waited", Kind: Counter, Unit: "{call}", Help: "Calls the rate limiter admitted after a wait."}
+	rateLimitRefusals = &Metric{Name: "ratelimit.refusals", Kind: Counter, Unit: "{call}", Help: "Calls the rate limiter refused for want of a token in time."}
 
 	sharedLocal      = &Metric{Name: "shared_guard.local", Kind: Gauge, Unit: "1", Help: "1 while the guard decides on its local fallback, 0 while on the shared state."}
 	sharedFallbacks  = &Metric{Name: "shared_guard.fallbacks", Kind: Counter, Unit: "{fallback}", Help: "Turns of the guard from the shared state to its local fallback."}
@@ -305,6 +315,27 @@ func Shedder(s GateStatser) Observed {
 	return observed("ObserveShedder", shedderSeries, s, s == nil || typednil.Is(s), func(s GateStatser, v []float64) {
 		st := s.Stats()
 		copy(v, []float64{float64(st.RetriesRefused), float64(st.LateRefused), st.QueueTime.Seconds()})
+	})
+}
+
+var rateLimiterSeries = series(rateLimitRate, rateLimitBurst, rateLimitTokens, rateLimitWaiting, rateLimitWaited, rateLimitRefusals)
+
+// RateLimitStats are the figures of a rate limiter (module ratelimit's
+// Limiter.Stats), which this module cannot import: its rate and burst,
+// the tokens in its bucket, the calls waiting, and its counts of calls
+// admitted after a wait and refused.
+type RateLimitStats struct {
+	Rate, Tokens    float64
+	Burst, Waiting  int64
+	Waited, Refused uint64
+}
+
+// RateLimiter is a rate limiter as ObserveRateLimiter reports it, read by
+// read at each collection; isNil for a nil limiter.
+func RateLimiter(isNil bool, read func() RateLimitStats) Observed {
+	return observed("ObserveRateLimiter", rateLimiterSeries, read, isNil, func(read func() RateLimitStats, v []float64) {
+		s := read()
+		copy(v, []float64{s.Rate, float64(s.Burst), s.Tokens, float64(s.Waiting), float64(s.Waited), float64(s.Refused)})
 	})
 }
 

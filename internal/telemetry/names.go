@@ -1,5 +1,10 @@
 package telemetry
 
+import (
+	"strings"
+	"unicode/utf8"
+)
+
 // Unnamed is the name reported for an operation without one: the
 // Instrumenter of each module itself, rather than one its Named method
 // returns.
@@ -20,10 +25,22 @@ type Namer struct {
 func (n Namer) Type(err error) string {
 	if n.ErrorType != nil {
 		if s := n.ErrorType(err); s != "" {
-			return s
+			return LabelValue(s)
 		}
 	}
 	return ErrorType(err)
+}
+
+// LabelValue returns s as a label value: s itself if it is valid UTF-8, which
+// Prometheus and OpenTelemetry require of every label and attribute value,
+// else s with each run of invalid bytes replaced by U+FFFD, so that a
+// value that comes from a user's function or an error's text never makes
+// a metric refuse, or panic on, what a call reports.
+func LabelValue(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
 // Cause names why the driver gave up: one of the cause constants (such as

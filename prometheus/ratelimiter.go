@@ -1,0 +1,19 @@
+package prombackoff
+
+import (
+	"github.com/herdsafe/backoff/internal/telemetry"
+	"github.com/herdsafe/backoff/ratelimit"
+)
+
+// ObserveRateLimiter registers an observation of l under name, read from
+// l.Stats at each collection, which reads l's clock: the rate limiter
+// metrics (see Guards in the package documentation): its rate and burst,
+// the tokens in its bucket, the calls waiting for theirs, and the calls it
+// admitted after a wait and refused.
+func (in *Instrumenter) ObserveRateLimiter(name string, l *ratelimit.Limiter) (*Registration, error) {
+	return in.observe(name, telemetry.RateLimiter(l == nil, func() telemetry.RateLimitStats {
+		s := l.Stats()
+		return telemetry.RateLimitStats{Rate: float64(s.Rate), Burst: int64(s.Burst), Tokens: s.Tokens,
+			Waiting: s.Waiting, Waited: s.Waited, Refused: s.Refused}
+	}))
+}
