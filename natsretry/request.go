@@ -66,4 +66,3 @@ func RequestMsg(ctx context.Context, nc *nats.Conn, p *policy.Policy, msg *nats.
 		return reply, err
 	})
 }
-
