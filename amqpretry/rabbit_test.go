@@ -9,7 +9,6 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -28,7 +27,14 @@ type rabbit struct {
 	cmd        *exec.Cmd
 	done       chan struct{}
 	uid, gid   int
+	script     string
 }
+
+// debianScript is the script that Debian's rabbitmq-server command runs
+// as the rabbitmq user (through su, when run as root). The tests run it
+// themselves, as that user, so that the broker is their child and dies
+// with them.
+const debianScript = "/usr/lib/rabbitmq/bin/rabbitmq-server"
 
 // startRabbit starts a RabbitMQ and returns once it accepts AMQP
 // connections.
@@ -38,10 +44,13 @@ func startRabbit(root string) (*rabbit, error) {
 			return nil, err
 		}
 	}
-	r := &rabbit{uid: -1, gid: -1}
+	r := &rabbit{uid: -1, gid: -1, script: "rabbitmq-server"}
+	if _, err := os.Stat(debianScript); err == nil {
+		r.script = debianScript
+	}
 	if os.Getuid() == 0 {
-		// Started as root, rabbitmq-server runs as the rabbitmq user,
-		// which must own its directories.
+		// RabbitMQ runs as the rabbitmq user, which must own its
+		// directories.
 		u, err := user.Lookup("rabbitmq")
 		if err != nil {
 			return nil, err
@@ -80,7 +89,7 @@ func startRabbit(root string) (*rabbit, error) {
 		}
 	}
 	r.epmd = exec.Command("epmd", "-port", strconv.Itoa(r.epmdPort), "-address", "127.0.0.1")
-	r.epmd.SysProcAttr = dieWithParent()
+	r.epmd.SysProcAttr = procAttr(-1, -1)
 	if err := r.epmd.Start(); err != nil {
 		return nil, err
 	}
@@ -110,6 +119,9 @@ func (r *rabbit) env() []string {
 		"RABBITMQ_FEATURE_FLAGS_FILE="+in("feature_flags"),
 		"RABBITMQ_ENABLED_PLUGINS_FILE="+in("enabled_plugins"),
 		"RABBITMQ_PID_FILE="+in("pid"),
+		// The script then execs the Erlang VM, which so stays the
+		// tests' child, and stops it on SIGTERM.
+		"RUNNING_UNDER_SYSTEMD=true",
 	)
 }
 
@@ -117,11 +129,11 @@ func (r *rabbit) env() []string {
 // accepts AMQP connections.
 func (r *rabbit) start() error {
 	var out bytes.Buffer
-	r.cmd = exec.Command("rabbitmq-server")
+	r.cmd = exec.Command(r.script)
 	r.cmd.Env = r.env()
 	r.cmd.Dir = r.dir
 	r.cmd.Stdout, r.cmd.Stderr = &out, &out
-	r.cmd.SysProcAttr = dieWithParent()
+	r.cmd.SysProcAttr = procAttr(r.uid, r.gid)
 	if err := r.cmd.Start(); err != nil {
 		return err
 	}
@@ -146,42 +158,20 @@ func (r *rabbit) start() error {
 	return fmt.Errorf("rabbitmq-server did not accept connections on %s within 60s: %s", r.addr(), out.String())
 }
 
-// beam returns the process ID of the broker's Erlang VM, or 0.
-func (r *rabbit) beam() int {
-	b, err := os.ReadFile(filepath.Join(r.dir, "pid"))
-	if err != nil {
-		return 0
-	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	return pid
-}
-
-// halt stops the broker as an operator does (SIGTERM to its VM: it closes
-// its connections with 320, connection forced), and returns once it has
-// exited.
+// halt stops the broker as an operator does (SIGTERM to its Erlang VM: it
+// closes its connections with 320, connection forced), and returns once
+// it has exited.
 func (r *rabbit) halt() {
 	if r.cmd == nil {
 		return
 	}
-	if pid := r.beam(); pid > 0 {
-		_ = syscall.Kill(pid, syscall.SIGTERM)
-	} else {
-		_ = r.cmd.Process.Signal(syscall.SIGTERM)
-	}
+	_ = r.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-r.done:
 	case <-time.After(30 * time.Second):
-		if pid := r.beam(); pid > 0 {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
 		_ = r.cmd.Process.Kill()
 		<-r.done
 	}
-	// The VM may outlive the script that started it by a moment.
-	for pid, end := r.beam(), time.Now().Add(10*time.Second); pid > 0 && syscall.Kill(pid, 0) == nil && time.Now().Before(end); {
-		time.Sleep(20 * time.Millisecond)
-	}
-	os.Remove(filepath.Join(r.dir, "pid"))
 	r.cmd = nil
 }
 

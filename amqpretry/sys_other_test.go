@@ -4,4 +4,9 @@ package amqpretry
 
 import "syscall"
 
-func dieWithParent() *syscall.SysProcAttr { return nil }
+func procAttr(uid, gid int) *syscall.SysProcAttr {
+	if uid < 0 {
+		return nil
+	}
+	return &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+}
