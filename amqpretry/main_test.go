@@ -23,6 +23,9 @@ var (
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	if f := flag.Lookup("test.run"); f != nil && f.Value.String() == "^$" {
+		os.Exit(m.Run()) // no test to run (benchmarks only): no server
+	}
 	amqp.SetLogger(quiet{})
 	root, err := os.MkdirTemp("", "amqpretry")
 	if err != nil {

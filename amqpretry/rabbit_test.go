@@ -89,6 +89,7 @@ func startRabbit(root string) (*rabbit, error) {
 		}
 	}
 	r.epmd = exec.Command("epmd", "-port", strconv.Itoa(r.epmdPort), "-address", "127.0.0.1")
+	r.epmd.Dir = r.dir // so that what runs from the tests' directories is told apart
 	r.epmd.SysProcAttr = procAttr(-1, -1)
 	if err := r.epmd.Start(); err != nil {
 		return nil, err

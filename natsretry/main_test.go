@@ -22,6 +22,9 @@ var (
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	if f := flag.Lookup("test.run"); f != nil && f.Value.String() == "^$" {
+		os.Exit(m.Run()) // no test to run (benchmarks only): no server
+	}
 	root, err := os.MkdirTemp("", "natsretry")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "natsretry:", err)
