@@ -3,6 +3,7 @@ package amqpretry
 import (
 	"context"
 	"errors"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -176,4 +177,41 @@ func openChannel(t *testing.T, b *rabbit) *amqp.Channel {
 		t.Fatal(err)
 	}
 	return ch
+}
+
+// A server that accepts connections and never answers holds a dial no
+// longer than the caller's context: the handshake is given up with it.
+func TestSupervisorGivesUpASilentHandshakeWithTheContext(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var held []net.Conn
+	defer func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	accepted := make(chan struct{})
+	go func() {
+		defer close(accepted)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c) // never answered
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	s := &Supervisor{URL: "amqp://guest:guest@" + ln.Addr().String() + "/"}
+	start := time.Now()
+	err = s.Run(ctx, func(context.Context, *amqp.Channel) error { return nil })
+	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second {
+		t.Fatalf("Run: %v after %v, want the deadline within moments", err, time.Since(start))
+	}
+	ln.Close()
+	<-accepted
 }

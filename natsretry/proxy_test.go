@@ -3,6 +3,7 @@ package natsretry
 import (
 	"io"
 	"net"
+	"sort"
 	"sync"
 	"testing"
 	"time"
@@ -116,4 +117,50 @@ func peak(times []time.Time, t0 time.Time, w time.Duration) int {
 		most = max(most, n[k])
 	}
 	return most
+}
+
+// firstDials records, for each client of a fleet, the time of its first
+// dial after the fleet lost its server: the first retry, as the client
+// made it.
+type firstDials struct {
+	mu    sync.Mutex
+	after time.Time // zero: not armed
+	first map[int]time.Time
+}
+
+func (f *firstDials) arm(t0 time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.after, f.first = t0, map[int]time.Time{}
+}
+
+// dialed records a dial of client i.
+func (f *firstDials) dialed(i int) {
+	now := time.Now()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.after.IsZero() {
+		return
+	}
+	if _, ok := f.first[i]; !ok {
+		f.first[i] = now
+	}
+}
+
+// spread returns the time between the first retries of the 10th and the
+// 90th percentile of the fleet: how far its first retries are spread.
+// Unlike a peak per window, a stall of the test process cannot shrink
+// it much: it delays the retries due meanwhile, it does not draw them.
+func (f *firstDials) spread() time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var ts []time.Time
+	for _, t := range f.first {
+		ts = append(ts, t)
+	}
+	if len(ts) < 10 {
+		return 0
+	}
+	sort.Slice(ts, func(i, j int) bool { return ts[i].Before(ts[j]) })
+	return ts[len(ts)*9/10-1].Sub(ts[len(ts)/10])
 }
