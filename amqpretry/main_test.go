@@ -27,7 +27,8 @@ func TestMain(m *testing.M) {
 		os.Exit(m.Run()) // no test to run (benchmarks only): no server
 	}
 	amqp.SetLogger(quiet{})
-	root, err := os.MkdirTemp("", "amqpretry")
+	sweep(os.TempDir())
+	root, err := os.MkdirTemp("", fmt.Sprintf("amqpretry-%d-", os.Getpid()))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "amqpretry:", err)
 		os.Exit(1)

@@ -1,6 +1,11 @@
 package amqpretry
 
-import "syscall"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+)
 
 // procAttr makes a process of the tests die with the test process, should
 // that be killed before it stops the process, and run as uid and gid if
@@ -12,4 +17,20 @@ func procAttr(uid, gid int) *syscall.SysProcAttr {
 		a.Credential = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
 	}
 	return a
+}
+
+// sweep removes the directories that test processes of this package
+// which are no longer running left in dir: a process that panicked runs
+// no cleanup (its servers die with it, their directories do not).
+func sweep(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		var pid int
+		if _, err := fmt.Sscanf(e.Name(), "amqpretry-%d-", &pid); err != nil || pid <= 0 {
+			continue
+		}
+		if syscall.Kill(pid, 0) == syscall.ESRCH {
+			os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}
 }

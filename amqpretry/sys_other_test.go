@@ -10,3 +10,6 @@ func procAttr(uid, gid int) *syscall.SysProcAttr {
 	}
 	return &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
 }
+
+// sweep does nothing here: a process ID is not checked.
+func sweep(string) {}

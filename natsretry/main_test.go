@@ -25,7 +25,8 @@ func TestMain(m *testing.M) {
 	if f := flag.Lookup("test.run"); f != nil && f.Value.String() == "^$" {
 		os.Exit(m.Run()) // no test to run (benchmarks only): no server
 	}
-	root, err := os.MkdirTemp("", "natsretry")
+	sweep(os.TempDir())
+	root, err := os.MkdirTemp("", fmt.Sprintf("natsretry-%d-", os.Getpid()))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "natsretry:", err)
 		os.Exit(1)
