@@ -1,0 +1,4 @@
+package amqpretry
+
+// ExampleURL is the URL of the examples' broker, the one TestMain starts.
+var ExampleURL string

@@ -1,0 +1,20 @@
+module github.com/herdsafe/backoff/natsretry
+
+go 1.25.0
+
+require (
+	github.com/herdsafe/backoff v0.0.0-00010101000000-000000000000
+	github.com/nats-io/nats.go v1.53.1
+	go.uber.org/goleak v1.3.0
+)
+
+require (
+	github.com/benbjohnson/clock v1.3.5 // indirect
+	github.com/klauspost/compress v1.18.5 // indirect
+	github.com/nats-io/nkeys v0.4.15 // indirect
+	github.com/nats-io/nuid v1.0.1 // indirect
+	golang.org/x/crypto v0.49.0 // indirect
+	golang.org/x/sys v0.42.0 // indirect
+)
+
+replace github.com/herdsafe/backoff => ../
