@@ -73,7 +73,8 @@ type Supervisor struct {
 	// connection closes, Run waits the next interval, or, if the
 	// connection lasted StableAfter, the first interval of a fresh
 	// sequence. Each Run works on a clone of it (see backoff.BackOff), so
-	// one BackOff may serve many Supervisors. When it returns
+	// one BackOff may serve many Supervisors; one without a Clone method
+	// makes Run fail with ErrInvalidConfiguration. When it returns
 	// backoff.Stop, Run returns.
 	BackOff backoff.BackOff
 

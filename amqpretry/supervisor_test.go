@@ -52,6 +52,10 @@ func (r *recorder) NextBackOff() time.Duration {
 }
 func (r *recorder) Reset() { r.n = 0 }
 
+// Clone returns r itself, so that the test sees the Run's waits: a
+// Supervisor's Loop, from a Retrier, takes only a BackOff it can clone.
+func (r *recorder) Clone() backoff.BackOff { return r }
+
 // The waits grow while connections end at once, and start over after one
 // that lasted StableAfter.
 func TestSupervisorStartsTheWaitsOverOnceAConnectionHasLasted(t *testing.T) {
