@@ -50,7 +50,7 @@ func ExampleConfig_Validate() {
 	fmt.Println(cfg.Validate())
 	fmt.Println(herd.Simulate(cfg).Err != nil)
 	// Output:
-	// backoff: invalid configuration: herd: Clients is 0; it must lie in [1, 1000000]
+	// backoff: invalid configuration: herd: Clients is 0; it must lie in [1, 100000]
 	// true
 }
 

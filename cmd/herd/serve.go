@@ -388,14 +388,14 @@ func checkServe(o *options) error {
 	}
 	clients, strategies := o.plan(o.scenarios[0])
 	switch {
+	case o.scenarios[0] == herd.Overload && slices.Max(clients) > maxServeOverloadClients:
+		return usagef("the page runs overload with %d clients at most, a run of a few seconds; the command line runs more", maxServeOverloadClients)
+	case slices.Max(clients) > maxServeClients:
+		return usagef("the page runs %d clients at most; the command line runs more", maxServeClients)
 	case len(clients) != 1:
 		return usagef("the page runs one fleet size at a time")
 	case len(strategies) != 1:
 		return usagef("the page runs one strategy at a time")
-	case o.scenarios[0] == herd.Overload && clients[0] > maxServeOverloadClients:
-		return usagef("the page runs overload with %d clients at most, a run of a few seconds; the command line runs more", maxServeOverloadClients)
-	case clients[0] > maxServeClients:
-		return usagef("the page runs %d clients at most; the command line runs more", maxServeClients)
 	}
 	switch o.scenarios[0] {
 	case herd.Overload:
@@ -406,8 +406,8 @@ func checkServe(o *options) error {
 		}
 		return nil
 	}
-	if n := clients[0] * o.maxCalls; n > maxServeCalls {
-		return usagef("clients × max-calls is %d; the page runs %d at most", n, maxServeCalls)
+	if o.maxCalls > maxServeCalls/clients[0] { // clients × max-calls, which may overflow an int
+		return usagef("clients × max-calls is over %d, the most the page runs", maxServeCalls)
 	}
 	return nil
 }
