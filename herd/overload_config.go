@@ -12,10 +12,10 @@ import (
 const Overload Scenario = "overload"
 
 // Defaults of the Overload scenario. The capacity is DefaultWorkers /
-// DefaultServiceMean, 5,000 calls a second; a call that meets no queue
+// DefaultServiceMean, 10,000 calls a second; a call that meets no queue
 // takes DefaultServiceMean plus two network delays, 40 ms: the no-load
-// latency. With 10 clients, the healthy server runs full with 20 calls in
-// flight per client (Server.HealthyConcurrency).
+// latency. With 10 clients, the healthy server runs full with 40 calls in
+// flight per client (Server.HealthyConcurrency): 400 in all.
 const (
 	// DefaultWorkers is how many calls the server serves at once.
 	DefaultWorkers = 200
