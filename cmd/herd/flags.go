@@ -56,6 +56,9 @@ type options struct {
 	// workers is how many simulations run at once; 0 means one per core.
 	// No flag sets it: tests do, to run a sweep in order.
 	workers int
+	// keepRuns keeps each run of a row in row.seeds. No flag sets it:
+	// the page does, to show the spread over the seeds.
+	keepRuns bool
 }
 
 // Formats and chart kinds the flags accept.
