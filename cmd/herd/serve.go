@@ -369,10 +369,23 @@ func spread(runs []row, columns []string) (low, high []string) {
 			lo, hi = min(lo, v), max(hi, v)
 		}
 		if ok {
-			low[i], high[i] = strconv.FormatFloat(lo, 'g', 4, 64), strconv.FormatFloat(hi, 'g', 4, 64)
+			low[i], high[i] = spreadFigure(lo), spreadFigure(hi)
 		}
 	}
 	return low, high
+}
+
+// spreadFigure writes a bound of a spread with the digits a reader needs:
+// whole numbers from 100, two decimals from 1, three significant digits
+// below.
+func spreadFigure(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
 // flagInError finds the flag an error of the command line is about.
