@@ -89,3 +89,22 @@ func TestExplorerBoundsHold(t *testing.T) {
 		}
 	}
 }
+
+// In pushback the BackOff's base and cap change nothing (each client
+// waits the Retry-After): the command refuses them there, and the page
+// marks the field.
+func TestPushbackTakesNoBaseOrCap(t *testing.T) {
+	t.Parallel()
+	for _, flag := range []string{"-base", "-cap"} {
+		code, _, errs := runCmd(t, "-scenario", "pushback", flag, "10s")
+		if code != 2 || !strings.Contains(errs, flag+" sets occ, restart, shed, which -scenario pushback does not run") {
+			t.Errorf("-scenario pushback %s 10s: exit %d, %q", flag, code, errs)
+		}
+	}
+	srv := httptest.NewServer(newExplorer().handler())
+	defer srv.Close()
+	var f failure
+	if code := getJSON(t, srv, "/api/run?scenario=pushback&clients=10&strategies=full&base=1s", &f); code != http.StatusBadRequest || f.Field != "base" {
+		t.Errorf("the page, pushback with a base: %d %+v; want 400 at base", code, f)
+	}
+}
