@@ -147,7 +147,7 @@ func (o *overload) workersIn(i int) int {
 func (o *overload) nextStart() (time.Duration, bool) {
 	for o.stage < len(o.srv.Stages) {
 		at := o.bounds[o.stage] + time.Duration(float64(o.nth)*o.interval[o.stage])
-		if o.srv.Arrivals == Poisson {
+		if o.srv.Arrivals != Even {
 			if !o.drawn {
 				o.at, o.drawn = o.last+time.Duration(o.arrivals.ExpFloat64()*o.interval[o.stage]), true
 			}

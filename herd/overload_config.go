@@ -21,10 +21,12 @@ const Overload Scenario = "overload"
 const (
 	// DefaultWorkers is how many calls the server serves at once.
 	DefaultWorkers = 200
-	// DefaultServiceMean and DefaultServiceStdDev are the time a worker
-	// takes per call, |Normal(20 ms, 2 ms)|.
+	// DefaultServiceMean and DefaultServiceStdDev are the mean and the
+	// standard deviation of the time a worker takes per call, drawn from
+	// a lognormal distribution: its no-load p99 is about 5 times its
+	// mean (see Tail).
 	DefaultServiceMean   = 20 * time.Millisecond
-	DefaultServiceStdDev = 2 * time.Millisecond
+	DefaultServiceStdDev = 20 * time.Millisecond
 	// DefaultTimeout is how long a client waits for an answer before it
 	// gives the call up: 25 times the no-load latency.
 	DefaultTimeout = time.Second
@@ -62,37 +64,42 @@ func DefaultStages() []Stage {
 }
 
 // Server is the server of the Overload scenario and the load on it: a
-// first-come-first-served queue, without bound, in front of Workers
-// workers, each serving one call at a time for a service time drawn from
-// |Normal(Service.Mean, Service.StdDev)|. The fleet starts calls evenly
-// spaced, at the rate of the stage (Stage.Load), each on the next client
-// in turn; a call goes through its client's guards (Config.NewGuards),
-// and, if admitted, reaches the server one network delay later, waits for
-// a worker, is served, and its answer reaches the client one network
-// delay after that. A client gives a call up at Timeout: the call then
-// fails (its guards are told of a context.DeadlineExceeded, as by a
-// timeout stage inside them), but the server, which cannot tell, still
-// serves it when its turn comes. So the queue of a server without guards
-// grows without bound, and once its wait passes the timeout every call it
-// serves is one its client gave up on.
+// queue (first come, first served, without bound, unless Queue says
+// otherwise) in front of Workers workers, each serving one call at a time
+// for a service time drawn from a lognormal distribution of mean
+// Service.Mean and deviation Service.StdDev (or |Normal(Service.Mean,
+// Service.StdDev)|, see Tail). The fleet starts calls as a Poisson
+// process (or evenly spaced, see Arrivals) at the rate of the stage
+// (Stage.Load), each on the next client in turn; a call goes through its
+// client's guards (Config.NewGuards), and, if admitted, reaches the
+// server one network delay later, waits for a worker, is served, and its
+// answer reaches the client one network delay after that. A client gives
+// a call up at Timeout: the call then fails (its guards are told of a
+// context.DeadlineExceeded, as by a timeout stage inside them), but the
+// server, which cannot tell unless Queue.DropExpired, still serves it
+// when its turn comes. So the queue of a server without guards or
+// policies grows without bound, and once its wait passes the timeout
+// every call it serves is one its client gave up on. A call the Queue
+// refuses or drops fails with an error its guards are told of.
 //
-// The zero Server means the defaults: DefaultWorkers, |Normal(
-// DefaultServiceMean, DefaultServiceStdDev)|, DefaultTimeout and
-// DefaultStages; a zero field of a Server that is not zero takes its
-// default too.
+// The zero Server means the defaults: DefaultWorkers, lognormal service
+// times of DefaultServiceMean and DefaultServiceStdDev, Poisson arrivals,
+// DefaultTimeout and DefaultStages; a zero field of a Server that is not
+// zero takes its default too. SteadyServer is the kinder model of
+// earlier versions.
 type Server struct {
 	// Workers is how many calls the server serves at once, at full
 	// capacity.
 	Workers int
-	// Service is the time a worker takes per call; zero means |Normal(20
-	// ms, 2 ms)|.
+	// Service is the mean and the standard deviation of the time a
+	// worker takes per call; zero means DefaultServiceMean and
+	// DefaultServiceStdDev.
 	Service Delay
-	// Tail is the service time's distribution: Normal (the zero value)
-	// or Lognormal, whose Mean and StdDev are Service's; see
-	// RealisticServer.
+	// Tail is the service time's distribution: Lognormal (the zero
+	// value) or Normal; see SteadyServer.
 	Tail Tail
-	// Arrivals is how the fleet starts calls: Even (the zero value,
-	// evenly spaced) or Poisson (a Poisson process at the stage's rate).
+	// Arrivals is how the fleet starts calls: Poisson (the zero value, a
+	// Poisson process at the stage's rate) or Even (evenly spaced).
 	Arrivals Arrivals
 	// Queue is the server's own policy for the calls that wait: by
 	// default a first-come-first-served queue without bound.
@@ -108,13 +115,13 @@ type Server struct {
 type Tail string
 
 const (
-	// Normal service times are |Normal(Mean, StdDev)|: nearly constant
-	// with the defaults, a no-load p99 close to the mean.
-	Normal Tail = ""
 	// Lognormal service times have a real tail: exp(Normal(μ, σ)) with
 	// the Mean and StdDev given. With a deviation equal to the mean, the
-	// p99 is about 5 times the mean.
-	Lognormal Tail = "lognormal"
+	// default, the p99 is about 5 times the mean.
+	Lognormal Tail = ""
+	// Normal service times are |Normal(Mean, StdDev)|: with a small
+	// deviation nearly constant, a no-load p99 close to the mean.
+	Normal Tail = "normal"
 )
 
 // Queue is a server's policy for the calls waiting for a worker. The
@@ -137,13 +144,14 @@ type Queue struct {
 	DropExpired bool
 }
 
-// RealisticServer returns the Server of the Overload scenario with
-// Poisson arrivals and lognormal service times of mean 20 ms and
-// standard deviation 20 ms: a no-load p99 about 3 times the no-load
-// mean, where the zero Server (even arrivals, |Normal(20 ms, 2 ms)|) has
-// one a few percent above it.
-func RealisticServer() Server {
-	return Server{Service: Delay{Mean: DefaultServiceMean, StdDev: DefaultServiceMean}, Tail: Lognormal, Arrivals: Poisson}
+// SteadyServer returns the Server of the Overload scenario as earlier
+// versions had it: calls started evenly spaced, service times of
+// |Normal(20 ms, 2 ms)|, nearly constant. Its no-load p99 is a few
+// percent above its no-load mean, where the default Server's (Poisson
+// arrivals, lognormal service times) is about 3 times it: a model kinder
+// to every guard than most servers are.
+func SteadyServer() Server {
+	return Server{Service: Delay{Mean: DefaultServiceMean, StdDev: 2 * time.Millisecond}, Tail: Normal, Arrivals: Even}
 }
 
 // withDefaults returns s with its zero fields set to their defaults.
@@ -210,7 +218,7 @@ func (s Server) drawService(rng *rand.Rand) time.Duration {
 	if d.StdDev == 0 {
 		return d.Mean
 	}
-	if s.Tail == Lognormal {
+	if s.Tail != Normal {
 		cv := float64(d.StdDev) / float64(d.Mean)
 		sigma := math.Sqrt(math.Log1p(cv * cv))
 		mu := math.Log(float64(d.Mean)) - sigma*sigma/2
@@ -243,7 +251,7 @@ func (c Config) validateOverload() error {
 	case s.Tail != Normal && s.Tail != Lognormal:
 		return invalid("Server.Tail is %q; use %q or %q", clip(string(s.Tail)), Normal, Lognormal)
 	case s.Arrivals != Even && s.Arrivals != Poisson && s.Arrivals != "":
-		return invalid("Server.Arrivals is %q; use %q or %q", clip(string(s.Arrivals)), Even, Poisson)
+		return invalid("Server.Arrivals is %q; use %q or %q", clip(string(s.Arrivals)), Poisson, Even)
 	case s.Queue.Limit < 0:
 		return invalid("Server.Queue.Limit is %d; it must not be negative", s.Queue.Limit)
 	case len(s.Stages) == 0:

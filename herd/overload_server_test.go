@@ -11,7 +11,7 @@ import (
 func TestRealisticServerNoLoadP99(t *testing.T) {
 	t.Parallel()
 	d := herd.Delay{Mean: herd.DefaultDelayMean, StdDev: herd.DefaultDelayStdDev}
-	steady, real := herd.Server{}, herd.RealisticServer()
+	steady, real := herd.SteadyServer(), herd.Server{}
 	if x := float64(steady.NoLoadP99(d)) / float64(steady.NoLoad(d)); x < 1 || x > 1.3 {
 		t.Errorf("the steady server's no-load p99 is %.2f× its no-load mean, want about 1.1", x)
 	}
@@ -27,8 +27,7 @@ func TestRealisticServerNoLoadP99(t *testing.T) {
 // shortStages, Poisson arrivals and lognormal service times.
 func serverPolicies(t *testing.T, q herd.Queue) herd.StageResult {
 	t.Helper()
-	s := herd.RealisticServer()
-	s.Workers, s.Stages, s.Queue = 20, shortStages, q
+	s := herd.Server{Workers: 20, Stages: shortStages, Queue: q}
 	res := herd.Simulate(herd.Config{Scenario: herd.Overload, Clients: 4, Seed: 3, Server: s})
 	if res.Err != nil {
 		t.Fatal(res.Err)
@@ -64,7 +63,7 @@ func TestOverloadServerPolicies(t *testing.T) {
 // moments, the same for the same seed.
 func TestOverloadPoissonArrivals(t *testing.T) {
 	t.Parallel()
-	cfg := herd.Config{Scenario: herd.Overload, Clients: 2, Seed: 5, Server: herd.Server{Workers: 20, Stages: shortStages, Arrivals: herd.Poisson}}
+	cfg := herd.Config{Scenario: herd.Overload, Clients: 2, Seed: 5, Server: herd.Server{Workers: 20, Stages: shortStages}}
 	a, b := herd.Simulate(cfg), herd.Simulate(cfg)
 	even := cfg
 	even.Server.Arrivals = herd.Even

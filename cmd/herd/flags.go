@@ -29,9 +29,16 @@ type options struct {
 	overloadClients    []int
 	overloadStrategies []herd.Strategy
 	overloadServer     herd.Server
-	rate               float64
-	tries              int
-	phases             herd.Phases
+	// serverModel, queue, queueLimit and dropExpired are the overload
+	// server's model and its own policies, set on overloadServer's
+	// copy each run takes (see overloadConfig).
+	serverModel string
+	queue       string
+	queueLimit  int
+	dropExpired bool
+	rate        float64
+	tries       int
+	phases      herd.Phases
 	// retry is the BackOff of the outage's retry stage; arrivals and
 	// zeroOffsets are how its user calls arrive and where its guards'
 	// windows start.
@@ -156,6 +163,10 @@ func defineFlags(fs *flag.FlagSet, o *options) rawFlags {
 	fs.DurationVar(&o.phases.Degraded, "degraded", herd.DefaultDegraded, "outage: how long it is degraded after the outage, failing -degraded-failures of the calls")
 	fs.Float64Var(&o.phases.DegradedFailures, "degraded-failures", herd.DefaultDegradedFailures, "outage: the fraction of the calls that fail while degraded")
 	fs.DurationVar(&o.phases.Healthy, "healthy", herd.DefaultHealthy, "outage: how long it is healthy again after that, the time over which the recovery is judged")
+	fs.StringVar(&o.serverModel, "server", "realistic", `overload: the server's model: "realistic" (Poisson arrivals, lognormal service times of mean and deviation 20 ms) or "steady" (evenly spaced arrivals, |Normal(20 ms, 2 ms)|)`)
+	fs.StringVar(&o.queue, "queue", "fifo", `overload: the order the server serves the calls waiting in: "fifo", or "lifo" (the newest first while more calls wait than it has workers)`)
+	fs.IntVar(&o.queueLimit, "queue-limit", 0, "overload: the calls the server's queue holds at most, the others refused at once (0: no bound)")
+	fs.BoolVar(&o.dropExpired, "drop-expired", false, "overload: the server drops the calls whose callers gave up or cannot be answered before they do")
 	fs.StringVar(&o.serve, "serve", "", "serve the explorer page on this address, such as 127.0.0.1:8080, instead of running the simulations the flags describe")
 	return rawFlags{clients, scenario, strategies, retry, arrivals, offsets, mean, stddev}
 }
@@ -304,6 +315,12 @@ func (o *options) check() error {
 		return usagef("-live-limit is %v; it must be longer than the %v outage, or no client can succeed", o.liveLimit, liveOutage)
 	case !(o.rate > 0) || math.IsInf(o.rate, 0):
 		return usagef("-rate is %v; it must be a positive number of user calls per second", o.rate)
+	case o.serverModel != "realistic" && o.serverModel != "steady":
+		return usagef("-server %q is not realistic or steady", clip(o.serverModel))
+	case o.queue != "fifo" && o.queue != "lifo":
+		return usagef("-queue %q is not fifo or lifo", clip(o.queue))
+	case o.queueLimit < 0:
+		return usagef("-queue-limit is %d; it must not be negative (0: no bound)", o.queueLimit)
 	case o.tries < 1 || o.tries > herd.MaxTries:
 		return usagef("-tries is %d; a user call makes from 1 to %d attempts", o.tries, herd.MaxTries)
 	case o.phases.Warmup < 0 || o.phases.Degraded < 0:

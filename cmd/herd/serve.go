@@ -5,6 +5,7 @@ import (
 	"embed"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -59,13 +60,13 @@ const (
 // whose strategies are presets with no setting of their own.
 // (The server's delay is not one: the bound on the clients holds for
 // the default delay.)
-var overloadServeFlags = []string{"scenario", "clients", "strategies", "seed", "runs"}
+var overloadServeFlags = []string{"scenario", "clients", "strategies", "seed", "runs", "server", "queue", "queue-limit", "drop-expired"}
 
 // serveFlags are the flags the page sets, in the order the command line
 // it shows gives them: a run's query holds them by name.
 var serveFlags = []string{"scenario", "clients", "strategies", "retry", "tries", "rate", "arrivals", "window-offsets",
 	"warmup", "down", "degraded", "degraded-failures", "healthy", "base", "cap", "capacity", "max-calls",
-	"delay", "delay-stddev", "seed", "runs"}
+	"delay", "delay-stddev", "seed", "runs", "server", "queue", "queue-limit", "drop-expired"}
 
 // serve runs the explorer on addr until ctx is done, and returns the exit
 // code: 1 if it cannot listen there.
@@ -443,7 +444,7 @@ var fieldLabels = map[string]string{
 	"clients": "clients", "seed": "seed", "runs": "runs", "rate": "user calls per client per second",
 	"warmup": "healthy for", "down": "down for", "degraded": "degraded for", "degraded-failures": "failing while degraded",
 	"healthy": "healthy again for", "tries": "tries per user call", "max-calls": "calls per client at most",
-	"capacity": "capacity", "delay": "network delay", "delay-stddev": "its spread", "base": "base", "cap": "cap",
+	"capacity": "capacity", "delay": "network delay", "server": "server model", "queue": "queue order", "queue-limit": "queue bound", "delay-stddev": "its spread", "base": "base", "cap": "cap",
 }
 
 // flagKind says what flag name takes, for a person.
@@ -523,12 +524,24 @@ func queryArgs(q map[string][]string) (args []string, form map[string]string, er
 			form["scenario"] = string(herd.Outage)
 		}
 	}
+	fs := flagSet()
 	for _, name := range serveFlags {
-		if v, ok := form[name]; ok {
+		v, ok := form[name]
+		switch {
+		case !ok:
+		case isBoolFlag(fs.Lookup(name)):
+			args = append(args, "-"+name+"="+v) // a bool flag takes no separate value
+		default:
 			args = append(args, "-"+name, v)
 		}
 	}
 	return args, form, nil
+}
+
+// isBoolFlag reports whether f is a flag that takes no separate value.
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 // checkOverloadForm reports, for a run of overload alone, a setting of

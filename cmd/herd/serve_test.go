@@ -291,12 +291,13 @@ func TestExplorerRunsBelongToTheirRequests(t *testing.T) {
 
 	// A run whose request goes stops, and gives its turn back.
 	gone := newExplorer()
-	stopped := make(chan struct{})
-	gone.started = func(ctx context.Context) { <-ctx.Done(); close(stopped) }
+	held, stopped := make(chan struct{}), make(chan struct{})
+	gone.started = func(ctx context.Context) { close(held); <-ctx.Done(); close(stopped) }
 	ctx, cancel := context.WithCancel(context.Background())
 	req := httptest.NewRequestWithContext(ctx, http.MethodGet, quick, nil)
 	done := make(chan struct{})
 	go func() { gone.handler().ServeHTTP(httptest.NewRecorder(), req); close(done) }()
+	<-held
 	cancel()
 	<-stopped
 	<-done

@@ -6,11 +6,12 @@
 
 const $ = (id) => document.getElementById(id);
 const scalarFields = ["clients", "runs", "seed", "rate", "arrivals", "warmup", "down", "degraded",
-  "degraded-failures", "healthy", "tries", "max-calls", "capacity", "window-offsets", "delay", "delay-stddev"];
+  "degraded-failures", "healthy", "tries", "max-calls", "capacity", "window-offsets", "delay", "delay-stddev",
+  "server", "queue", "queue-limit", "drop-expired"];
 const outageFields = ["clients", "runs", "seed", "rate", "arrivals", "warmup", "down", "degraded",
   "degraded-failures", "healthy", "tries", "window-offsets", "delay", "delay-stddev"];
 const fleetFields = ["clients", "runs", "seed", "max-calls", "capacity", "delay", "delay-stddev"];
-const overloadFields = ["clients", "runs", "seed"]; // its strategies have no settings
+const overloadFields = ["clients", "runs", "seed", "server", "queue", "queue-limit", "drop-expired"]; // its strategies have no settings
 const colours = ["#1f4fbf", "#b8401f", "#2a8a3a", "#8a2a8a", "#c48a00", "#008a8a", "#555555", "#d0507a"];
 let info = null;        // /api/kinds
 let guards = [];        // [{kind, params: {name: value}}], outermost first
