@@ -159,6 +159,39 @@ func TestExplorerInABrowserCompares(t *testing.T) {
 		t.Errorf("a link whose first run fails: (state, the breaker's open) %q, want its guards kept", g)
 	}
 
+	// The downloads: the table as CSV, a line per row; the chart as SVG,
+	// which an image (and so the PNG's canvas) reads.
+	if err := chromedp.Do(tabA, chromedp.Navigate(linkA), runsDone(1)); err != nil {
+		t.Fatal(err)
+	}
+	dl, err := chromedp.Run(tabA, chromedp.Evaluate[string](`new Promise((ok) => {
+		const lines = csv(last).trim().split("\n");
+		const img = new Image();
+		img.onload = () => ok([lines.length, lines[0].startsWith("scenario,strategy,clients"), chartSVG().startsWith("<svg"), img.width > 0].join(" "));
+		img.onerror = () => ok("the SVG does not load as an image");
+		img.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(chartSVG());
+	})`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dl != "2 true true true" {
+		t.Errorf("downloads (CSV lines, its header, an SVG, loads as an image) %q", dl)
+	}
+	// A reload keeps an edit not yet run.
+	if err := chromedp.Do(tabA, clearField("rate"), chromedp.SendKeys(rate, "30"), chromedp.Reload(), runsDone(1)); err != nil {
+		t.Fatal(err)
+	}
+	if v := eval[string](t, tabA, `document.getElementById("rate").value + " " + location.search.includes("rate=25")`); v != "30 true" {
+		t.Errorf("after a reload, the rate field and the address read %q; want the edit kept, the run the link's", v)
+	}
+	// Pushback offers no backoff, base or cap, which change nothing
+	// there, and offers its capacity.
+	if err := chromedp.Do(tabA, chromedp.SetValue(chromedp.CSS(`#scenario`), "pushback"),
+		chromedp.WaitNotVisible(chromedp.CSS(`#backoff`)), chromedp.WaitNotVisible(chromedp.CSS(`#backoff-base`)),
+		chromedp.WaitVisible(chromedp.CSS(`#capacity`)), chromedp.WaitVisible(chromedp.CSS(`#delay`))); err != nil {
+		t.Fatal(err)
+	}
+
 	// A phone: nothing wider than the screen, the chart within the first
 	// screen, its labels readable.
 	phone, cancelPhone := chromedp.NewContext(tabA)
