@@ -78,7 +78,9 @@ func TestExplorerErrorsAtTheirField(t *testing.T) {
 		"scenario=outage&clients=5&down=5":                                 {Field: "down", Error: `down for: "5" is not a duration`},
 		"scenario=outage&clients=5&tries=50":                               {Field: "tries", Error: "-tries is 50"},
 		"scenario=outage&clients=5&healthy=70m":                            {Field: "healthy", Error: "the 1h0m0s a simulation runs at most"},
-		"scenario=outage&clients=5&strategies=breaker(failures=0)":         {Field: "strategies", Guard: "breaker"},
+		"scenario=outage&clients=5&strategies=breaker(failures=0)":         {Field: "strategies", Guard: "breaker", Setting: "failures", Error: "breaker: failures was given 0"},
+		"scenario=outage&clients=5&strategies=token-bucket(tokens=-1)":     {Field: "strategies", Guard: "token-bucket", Setting: "tokens", Error: "token-bucket: tokens is outside"},
+		"scenario=outage&clients=5&strategies=throttle(k=0)":               {Field: "strategies", Guard: "throttle", Setting: "k", Error: "throttle: k: must be"},
 		"scenario=outage&clients=2001":                                     {Field: "clients", Error: "2000 clients at most"},
 		"scenario=occ&clients=10&max-calls=9223372036854775807":            {Field: "max-calls"},
 		"scenario=occ&clients=10&strategies=full&runs=11":                  {Field: "runs"},
@@ -86,10 +88,10 @@ func TestExplorerErrorsAtTheirField(t *testing.T) {
 	} {
 		var f failure
 		code := getJSON(t, srv, "/api/run?"+q, &f)
-		if code != http.StatusBadRequest || f.Field != want.Field || f.Guard != want.Guard || !strings.Contains(f.Error, want.Error) || len(f.Error) > 400 {
+		if code != http.StatusBadRequest || f.Field != want.Field || f.Guard != want.Guard || f.Setting != want.Setting || !strings.Contains(f.Error, want.Error) || len(f.Error) > 400 {
 			t.Errorf("%.80s: %d %+v; want 400 at %q (guard %q) saying %q", q, code, f, want.Field, want.Guard, want.Error)
 		}
-		if strings.Contains(f.Error, "flag -") || strings.Contains(f.Error, "Horizon") || strings.Contains(f.Error, "BackOffs") && want.Guard != "" {
+		if strings.Contains(f.Error, "flag -") || strings.Contains(f.Error, "Horizon") || strings.Contains(f.Error, "With") || strings.Contains(f.Error, "BackOffs") && want.Guard != "" {
 			t.Errorf("%.80s: %q speaks the command line or Go", q, f.Error)
 		}
 	}

@@ -270,8 +270,10 @@ type guardForm struct {
 type failure struct {
 	Error string `json:"error"`
 	Field string `json:"field,omitempty"`
-	// Guard is the kind of guard the error is about, if one.
-	Guard string `json:"guard,omitempty"`
+	// Guard is the kind of guard the error is about, if one, and
+	// Setting its setting, if one.
+	Guard   string `json:"guard,omitempty"`
+	Setting string `json:"setting,omitempty"`
 }
 
 func (e *explorer) run(w http.ResponseWriter, r *http.Request) {
@@ -422,8 +424,38 @@ func pageFailure(err error) failure {
 			}
 		}
 	}
+	if f.Guard != "" {
+		// The guard's own words name its options (WithConsecutiveFailures);
+		// the page names its settings (failures).
+		msg = guardOption.ReplaceAllStringFunc(msg, func(opt string) string {
+			name := guardOption.FindStringSubmatch(opt)[1]
+			if set, ok := optionSettings[name]; ok {
+				if f.Setting == "" {
+					f.Setting, _, _ = strings.Cut(set, " ")
+				}
+				return set
+			}
+			return opt
+		})
+	}
 	f.Error = msg
 	return f
+}
+
+// guardOption is an option of a guard's package, as its errors name it:
+// WithK(0), WithConsecutiveFailures, and the budgets' with the name of
+// their package: budget: WithMaxTokens(-1).
+var guardOption = regexp.MustCompile(`(?:budget: )?(With[A-Za-z]+)(?:\([^)]*\))?`)
+
+// optionSettings are the settings of the page's guards each option of
+// their packages sets, as the page names them.
+var optionSettings = map[string]string{
+	"WithConsecutiveFailures": "failures", "WithOpenDuration": "open", "WithHalfOpen": "probes and successes",
+	"WithFailureRateOver": "rate, min-calls and period", "WithFailureRate": "rate, min-calls and calls",
+	"WithSlowCalls": "slow and slow-rate", "WithK": "k", "WithWindow": "window", "WithMaxTokens": "tokens",
+	"WithTokenRatio": "ratio", "WithRetryRatio": "ratio", "WithMinRetriesPerSecond": "reserve",
+	"WithInitialLimit": "initial", "WithFloor": "floor", "WithCeiling": "ceiling", "WithGradient": "tolerance",
+	"WithVegas": "alpha and beta", "WithDecrease": "decrease", "WithBaseline": "baseline",
 }
 
 var (

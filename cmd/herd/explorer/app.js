@@ -282,7 +282,8 @@ function showError(body) {
   const f = body.field;
   if (f === "strategies") {
     const sc = scenario();
-    target = body.guard && document.querySelector(`#guards .guard[data-kind="${body.guard}"] input`) ||
+    const row = body.guard && document.querySelector(`#guards .guard[data-kind="${body.guard}"]`);
+    target = row && (body.setting && row.querySelector(`input[id$="-${body.setting}"]`) || row.querySelector("input")) ||
       (sc === "outage" ? $("add-guard") : sc === "overload" ? $("overload-strategy") : $("backoff"));
   } else if (f === "retry") {
     target = $("backoff");
