@@ -68,11 +68,11 @@ func ParseBackOff(expr string, base, cap time.Duration) (BackOffSpec, error) {
 	case err != nil:
 		return BackOffSpec{}, err
 	case len(terms) != 1:
-		return BackOffSpec{}, invalid("%q: a BackOff is one kind; '+' joins guards", expr)
+		return BackOffSpec{}, invalid("%q: a BackOff is one kind; '+' joins guards", clip(expr))
 	}
 	b := BackOffSpec{Name: terms[0].name, Base: base, Cap: cap}
 	if !b.known() {
-		return BackOffSpec{}, invalid("%q is not a BackOff; use %s", b.Name, strings.Join(BackOffKinds(), ", "))
+		return BackOffSpec{}, invalid("%q is not a BackOff; use %s", clip(b.Name), strings.Join(BackOffKinds(), ", "))
 	}
 	if err := apply(&b, terms[0].args); err != nil {
 		return BackOffSpec{}, err

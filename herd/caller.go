@@ -32,7 +32,10 @@ type caller struct {
 	attempt func(context.Context) error
 
 	// The answer to the attempt that waits, set by its event.
-	ok bool
+	// refused says the Overload server refused the call, rather than
+	// answered it or let it time out.
+	refused bool
+	ok      bool
 
 	// What the scenario keeps of the loop in progress.
 	client  int32

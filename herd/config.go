@@ -65,8 +65,10 @@ const (
 	DefaultCap  = 2 * time.Second
 	// MaxClients bounds Config.Clients, and MaxWindows the number of
 	// windows from 0 to the horizon, so that a mistyped setting is an error
-	// rather than an out-of-memory crash.
-	MaxClients = 1_000_000
+	// rather than an out-of-memory crash: each client of OCC, Restart,
+	// Shed and Pushback holds a retry loop of its own, about 7 KB, so
+	// MaxClients of them hold about 0.7 GB.
+	MaxClients = 100_000
 	MaxWindows = 10_000_000
 )
 
@@ -81,6 +83,10 @@ const (
 	// DefaultTries is how many attempts a user call makes at most, as in a
 	// retry stage (policy.DefaultMaxTries).
 	DefaultTries = policy.DefaultMaxTries
+	// MaxTries bounds Config.Tries: every attempt of a user call is
+	// simulated, so that the work grows with Tries; past a handful of
+	// attempts a retry loop only adds load to a dependency that is down.
+	MaxTries = 10
 	// DefaultWarmup, DefaultDown, DefaultDegraded and DefaultHealthy are
 	// the lengths of the phases.
 	DefaultWarmup   = 2 * time.Minute
@@ -227,7 +233,7 @@ type Config struct {
 	// DefaultRate.
 	Rate float64
 	// Tries is how many attempts a user call of the Outage scenario makes
-	// at most, its first included; zero means DefaultTries.
+	// at most, its first included, up to MaxTries; zero means DefaultTries.
 	Tries int
 	// Phases are the states of the Outage scenario's dependency; the zero
 	// Phases means the defaults.
@@ -304,8 +310,8 @@ func (c Config) validateOutage() error {
 	switch {
 	case math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0) || c.Rate < 0:
 		return invalid("Rate is %v; it must be a positive number of user calls per second", c.Rate)
-	case c.Tries < 0:
-		return invalid("Tries is negative (%d)", c.Tries)
+	case c.Tries < 0 || c.Tries > MaxTries:
+		return invalid("Tries is %d; it must lie in [1, %d]", c.Tries, MaxTries)
 	case c.Arrivals != Poisson && c.Arrivals != Even:
 		return invalid("Arrivals is %q; use %q or %q", string(c.Arrivals), Poisson, Even)
 	case p.Warmup < 0 || p.Degraded < 0:

@@ -74,7 +74,12 @@
 //   - [Overload] is a server with more work than it can do: a queue in
 //     front of a fixed number of workers (see [Server]), so that its
 //     latency grows with the calls in flight, facing a load above its
-//     capacity. The fleet starts calls at a rate the stages set (by
+//     capacity. Calls arrive as a Poisson process and take lognormal
+//     service times, whose p99 is several times their mean
+//     ([SteadyServer] is the kinder model of even arrivals and nearly
+//     constant service times), and the server may have policies of its
+//     own ([Queue]: a bound, LIFO under overload, dropping the calls
+//     whose callers gave up). The fleet starts calls at a rate the stages set (by
 //     default half the capacity, then twice it, then twice it with half of
 //     the workers lost, then with all of them back), each through its
 //     client's guards (a fixed bulkhead, an adaptive concurrency limiter),

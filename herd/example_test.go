@@ -50,7 +50,7 @@ func ExampleConfig_Validate() {
 	fmt.Println(cfg.Validate())
 	fmt.Println(herd.Simulate(cfg).Err != nil)
 	// Output:
-	// backoff: invalid configuration: herd: Clients is 0; it must lie in [1, 1000000]
+	// backoff: invalid configuration: herd: Clients is 0; it must lie in [1, 100000]
 	// true
 }
 
@@ -146,11 +146,12 @@ func ExampleOverloadStrategies() {
 			return
 		}
 		m := r.Overload.Measured
-		fmt.Printf("%-17s goodput %.2f, p99 %4.1f×\n", s.Name, m.Goodput, m.P99X(r.Overload.NoLoad))
+		fmt.Printf("%-17s goodput %.2f, p99 %4.1f× the no-load mean, %4.1f× the no-load p99\n",
+			s.Name, m.Goodput, m.P99X(r.Overload.NoLoad), float64(m.P99)/float64(r.Overload.NoLoadP99))
 	}
 	// Output:
-	// none              goodput 0.33, p99 25.0×
-	// bulkhead          goodput 0.97, p99  1.2×
-	// adaptive-gradient goodput 1.00, p99  1.4×
-	// adaptive-vegas    goodput 1.00, p99  1.4×
+	// none              goodput 0.32, p99 25.0× the no-load mean,  8.4× the no-load p99
+	// bulkhead          goodput 0.94, p99  3.0× the no-load mean,  1.0× the no-load p99
+	// adaptive-gradient goodput 0.94, p99  3.1× the no-load mean,  1.0× the no-load p99
+	// adaptive-vegas    goodput 0.89, p99  3.0× the no-load mean,  1.0× the no-load p99
 }

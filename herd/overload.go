@@ -2,6 +2,7 @@ package herd
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"time"
@@ -20,7 +21,12 @@ const (
 	overloadServed                   // a worker has served a call
 	overloadAnswer                   // a call's answer reaches its client
 	overloadTimeout                  // a client gives a call up
+	overloadRefused                  // the server's refusal reaches the client
 )
+
+// errServerRefused is what a client of the Overload scenario is answered
+// when the server's queue refuses or drops its call.
+var errServerRefused = errors.New("herd: the server refused the call")
 
 // overload is the state of an Overload simulation.
 type overload struct {
@@ -39,6 +45,11 @@ type overload struct {
 	started  int             // the calls the fleet started
 	pending  int             // calls sent whose client waits for them
 	interval []float64       // per stage, ns between two calls of the fleet
+
+	arrivals *rand.Rand    // the Poisson arrivals' gaps
+	at       time.Duration // Poisson: the next start, if drawn
+	drawn    bool
+	last     time.Duration // Poisson: the last start, or the stage's
 
 	workers, busy int           // the workers in service, and those serving a call
 	fifo          []overloadJob // the calls waiting for a worker
@@ -76,11 +87,13 @@ func (s *sim) simulateOverload() {
 		policies: make([]*policy.Policy, s.cfg.Clients),
 		service:  rand.New(rand.NewPCG(mix(s.cfg.Seed^0x510e527fade682d1), mix(s.cfg.Seed^0x9b05688c2b3e6c1f))),
 		bounds:   make([]time.Duration, len(srv.Stages)+1),
+		arrivals: rand.New(rand.NewPCG(mix(s.cfg.Seed^0x3c6ef372fe94f82b), mix(s.cfg.Seed^0xa54ff53a5f1d36f1))),
 	}
 	s.ov = o
 	s.finished, s.run1 = s.overloadDone, s.overloadRun
 	r := &s.res.Overload
 	r.Capacity, r.NoLoad, r.Bin = srv.Capacity(), srv.NoLoad(s.cfg.Delay), 10*s.cfg.Window
+	r.NoLoadP99 = srv.NoLoadP99(s.cfg.Delay)
 	for i, st := range srv.Stages {
 		o.bounds[i+1] = o.bounds[i] + st.Duration
 		o.interval = append(o.interval, float64(time.Second)/(st.Load*r.Capacity))
@@ -134,10 +147,17 @@ func (o *overload) workersIn(i int) int {
 func (o *overload) nextStart() (time.Duration, bool) {
 	for o.stage < len(o.srv.Stages) {
 		at := o.bounds[o.stage] + time.Duration(float64(o.nth)*o.interval[o.stage])
+		if o.srv.Arrivals != Even {
+			if !o.drawn {
+				o.at, o.drawn = o.last+time.Duration(o.arrivals.ExpFloat64()*o.interval[o.stage]), true
+			}
+			at = o.at
+		}
 		if at < o.bounds[o.stage+1] {
 			return at, true
 		}
 		o.stage, o.nth = o.stage+1, 0
+		o.last, o.drawn = o.bounds[o.stage], false
 	}
 	return 0, false
 }
@@ -179,9 +199,11 @@ func (s *sim) runOverload() {
 		case e.kind == overloadServed:
 			s.servedOverload(e)
 		case e.kind == overloadAnswer:
-			s.endOverload(e.call, e.version, false)
+			s.endOverload(e.call, e.version, false, false)
 		case e.kind == overloadTimeout:
-			s.endOverload(e.call, e.version, true)
+			s.endOverload(e.call, e.version, true, false)
+		case e.kind == overloadRefused:
+			s.refusedOverload(e.call, e.version)
 		}
 	}
 }
@@ -198,6 +220,7 @@ func (s *sim) beginOverload() {
 		s.startWorkers()
 	}
 	o.nth++
+	o.last, o.drawn = s.now, false
 	client := int32(o.started % s.cfg.Clients)
 	o.started++
 	s.res.Overload.Stages[o.stage].Started++
@@ -239,7 +262,11 @@ func (s *sim) overloadAttempt(c *caller) error {
 	if !c.wait() {
 		return context.Cause(s.loops)
 	}
-	if !c.ok {
+	switch {
+	case c.refused:
+		c.refused = false
+		return errServerRefused
+	case !c.ok:
 		return context.DeadlineExceeded
 	}
 	return nil
@@ -281,7 +308,43 @@ func (s *sim) arriveOverload(j overloadJob) {
 		s.serveOverload(j)
 		return
 	}
+	if lim := o.srv.Queue.Limit; lim > 0 && len(o.fifo)-o.head >= lim {
+		s.refuseOverload(j)
+		return
+	}
 	o.fifo = append(o.fifo, j)
+}
+
+// refuseOverload answers the call j with the server's refusal, if its
+// client still waits: the answer reaches it a network delay later.
+func (s *sim) refuseOverload(j overloadJob) {
+	o := s.ov
+	if u := &o.calls[j.slot]; u.gen == j.gen && u.waiting {
+		s.q.push(event{at: sat(s.now, s.delay()), call: j.slot, version: j.gen, kind: overloadRefused})
+	}
+}
+
+// refusedOverload is the server's refusal reaching the client of the
+// call in slot, generation gen: it ends the call, as a failure its
+// guards are told of, unless the client gave it up first.
+func (s *sim) refusedOverload(slot int32, gen uint64) {
+	o := s.ov
+	u := &o.calls[slot]
+	if u.gen != gen || !u.waiting {
+		return
+	}
+	if u.caller != nil {
+		u.caller.refused = true
+	}
+	s.endOverload(slot, gen, false, true)
+}
+
+// expired reports whether the call j cannot be answered before its
+// client gives it up, or has been given up already.
+func (s *sim) expired(j overloadJob) bool {
+	o := s.ov
+	u := &o.calls[j.slot]
+	return u.gen != j.gen || !u.waiting || s.now+o.srv.Service.Mean+s.cfg.Delay.Mean > u.start+o.srv.Timeout
 }
 
 // serveOverload puts a worker on the call j, for a drawn service time.
@@ -291,13 +354,9 @@ func (s *sim) serveOverload(j overloadJob) {
 	s.q.push(event{at: sat(s.now, o.serviceTime()), call: j.slot, version: j.gen, kind: overloadServed})
 }
 
-// serviceTime draws one service time, |Normal(Mean, StdDev)|.
+// serviceTime draws one service time, of the Server's Tail.
 func (o *overload) serviceTime() time.Duration {
-	d := o.srv.Service
-	if d.StdDev == 0 {
-		return d.Mean
-	}
-	return time.Duration(math.Min(math.Abs(float64(d.Mean)+o.service.NormFloat64()*float64(d.StdDev)), math.MaxInt64/2))
+	return o.srv.drawService(o.service)
 }
 
 // servedOverload is a worker done with a call: the answer goes back, and
@@ -314,8 +373,18 @@ func (s *sim) servedOverload(e event) {
 func (s *sim) startWorkers() {
 	o := s.ov
 	for o.busy < o.workers && o.head < len(o.fifo) {
-		j := o.fifo[o.head]
-		o.head++
+		var j overloadJob
+		if q := o.srv.Queue; q.LIFO && len(o.fifo)-o.head > o.workers {
+			j = o.fifo[len(o.fifo)-1]
+			o.fifo = o.fifo[:len(o.fifo)-1]
+		} else {
+			j = o.fifo[o.head]
+			o.head++
+		}
+		if o.srv.Queue.DropExpired && s.expired(j) {
+			s.refuseOverload(j)
+			continue
+		}
 		s.serveOverload(j)
 	}
 	if o.head == len(o.fifo) {
@@ -329,7 +398,7 @@ func (s *sim) startWorkers() {
 // reaching its client, or, if timedOut, the client giving it up: the
 // first of the two ends the call, and its Policy tells the guards,
 // innermost first.
-func (s *sim) endOverload(slot int32, gen uint64, timedOut bool) {
+func (s *sim) endOverload(slot int32, gen uint64, timedOut, refused bool) {
 	o := s.ov
 	u := &o.calls[slot]
 	if u.gen != gen || !u.waiting {
@@ -342,7 +411,7 @@ func (s *sim) endOverload(slot int32, gen uint64, timedOut bool) {
 		lat = o.srv.Timeout
 	}
 	if c := u.caller; c != nil {
-		c.ok = !timedOut
+		c.ok = !timedOut && !refused
 		defer s.step(c) // the Policy tells the guards; overloadDone frees the slot
 	} else {
 		o.slots = append(o.slots, slot)
@@ -357,8 +426,12 @@ func (s *sim) endOverload(slot int32, gen uint64, timedOut bool) {
 		o.binLat = append(o.binLat, nil)
 	}
 	o.binLat[b] = append(o.binLat[b], us)
-	if timedOut {
+	switch {
+	case timedOut:
 		st.TimedOut++
+		return
+	case refused:
+		st.ServerRefused++
 		return
 	}
 	st.Succeeded++
@@ -434,6 +507,7 @@ func (s *sim) finishOverload() {
 		m.Refused += st.Refused
 		m.Succeeded += st.Succeeded
 		m.TimedOut += st.TimedOut
+		m.ServerRefused += st.ServerRefused
 		capacity += r.Capacity * st.Capacity * seconds
 		load += st.Load * seconds
 		all = append(all, o.stageLat[i]...)

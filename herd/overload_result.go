@@ -21,6 +21,11 @@ type OverloadResult struct {
 	// delay each way and a mean service time (Server.NoLoad). The
 	// latencies' ratios (P50X, P99X) are relative to it.
 	NoLoad time.Duration
+	// NoLoadP99 is the 99th percentile of the latency of a call that
+	// meets no queue (Server.NoLoadP99): with service times that have a
+	// tail, the p99 an idle server gives, against which the P99 of a
+	// stage tells the queue's share from the service's own.
+	NoLoadP99 time.Duration
 	// Stages holds the counts of each stage, in order.
 	Stages []StageResult
 	// Measured holds the counts of every stage after the first (the
@@ -54,8 +59,9 @@ type StageResult struct {
 	// those of them a guard refused. The others were sent.
 	Started, Refused int
 	// Succeeded counts the calls answered within the timeout, and
-	// TimedOut those given up at it.
-	Succeeded, TimedOut int
+	// TimedOut those given up at it; ServerRefused, those the server's
+	// Queue refused or dropped while their clients waited.
+	Succeeded, TimedOut, ServerRefused int
 	// Goodput is the calls answered in time per second, relative to the
 	// stage's capacity: 1 when the server served nothing but calls whose
 	// clients still wanted them, as fast as it can.

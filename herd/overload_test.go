@@ -22,12 +22,21 @@ var shortStages = []herd.Stage{
 	{Name: "capacity-up", Duration: 4 * time.Second, Load: 2, Capacity: 1},
 }
 
+// steadyServer is herd.SteadyServer with workers and stages: the
+// figures these tests hold are those of the steady model, which the
+// realistic default's are compared against in overload_server_test.go.
+func steadyServer(workers int, stages []herd.Stage) herd.Server {
+	s := herd.SteadyServer()
+	s.Workers, s.Stages = workers, stages
+	return s
+}
+
 // smallOverload is an Overload of four clients against a server of 20
 // workers (1,000 calls a second) over shortStages: 10 calls in flight per
 // client keep it full.
 func smallOverload(seed uint64) herd.Config {
 	return herd.Config{Scenario: herd.Overload, Clients: 4, Seed: seed,
-		Server: herd.Server{Workers: 20, Stages: shortStages}}
+		Server: steadyServer(20, shortStages)}
 }
 
 // figuresOverload is the default Overload at a tenth of its size, over
@@ -37,7 +46,7 @@ func smallOverload(seed uint64) herd.Config {
 // stages, five times as long, the figures are the same or better: the
 // limiters' transients weigh less.)
 func figuresOverload(seed uint64) herd.Config {
-	return herd.Config{Scenario: herd.Overload, Clients: 1, Seed: seed, Server: herd.Server{Workers: 20, Stages: shortStages}}
+	return herd.Config{Scenario: herd.Overload, Clients: 1, Seed: seed, Server: steadyServer(20, shortStages)}
 }
 
 // overloadStrategy returns the strategy of OverloadStrategies for cfg

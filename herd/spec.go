@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // A Spec is a kind of guard or BackOff with its settings, as a strategy
@@ -68,21 +69,21 @@ func (p Param) Set(s string) error {
 			*v = n
 			return nil
 		}
-		return invalid("%s=%s: not a whole number", p.Name, s)
+		return invalid("%s=%s: not a whole number", p.Name, clip(s))
 	case *float64:
 		var f float64
 		if f, err = strconv.ParseFloat(s, 64); err == nil {
 			*v = f
 			return nil
 		}
-		return invalid("%s=%s: not a number", p.Name, s)
+		return invalid("%s=%s: not a number", p.Name, clip(s))
 	case *time.Duration:
 		var d time.Duration
 		if d, err = time.ParseDuration(s); err == nil {
 			*v = d
 			return nil
 		}
-		return invalid("%s=%s: not a duration (write 500ms, 5s, 2m)", p.Name, s)
+		return invalid("%s=%s: not a duration (write 500ms, 5s, 2m)", p.Name, clip(s))
 	}
 	return invalid("%s: a setting of type %T cannot be set", p.Name, p.Value)
 }
@@ -102,7 +103,7 @@ func parseTerms(expr string) ([]term, error) {
 		t := term{name: part}
 		if i := strings.IndexByte(part, '('); i >= 0 {
 			if !strings.HasSuffix(part, ")") {
-				return nil, invalid("%q: a ( without its closing )", part)
+				return nil, invalid("%q: a ( without its closing )", clip(part))
 			}
 			t.name = strings.TrimSpace(part[:i])
 			inner := strings.TrimSpace(part[i+1 : len(part)-1])
@@ -111,21 +112,38 @@ func parseTerms(expr string) ([]term, error) {
 					k, v, ok := strings.Cut(a, "=")
 					k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 					if !ok || k == "" || v == "" {
-						return nil, invalid("%q: %q is not a setting; write name=value", part, strings.TrimSpace(a))
+						return nil, invalid("%q: %q is not a setting; write name=value", clip(part), clip(strings.TrimSpace(a)))
 					}
 					t.args = append(t.args, [2]string{k, v})
 				}
 			}
 		}
 		if t.name == "" {
-			return nil, invalid("%q: a kind is missing", expr)
+			return nil, invalid("%q: a kind is missing", clip(expr))
 		}
 		if strings.ContainsAny(t.name, "()=, ") {
-			return nil, invalid("%q is not a kind", t.name)
+			return nil, invalid("%q is not a kind", clip(t.name))
 		}
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+// maxEcho is how much of a user's input an error quotes back.
+const maxEcho = 40
+
+// clip returns s, cut to maxEcho bytes at a character's start and ended
+// with "…" if it is longer: an error quotes what it refuses, not pages of
+// it.
+func clip(s string) string {
+	if len(s) <= maxEcho {
+		return s
+	}
+	i := maxEcho
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }
 
 // splitTop splits s at each sep outside parentheses.
@@ -164,6 +182,9 @@ func apply(spec Spec, args [][2]string) error {
 	params := spec.Params()
 	given := map[string]bool{}
 	for _, a := range args {
+		if given[a[0]] {
+			return invalid("%s: %s is given twice; give each setting once", spec.Kind(), clip(a[0]))
+		}
 		given[a[0]] = true
 		found := false
 		for _, p := range params {
@@ -176,7 +197,7 @@ func apply(spec Spec, args [][2]string) error {
 			}
 		}
 		if !found {
-			return invalid("%s has no setting %q; it has %s", spec.Kind(), a[0], paramNames(params))
+			return invalid("%s has no setting %q; it has %s", spec.Kind(), clip(a[0]), paramNames(params))
 		}
 	}
 	if x, ok := spec.(exclusiveSettings); ok {

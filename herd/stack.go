@@ -91,7 +91,7 @@ func guardTerm(t term, n int) ([]GuardSpec, error) {
 	}
 	k, ok := guardKind(t.name)
 	if !ok {
-		return nil, invalid("%q is not a guard; use %s, or a preset: %s", t.name, strings.Join(guardKindNames(), ", "), strings.Join(presetNames(), ", "))
+		return nil, invalid("%q is not a guard; use %s, or a preset: %s", clip(t.name), strings.Join(guardKindNames(), ", "), strings.Join(presetNames(), ", "))
 	}
 	spec := k.New()
 	if err := apply(spec, t.args); err != nil {

@@ -54,7 +54,7 @@ type page struct {
 }
 
 const readPage = `JSON.stringify({
-	columns: [...document.querySelectorAll("#table th")].map((e) => e.textContent),
+	columns: [...document.querySelectorAll("#table th")].map((e) => e.dataset.column),
 	cells: [...document.querySelectorAll("#table td")].map((e) => e.textContent),
 	note: document.getElementById("note").textContent,
 	mean: document.querySelector("#chart svg")?.dataset.mean ?? "",
@@ -228,7 +228,7 @@ func TestExplorerInABrowser(t *testing.T) {
 	}
 	if err := chromedp.Do(ctx,
 		chromedp.SetValue(chromedp.CSS(`#overload-strategy`), "adaptive-vegas"),
-		chromedp.SetValue(clients, ""), // Clear sets the attribute, which a value the page set hides
+		clearField("clients"), // Clear sets the attribute, which a value the page set hides
 		chromedp.SendKeys(clients, "3"),
 		chromedp.Click(chromedp.CSS("#run")),
 		runs(3)); err != nil {

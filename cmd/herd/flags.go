@@ -29,9 +29,16 @@ type options struct {
 	overloadClients    []int
 	overloadStrategies []herd.Strategy
 	overloadServer     herd.Server
-	rate               float64
-	tries              int
-	phases             herd.Phases
+	// serverModel, queue, queueLimit and dropExpired are the overload
+	// server's model and its own policies, set on overloadServer's
+	// copy each run takes (see overloadConfig).
+	serverModel string
+	queue       string
+	queueLimit  int
+	dropExpired bool
+	rate        float64
+	tries       int
+	phases      herd.Phases
 	// retry is the BackOff of the outage's retry stage; arrivals and
 	// zeroOffsets are how its user calls arrive and where its guards'
 	// windows start.
@@ -56,6 +63,9 @@ type options struct {
 	// workers is how many simulations run at once; 0 means one per core.
 	// No flag sets it: tests do, to run a sweep in order.
 	workers int
+	// keepRuns keeps each run of a row in row.seeds. No flag sets it:
+	// the page does, to show the spread over the seeds.
+	keepRuns bool
 }
 
 // Formats and chart kinds the flags accept.
@@ -153,6 +163,10 @@ func defineFlags(fs *flag.FlagSet, o *options) rawFlags {
 	fs.DurationVar(&o.phases.Degraded, "degraded", herd.DefaultDegraded, "outage: how long it is degraded after the outage, failing -degraded-failures of the calls")
 	fs.Float64Var(&o.phases.DegradedFailures, "degraded-failures", herd.DefaultDegradedFailures, "outage: the fraction of the calls that fail while degraded")
 	fs.DurationVar(&o.phases.Healthy, "healthy", herd.DefaultHealthy, "outage: how long it is healthy again after that, the time over which the recovery is judged")
+	fs.StringVar(&o.serverModel, "server", "realistic", `overload: the server's model: "realistic" (Poisson arrivals, lognormal service times of mean and deviation 20 ms) or "steady" (evenly spaced arrivals, |Normal(20 ms, 2 ms)|)`)
+	fs.StringVar(&o.queue, "queue", "fifo", `overload: the order the server serves the calls waiting in: "fifo", or "lifo" (the newest first while more calls wait than it has workers)`)
+	fs.IntVar(&o.queueLimit, "queue-limit", 0, "overload: the calls the server's queue holds at most, the others refused at once (0: no bound)")
+	fs.BoolVar(&o.dropExpired, "drop-expired", false, "overload: the server drops the calls whose callers gave up or cannot be answered before they do")
 	fs.StringVar(&o.serve, "serve", "", "serve the explorer page on this address, such as 127.0.0.1:8080, instead of running the simulations the flags describe")
 	return rawFlags{clients, scenario, strategies, retry, arrivals, offsets, mean, stddev}
 }
@@ -162,7 +176,9 @@ func defineFlags(fs *flag.FlagSet, o *options) rawFlags {
 // returned for the caller to print.
 func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs := flag.NewFlagSet("herd", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	var flagOut strings.Builder
+	fs.SetOutput(&flagOut)
+	defer func() { io.WriteString(stderr, clipFlagOutput(flagOut.String())) }()
 	o := &options{}
 	raw := defineFlags(fs, o)
 	clients, scenario, strategies, retry, arrivals, offsets, mean, stddev := raw.clients, raw.scenario, raw.strategies, raw.retry, raw.arrivals, raw.offsets, raw.mean, raw.stddev
@@ -171,10 +187,10 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, errHelp
 		}
-		return nil, &usageError{msg: err.Error(), printed: true}
+		return nil, &usageError{msg: clipLine(err.Error()), printed: true}
 	}
 	if fs.NArg() > 0 {
-		return nil, usagef("unexpected argument %q: herd takes flags only", fs.Arg(0))
+		return nil, usagef("unexpected argument %q: herd takes flags only", clip(fs.Arg(0)))
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -222,14 +238,14 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	switch o.arrivals = herd.Arrivals(*arrivals); o.arrivals {
 	case herd.Poisson, herd.Even:
 	default:
-		return nil, usagef("-arrivals %q is not poisson or even", *arrivals)
+		return nil, usagef("-arrivals %q is not poisson or even", clip(*arrivals))
 	}
 	switch *offsets {
 	case "random":
 	case "zero":
 		o.zeroOffsets = true
 	default:
-		return nil, usagef("-window-offsets %q is not random or zero", *offsets)
+		return nil, usagef("-window-offsets %q is not random or zero", clip(*offsets))
 	}
 	o.delay = herd.Delay{Mean: *mean, StdDev: *stddev}
 	if err := o.check(); err != nil {
@@ -286,9 +302,9 @@ func (o *options) check() error {
 	case o.horizon >= maxHorizon:
 		return usagef("-horizon is %v; it must be shorter than %v (%d windows of %v)", o.horizon, maxHorizon, herd.MaxWindows, herd.DefaultWindow)
 	case !slices.Contains(formats, o.format):
-		return usagef("-format %q is not one of %s", o.format, strings.Join(formats, ", "))
+		return usagef("-format %q is not one of %s", clip(o.format), strings.Join(formats, ", "))
 	case !slices.Contains(charts, o.chart):
-		return usagef("-chart %q is not one of %s", o.chart, strings.Join(charts, ", "))
+		return usagef("-chart %q is not one of %s", clip(o.chart), strings.Join(charts, ", "))
 	case o.chart != "none" && o.out == "":
 		return usagef("-out is empty; name a folder, or pass -chart none")
 	case o.live && len(o.clients) != 1:
@@ -299,8 +315,14 @@ func (o *options) check() error {
 		return usagef("-live-limit is %v; it must be longer than the %v outage, or no client can succeed", o.liveLimit, liveOutage)
 	case !(o.rate > 0) || math.IsInf(o.rate, 0):
 		return usagef("-rate is %v; it must be a positive number of user calls per second", o.rate)
-	case o.tries < 1:
-		return usagef("-tries is %d; a user call makes 1 attempt at least", o.tries)
+	case o.serverModel != "realistic" && o.serverModel != "steady":
+		return usagef("-server %q is not realistic or steady", clip(o.serverModel))
+	case o.queue != "fifo" && o.queue != "lifo":
+		return usagef("-queue %q is not fifo or lifo", clip(o.queue))
+	case o.queueLimit < 0:
+		return usagef("-queue-limit is %d; it must not be negative (0: no bound)", o.queueLimit)
+	case o.tries < 1 || o.tries > herd.MaxTries:
+		return usagef("-tries is %d; a user call makes from 1 to %d attempts", o.tries, herd.MaxTries)
 	case o.phases.Warmup < 0 || o.phases.Degraded < 0:
 		return usagef("-warmup and -degraded must not be negative")
 	case o.phases.Down <= 0:
@@ -319,7 +341,7 @@ func parseClients(s string) ([]int, error) {
 		f = strings.TrimSpace(f)
 		n, err := strconv.Atoi(f)
 		if err != nil || n < 1 || n > herd.MaxClients {
-			return nil, usagef("-clients: %q is not a fleet size; give whole numbers in [1, %d], comma-separated", f, herd.MaxClients)
+			return nil, usagef("-clients: %q is not a fleet size; give whole numbers in [1, %d], comma-separated", clip(f), herd.MaxClients)
 		}
 		if slices.Contains(out, n) {
 			return nil, usagef("-clients: %d is given twice; give each fleet size once", n)
@@ -338,7 +360,7 @@ func parseScenarios(s string) ([]herd.Scenario, error) {
 	for f := range strings.SplitSeq(s, ",") {
 		sc := herd.Scenario(strings.TrimSpace(f))
 		if !slices.Contains(herd.Scenarios(), sc) {
-			return nil, usagef("-scenario: %q is not a scenario; use %s or all", f, strings.Join(scenarioNames(), ", "))
+			return nil, usagef("-scenario: %q is not a scenario; use %s or all", clip(f), strings.Join(scenarioNames(), ", "))
 		}
 		if !slices.Contains(out, sc) {
 			out = append(out, sc)
@@ -377,7 +399,8 @@ func strategyList(strategies []herd.Strategy) []string {
 func (o *options) pickStrategies(s string) error {
 	overloadAll := herd.OverloadStrategies(herd.Config{Clients: defaultOverloadClients})
 	o.strategies, o.outageStrategies, o.overloadStrategies = nil, nil, nil
-	if strings.TrimSpace(s) == "all" {
+	all := strings.TrimSpace(s) == "all"
+	if all {
 		s = strings.Join(slices.Concat(strategyNames(), outageStrategyNames(), overloadStrategyNames()), ",")
 	}
 	for _, f := range herd.SplitStrategies(s) {
@@ -385,7 +408,11 @@ func (o *options) pickStrategies(s string) error {
 			if !slices.ContainsFunc(o.overloadStrategies, func(x herd.Strategy) bool { return x.Name == f }) {
 				o.overloadStrategies = append(o.overloadStrategies, overloadAll[k])
 			}
-			continue
+			if all || !isGuardStack(f) {
+				continue
+			}
+			// bulkhead named alone is a guard of outage as well: both
+			// run it (all has outage's own).
 		}
 		if isBackOff(f) {
 			b, err := herd.ParseBackOff(f, o.base, o.cap)
@@ -399,8 +426,11 @@ func (o *options) pickStrategies(s string) error {
 			continue
 		}
 		stack, err := herd.ParseStack(f)
-		if err != nil {
+		if err != nil && !isGuardStack(f) {
 			return usagef("-strategies: %s; the BackOffs are %s", trimPrefix(err.Error()), strings.Join(strategyNames(), ", "))
+		}
+		if err != nil {
+			return usagef("-strategies: %s", trimPrefix(err.Error()))
 		}
 		if err := stack.Validate(); err != nil {
 			return usagef("-strategies: %s", trimPrefix(err.Error()))
@@ -429,6 +459,32 @@ func (o *options) pickStrategies(s string) error {
 			strings.Join(strategyNames(), ", "), strings.Join(outageStrategyNames(), ", "), strings.Join(overloadStrategyNames(), ", "))
 	}
 	return nil
+}
+
+// isGuardStack reports whether every kind of the strategy expression f
+// is a guard or a preset of outage, whatever its settings: an error in
+// it is about those settings, and the BackOffs are no help.
+func isGuardStack(f string) bool {
+	depth, name, names := 0, []byte{}, []string{}
+	for i := 0; i < len(f); i++ {
+		switch c := f[i]; {
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+		case c == '+' && depth == 0:
+			names, name = append(names, strings.TrimSpace(string(name))), name[:0]
+		case depth == 0:
+			name = append(name, c)
+		}
+	}
+	names = append(names, strings.TrimSpace(string(name)))
+	for _, n := range names {
+		if !slices.Contains(outageStrategyNames(), n) && !slices.ContainsFunc(herd.GuardKinds(), func(k herd.GuardKind) bool { return k.Name == n }) {
+			return false
+		}
+	}
+	return true
 }
 
 // isBackOff reports whether the strategy expression f names a BackOff,

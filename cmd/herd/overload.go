@@ -28,6 +28,10 @@ type overloadRow struct {
 	// capacity; P50X and P99X the median and 99th percentile of the
 	// latency of the calls sent, relative to the no-load latency.
 	Goodput, P50X, P99X float64
+	// P99P99 is the 99th percentile relative to the no-load 99th
+	// percentile, and ServerRefused the share of the calls sent that the
+	// server's queue refused or dropped.
+	P99P99, ServerRefused float64
 	// TimedOut is the share of the calls sent that their client gave up
 	// at the timeout, and Refused the share of the calls started that a
 	// guard refused.
@@ -60,6 +64,14 @@ func (r row) isOverload() bool { return r.Scenario == string(herd.Overload) }
 // cfg, since a fixed bulkhead is sized for the fleet.
 func (o *options) overloadConfig(cfg herd.Config, st herd.Strategy) herd.Config {
 	cfg.Server = o.overloadServer
+	if o.serverModel == "steady" {
+		steady := herd.SteadyServer()
+		if cfg.Server.Service == (herd.Delay{}) {
+			cfg.Server.Service = steady.Service
+		}
+		cfg.Server.Tail, cfg.Server.Arrivals = steady.Tail, steady.Arrivals
+	}
+	cfg.Server.Queue = herd.Queue{Limit: o.queueLimit, LIFO: o.queue == "lifo", DropExpired: o.dropExpired}
 	cfg.NewBackOff = nil
 	for _, s := range herd.OverloadStrategies(cfg) {
 		if s.Name == st.Name {
@@ -81,8 +93,12 @@ func (r *row) addOverload(res herd.Result, keep bool) {
 	r.Goodput += m.Goodput
 	r.P50X += m.P50X(o.NoLoad)
 	r.P99X += m.P99X(o.NoLoad)
+	if o.NoLoadP99 > 0 {
+		r.P99P99 += float64(m.P99) / float64(o.NoLoadP99)
+	}
 	if sent := m.Started - m.Refused; sent > 0 {
 		r.TimedOut += float64(m.TimedOut) / float64(sent)
+		r.ServerRefused += float64(m.ServerRefused) / float64(sent)
 	}
 	if m.Started > 0 {
 		r.Refused += float64(m.Refused) / float64(m.Started)
@@ -118,7 +134,7 @@ func (r *row) addOverload(res herd.Result, keep bool) {
 // finishOverload turns the sums of k runs into their means.
 func (r *row) finishOverload(k float64) {
 	r.Failed, r.Completion, r.Seconds = 0, 0, 0
-	divide(k, &r.Goodput, &r.P50X, &r.P99X, &r.TimedOut, &r.Refused)
+	divide(k, &r.Goodput, &r.P50X, &r.P99X, &r.P99P99, &r.TimedOut, &r.ServerRefused, &r.Refused)
 	r.Settled = r.Adaptive
 	for i := range r.Settle {
 		r.Settle[i] /= k

@@ -47,7 +47,9 @@ var overloadColumns = []column{
 	{name: "goodput", table: 1},
 	{name: "p50_x", table: 1},
 	{name: "p99_x", table: 1},
+	{name: "p99_p99", table: 1},
 	{name: "timed_out", table: 1},
+	{name: "server_refused", table: 1},
 	{name: "refused", table: 1},
 	{name: overloadSteps[0].column, table: 1},
 	{name: overloadSteps[1].column, table: 1},
@@ -105,8 +107,12 @@ func (r row) overloadCell(name string, table bool) string {
 		return strconv.FormatFloat(r.P50X, 'f', decimals, 64)
 	case "p99_x":
 		return strconv.FormatFloat(r.P99X, 'f', decimals, 64)
+	case "p99_p99":
+		return strconv.FormatFloat(r.P99P99, 'f', decimals, 64)
 	case "timed_out":
 		return ratio(r.TimedOut)
+	case "server_refused":
+		return ratio(r.ServerRefused)
 	case "refused":
 		return ratio(r.Refused)
 	case "settled":
@@ -143,6 +149,10 @@ func (r row) overloadValue(name string) (any, bool) {
 		return r.P50X, true
 	case "p99_x":
 		return r.P99X, true
+	case "p99_p99":
+		return r.P99P99, true
+	case "server_refused":
+		return r.ServerRefused, true
 	case "timed_out":
 		return r.TimedOut, true
 	case "refused":

@@ -114,7 +114,7 @@ func TestREADMEOverloadTable(t *testing.T) {
 		t.Skip("the overload run is checked without the race detector (.ci/run)")
 	}
 	rows := readmeSweep(t, "-scenario", "overload", "-chart", "none", "-quiet")
-	checkREADMETable(t, readREADME(t), "| strategy | goodput | p50_x | p99_x | timed_out | refused | load_up_s | capacity_down_s | capacity_up_s |",
+	checkREADMETable(t, readREADME(t), "| strategy | goodput | p50_x | p99_x | p99_p99 | timed_out | refused | load_up_s | capacity_down_s | capacity_up_s |",
 		rows, "overload", len(overloadStrategyNames()))
 }
 

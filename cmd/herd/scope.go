@@ -25,10 +25,16 @@ var scenarioFlags = map[string][]herd.Scenario{
 	"tries":             {herd.Outage},
 	"warmup":            {herd.Outage},
 	"window-offsets":    {herd.Outage},
-	"base":              {herd.OCC, herd.Restart, herd.Shed, herd.Pushback},
-	"cap":               {herd.OCC, herd.Restart, herd.Shed, herd.Pushback},
-	"max-calls":         {herd.OCC, herd.Restart, herd.Shed, herd.Pushback},
-	"capacity":          {herd.Restart, herd.Shed, herd.Pushback},
+	// In pushback each client waits the server's Retry-After, whatever
+	// its BackOff's base and cap: they change nothing there.
+	"base":         {herd.OCC, herd.Restart, herd.Shed},
+	"cap":          {herd.OCC, herd.Restart, herd.Shed},
+	"max-calls":    {herd.OCC, herd.Restart, herd.Shed, herd.Pushback},
+	"capacity":     {herd.Restart, herd.Shed, herd.Pushback},
+	"server":       {herd.Overload},
+	"queue":        {herd.Overload},
+	"queue-limit":  {herd.Overload},
+	"drop-expired": {herd.Overload},
 }
 
 // unusedFlag returns the first flag of set, by name, that sets only

@@ -5,15 +5,17 @@ import (
 	"embed"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"net"
 	"net/http"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/herdsafe/backoff/herd"
@@ -44,19 +46,27 @@ const (
 	maxServeUserCalls       = 3_000_000
 	maxServeCalls           = 2_000_000
 	serveTimeout            = 30 * time.Second
+	// maxServeRuns bounds the runs (seeds) per point of the page, and
+	// maxServeSims the simulations of one run of the page: strategies ×
+	// fleet sizes × runs.
+	maxServeRuns = 10
+	maxServeSims = 24
+	// maxServeConcurrent is how many runs of the page simulate at once;
+	// the others wait for their turn.
+	maxServeConcurrent = 2
 )
 
 // overloadServeFlags are the flags of serveFlags that apply to overload,
 // whose strategies are presets with no setting of their own.
 // (The server's delay is not one: the bound on the clients holds for
 // the default delay.)
-var overloadServeFlags = []string{"scenario", "clients", "strategies", "seed"}
+var overloadServeFlags = []string{"scenario", "clients", "strategies", "seed", "runs", "server", "queue", "queue-limit", "drop-expired"}
 
 // serveFlags are the flags the page sets, in the order the command line
 // it shows gives them: a run's query holds them by name.
 var serveFlags = []string{"scenario", "clients", "strategies", "retry", "tries", "rate", "arrivals", "window-offsets",
 	"warmup", "down", "degraded", "degraded-failures", "healthy", "base", "cap", "capacity", "max-calls",
-	"delay", "delay-stddev", "seed"}
+	"delay", "delay-stddev", "seed", "runs", "server", "queue", "queue-limit", "drop-expired"}
 
 // serve runs the explorer on addr until ctx is done, and returns the exit
 // code: 1 if it cannot listen there.
@@ -83,29 +93,33 @@ func serve(ctx context.Context, addr string, stderr io.Writer) int {
 	return 0
 }
 
-// explorer serves the page and runs its simulations, one at a time: a
-// run asked for while another is in progress cancels it.
+// explorer serves the page and runs its simulations. Each run belongs to
+// the request that asked for it: it stops when that request goes (a tab
+// that asks for another run drops its previous request), never because
+// of another tab's. At most maxServeConcurrent runs simulate at once;
+// the others wait for a turn, within their bound.
 type explorer struct {
 	timeout time.Duration // bounds a run: serveTimeout; 0 or less, a run has none left
-	// started, if set, is called with a run's context once the run holds
-	// the explorer, before it simulates: a test holds a run there.
+	// started, if set, is called with a run's context once the run has
+	// its turn, before it simulates: a test holds a run there.
 	started func(ctx context.Context)
 	// overloadServer is the server of the overload runs (the zero Server,
 	// the defaults; tests set a quicker one).
 	overloadServer herd.Server
 
-	mu     sync.Mutex
-	cancel context.CancelCauseFunc // of the run in progress, if any
-	done   chan struct{}           // closed when it has stopped
+	turns chan struct{} // a token per run simulating
 }
 
-func newExplorer() *explorer { return &explorer{timeout: serveTimeout} }
-
-// errSuperseded is the cause of a run cancelled by a newer one.
-var errSuperseded = errors.New("a newer run was asked for")
+func newExplorer() *explorer {
+	return &explorer{timeout: serveTimeout, turns: make(chan struct{}, maxServeConcurrent)}
+}
 
 // errTooLong is the cause of a run that took longer than its bound.
-var errTooLong = errors.New("the run took too long; make it smaller: fewer clients, a lower rate, shorter phases")
+var errTooLong = fmt.Errorf("the run took longer than %v, the page's bound; make it smaller: fewer clients, strategies, fleet sizes or runs, a lower rate, shorter phases", serveTimeout)
+
+// errGone is the cause of a run whose request went: its tab asked for
+// another, or was closed.
+var errGone = errors.New("the page no longer waits for this run")
 
 // handler routes the page's files and its API.
 func (e *explorer) handler() http.Handler {
@@ -117,33 +131,24 @@ func (e *explorer) handler() http.Handler {
 	return mux
 }
 
-// begin cancels the run in progress, waits for it to stop, and returns
-// the context of the new run, bounded by e.timeout, and the function
-// that ends it.
-func (e *explorer) begin(parent context.Context) (context.Context, func()) {
-	e.mu.Lock()
-	if e.cancel != nil {
-		e.cancel(errSuperseded)
-	}
-	prev := e.done
+// begin waits for a turn to simulate, and returns the context of the
+// run, bounded by e.timeout from the request's arrival, and the function
+// that ends it; or the cause that ended the wait.
+func (e *explorer) begin(parent context.Context) (context.Context, func(), error) {
 	ctx, cancel := context.WithCancelCause(parent)
-	done := make(chan struct{})
-	e.cancel, e.done = cancel, done
-	e.mu.Unlock()
-	if prev != nil {
-		<-prev
-	}
 	tctx, stop := context.WithTimeoutCause(ctx, e.timeout, errTooLong)
+	select {
+	case e.turns <- struct{}{}:
+	case <-tctx.Done():
+		stop()
+		cancel(nil)
+		return nil, nil, context.Cause(tctx)
+	}
 	return tctx, func() {
 		stop()
 		cancel(nil)
-		e.mu.Lock()
-		if e.done == done {
-			e.cancel, e.done = nil, nil
-		}
-		e.mu.Unlock()
-		close(done)
-	}
+		<-e.turns
+	}, nil
 }
 
 // reply writes v as JSON with the status code.
@@ -152,11 +157,6 @@ func reply(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(v)
-}
-
-// failure is the body of a run that did not give rows.
-type failure struct {
-	Error string `json:"error"`
 }
 
 // kindsInfo is what the page builds its form from: the kinds of guard
@@ -227,17 +227,36 @@ func (e *explorer) kinds(w http.ResponseWriter, _ *http.Request) {
 	reply(w, http.StatusOK, info)
 }
 
-// runResult is what a run gives the page: the row, as the table prints
-// it, with the notes the table prints under it, the chart's series, the
-// options as the command line reads them, and that command line.
+// runResult is what a run gives the page: a row per strategy and fleet
+// size, as the table prints it, with the notes the table prints under it
+// and each row's chart; the options as the command line reads them, and
+// that command line. Cells and Chart are those of the first row.
 type runResult struct {
 	Command string            `json:"command"`
 	Form    map[string]string `json:"form"`
 	Guards  []guardForm       `json:"guards,omitempty"`
 	Columns []string          `json:"columns"`
-	Cells   []string          `json:"cells"`
-	Note    string            `json:"note,omitempty"`
-	Chart   chartData         `json:"chart"`
+	// Headers are the columns in words, for people.
+	Headers []string    `json:"headers"`
+	Cells   []string    `json:"cells"`
+	Rows    []rowResult `json:"rows"`
+	Runs    int         `json:"runs"`
+	Note    string      `json:"note,omitempty"`
+	Chart   chartData   `json:"chart"`
+}
+
+// rowResult is one row of a run: a strategy on a fleet size, the mean of
+// its runs. With several runs, Low and High are each column's least and
+// greatest value over them ("" where a column is not a number). Values
+// are the numeric columns' means, for the page's sweep chart.
+type rowResult struct {
+	Strategy string             `json:"strategy"`
+	Clients  int                `json:"clients"`
+	Cells    []string           `json:"cells"`
+	Low      []string           `json:"low,omitempty"`
+	High     []string           `json:"high,omitempty"`
+	Values   map[string]float64 `json:"values"`
+	Chart    chartData          `json:"chart"`
 }
 
 // guardForm is one guard of the stack, with every setting.
@@ -246,13 +265,22 @@ type guardForm struct {
 	Params map[string]string `json:"params"`
 }
 
+// failure is the body of a run that did not give rows: what is wrong, in
+// the page's words, and the field of the form it is about, if one.
+type failure struct {
+	Error string `json:"error"`
+	Field string `json:"field,omitempty"`
+	// Guard is the kind of guard the error is about, if one, and
+	// Setting its setting, if one.
+	Guard   string `json:"guard,omitempty"`
+	Setting string `json:"setting,omitempty"`
+}
+
 func (e *explorer) run(w http.ResponseWriter, r *http.Request) {
 	args, form, err := queryArgs(r.URL.Query())
-	if err != nil {
-		reply(w, http.StatusBadRequest, failure{err.Error()})
-		return
+	if err == nil {
+		err = checkOverloadForm(form)
 	}
-	err = checkOverloadForm(form)
 	var o *options
 	if err == nil {
 		o, err = parseArgs(append(append([]string(nil), args...), "-chart", "none", "-quiet"), io.Discard)
@@ -261,44 +289,216 @@ func (e *explorer) run(w http.ResponseWriter, r *http.Request) {
 		err = checkServe(o)
 	}
 	if err != nil {
-		var u *usageError
-		msg := err.Error()
-		if errors.As(err, &u) {
-			msg = u.msg
-		}
-		reply(w, http.StatusBadRequest, failure{trimPrefix(msg)})
+		reply(w, http.StatusBadRequest, pageFailure(err))
 		return
 	}
-	ctx, end := e.begin(r.Context())
+	ctx, end, err := e.begin(r.Context())
+	if err != nil {
+		reply(w, http.StatusServiceUnavailable, failure{Error: err.Error()})
+		return
+	}
 	defer end()
 	if e.started != nil {
 		e.started(ctx)
 	}
-	o.workers = 1
+	o.workers, o.keepRuns = 1, o.runs > 1
 	o.overloadServer = e.overloadServer
 	rows, err := sweep(ctx, o, func() {})
 	switch {
-	case err != nil && errors.Is(context.Cause(ctx), errSuperseded):
-		reply(w, http.StatusConflict, failure{errSuperseded.Error()})
-		return
 	case err != nil && errors.Is(context.Cause(ctx), errTooLong):
-		reply(w, http.StatusServiceUnavailable, failure{errTooLong.Error()})
+		reply(w, http.StatusServiceUnavailable, failure{Error: errTooLong.Error()})
+		return
+	case err != nil && r.Context().Err() != nil:
+		reply(w, http.StatusServiceUnavailable, failure{Error: errGone.Error()})
 		return
 	case err != nil:
-		reply(w, http.StatusInternalServerError, failure{trimPrefix(err.Error())})
+		reply(w, http.StatusInternalServerError, failure{Error: trimPrefix(err.Error())})
 		return
-	case len(rows) != 1:
-		reply(w, http.StatusInternalServerError, failure{fmt.Sprintf("%d rows, want 1", len(rows))})
+	case len(rows) == 0:
+		reply(w, http.StatusInternalServerError, failure{Error: "no rows"})
 		return
 	}
-	res := runResult{Command: commandLine(args), Form: form, Chart: chartOf(rows[0])}
+	res := runResult{Command: commandLine(args), Form: form, Runs: o.runs}
 	res.Columns = tableColumns(rows[0])
-	res.Cells = cells(rows[0], res.Columns, true)
+	res.Headers = headersOf(res.Columns)
+	for _, rw := range rows {
+		rr := rowResult{Strategy: rw.Strategy, Clients: rw.Clients, Cells: cells(rw, res.Columns, true),
+			Values: map[string]float64{}, Chart: chartOf(rw)}
+		for _, c := range res.Columns {
+			if v, ok := numeric(rw.value(c)); ok {
+				rr.Values[c] = v
+			}
+		}
+		if len(rw.seeds) > 1 {
+			rr.Low, rr.High = spread(rw.seeds, res.Columns)
+		}
+		res.Rows = append(res.Rows, rr)
+	}
+	res.Cells, res.Chart = res.Rows[0].Cells, res.Rows[0].Chart
 	res.Note = strings.TrimSpace(overloadFooter(rows))
-	if rows[0].isOutage() {
+	if rows[0].isOutage() && len(o.outageStrategies) == 1 {
 		res.Guards = guardForms(o)
 	}
 	reply(w, http.StatusOK, res)
+}
+
+// numeric returns v, a column's value, as a number, if it is a finite
+// one.
+func numeric(v any) (float64, bool) {
+	var f float64
+	switch x := v.(type) {
+	case float64:
+		f = x
+	case int:
+		f = float64(x)
+	default:
+		return 0, false
+	}
+	return f, !math.IsNaN(f) && !math.IsInf(f, 0)
+}
+
+// spread returns each column's least and greatest value over the runs,
+// as the table prints numbers; "" for a column that is not a number.
+func spread(runs []row, columns []string) (low, high []string) {
+	low, high = make([]string, len(columns)), make([]string, len(columns))
+	for i, c := range columns {
+		lo, hi, ok := math.Inf(1), math.Inf(-1), true
+		for _, r := range runs {
+			v, isNum := numeric(r.value(c))
+			if !isNum || c == "clients" || c == "runs" {
+				ok = false
+				break
+			}
+			lo, hi = min(lo, v), max(hi, v)
+		}
+		if ok {
+			low[i], high[i] = spreadFigure(lo), spreadFigure(hi)
+		}
+	}
+	return low, high
+}
+
+// spreadFigure writes a bound of a spread with the digits a reader needs:
+// whole numbers from 100, two decimals from 1, three significant digits
+// below.
+func spreadFigure(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+// flagInError finds the flag an error of the command line is about.
+var flagInError = regexp.MustCompile(`(?:^|[ (])-([a-z][a-z-]*)`)
+
+// pageFailure is err, an error of the command line, as the page says it:
+// in its words, at its field.
+func pageFailure(err error) failure {
+	msg := err.Error()
+	var u *usageError
+	if errors.As(err, &u) {
+		msg = u.msg
+	}
+	msg = trimPrefix(msg)
+	f := failure{}
+	if m := flagInError.FindStringSubmatch(msg); m != nil && slices.Contains(serveFlags, m[1]) {
+		f.Field = m[1]
+	}
+	// The flag package's words: invalid value "x" for flag -rate: parse error.
+	if m := flagParseError.FindStringSubmatch(msg); m != nil {
+		f.Field = m[2]
+		msg = fmt.Sprintf("%s: %s is not %s", fieldWords(m[2]), m[1], flagKind(m[2]))
+	}
+	if strings.Contains(msg, "the Horizon (") {
+		f.Field = "healthy"
+		msg = horizonWords.ReplaceAllString(msg, "the $1 a simulation runs at most (the command line's -horizon)")
+	}
+	if f.Field == "strategies" || f.Field == "" {
+		for _, k := range herd.GuardKinds() {
+			if strings.Contains(msg, "strategies: "+k.Name+":") || strings.Contains(msg, "strategies: "+k.Name+" ") {
+				f.Field, f.Guard = "strategies", k.Name
+				break
+			}
+		}
+	}
+	if f.Guard != "" {
+		// The guard's own words name its options (WithConsecutiveFailures);
+		// the page names its settings (failures).
+		msg = guardOption.ReplaceAllStringFunc(msg, func(opt string) string {
+			name := guardOption.FindStringSubmatch(opt)[1]
+			if set, ok := optionSettings[name]; ok {
+				if f.Setting == "" {
+					f.Setting, _, _ = strings.Cut(set, " ")
+				}
+				return set
+			}
+			return opt
+		})
+	}
+	f.Error = msg
+	return f
+}
+
+// guardOption is an option of a guard's package, as its errors name it:
+// WithK(0), WithConsecutiveFailures, and the budgets' with the name of
+// their package: budget: WithMaxTokens(-1).
+var guardOption = regexp.MustCompile(`(?:budget: )?(With[A-Za-z]+)(?:\([^)]*\))?`)
+
+// optionSettings are the settings of the page's guards each option of
+// their packages sets, as the page names them.
+var optionSettings = map[string]string{
+	"WithConsecutiveFailures": "failures", "WithOpenDuration": "open", "WithHalfOpen": "probes and successes",
+	"WithFailureRateOver": "rate, min-calls and period", "WithFailureRate": "rate, min-calls and calls",
+	"WithSlowCalls": "slow and slow-rate", "WithK": "k", "WithWindow": "window", "WithMaxTokens": "tokens",
+	"WithTokenRatio": "ratio", "WithRetryRatio": "ratio", "WithMinRetriesPerSecond": "reserve",
+	"WithInitialLimit": "initial", "WithFloor": "floor", "WithCeiling": "ceiling", "WithGradient": "tolerance",
+	"WithVegas": "alpha and beta", "WithDecrease": "decrease", "WithBaseline": "baseline",
+}
+
+var (
+	flagParseError = regexp.MustCompile(`^invalid value ("[^"]*"(?:…")?) for flag -([a-z-]+): .*$`)
+	horizonWords   = regexp.MustCompile(`the Horizon \(([^)]*)\)`)
+)
+
+// fieldWords is the label of a field of the page, as a person reads it.
+func fieldWords(name string) string {
+	if w, ok := fieldLabels[name]; ok {
+		return w
+	}
+	return name
+}
+
+// fieldLabels are the labels of the page's fields.
+var fieldLabels = map[string]string{
+	"clients": "clients", "seed": "seed", "runs": "runs", "rate": "user calls per client per second",
+	"warmup": "healthy for", "down": "down for", "degraded": "degraded for", "degraded-failures": "failing while degraded",
+	"healthy": "healthy again for", "tries": "tries per user call", "max-calls": "calls per client at most",
+	"capacity": "capacity", "delay": "network delay", "server": "server model", "queue": "queue order", "queue-limit": "queue bound", "delay-stddev": "its spread", "base": "base", "cap": "cap",
+}
+
+// flagKind says what flag name takes, for a person.
+func flagKind(name string) string {
+	fs := flagSet()
+	f := fs.Lookup(name)
+	if f == nil {
+		return "valid"
+	}
+	switch f.Value.(type) {
+	case interface{ IsBoolFlag() bool }:
+		return "true or false"
+	}
+	switch fmt.Sprintf("%T", f.Value) {
+	case "*flag.durationValue":
+		return "a duration (write 500ms, 5s, 2m)"
+	case "*flag.float64Value":
+		return "a number"
+	case "*flag.intValue", "*flag.uint64Value":
+		return "a whole number"
+	}
+	return "valid"
 }
 
 // tableColumns are the columns the table prints for r, in order.
@@ -332,26 +532,48 @@ func guardForms(o *options) []guardForm {
 
 // queryArgs turns a run's query into the command line's flags, in the
 // order of serveFlags, and the form's values. A key that is not one of
-// serveFlags is an error.
+// serveFlags is left out (utm_source, fbclid: a link may carry them);
+// one given twice is an error. Without clients, the run has the page's
+// fleet of its scenario, one size.
 func queryArgs(q map[string][]string) (args []string, form map[string]string, err error) {
 	form = map[string]string{}
-	for k := range q {
-		if !strings.Contains(","+strings.Join(serveFlags, ",")+",", ","+k+",") {
-			return nil, nil, fmt.Errorf("%q is not a setting of the page; it sets %s", k, strings.Join(serveFlags, ", "))
-		}
-	}
 	for _, name := range serveFlags {
 		v := q[name]
 		if len(v) == 0 || strings.TrimSpace(v[0]) == "" {
 			continue
 		}
 		if len(v) > 1 {
-			return nil, nil, fmt.Errorf("%s is given %d times", name, len(v))
+			return nil, nil, usagef("-%s is given %d times", name, len(v))
 		}
-		args = append(args, "-"+name, strings.TrimSpace(v[0]))
 		form[name] = strings.TrimSpace(v[0])
 	}
+	if _, ok := form["clients"]; !ok {
+		form["clients"] = fmt.Sprint(defaultOutageClients)
+		if sc, err := parseScenarios(form["scenario"]); err == nil && slices.Equal(sc, []herd.Scenario{herd.Overload}) {
+			form["clients"] = fmt.Sprint(defaultOverloadClients)
+		}
+		if _, ok := form["scenario"]; !ok {
+			form["scenario"] = string(herd.Outage)
+		}
+	}
+	fs := flagSet()
+	for _, name := range serveFlags {
+		v, ok := form[name]
+		switch {
+		case !ok:
+		case isBoolFlag(fs.Lookup(name)):
+			args = append(args, "-"+name+"="+v) // a bool flag takes no separate value
+		default:
+			args = append(args, "-"+name, v)
+		}
+	}
 	return args, form, nil
+}
+
+// isBoolFlag reports whether f is a flag that takes no separate value.
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 // checkOverloadForm reports, for a run of overload alone, a setting of
@@ -387,27 +609,29 @@ func checkServe(o *options) error {
 		return usagef("the page runs one scenario at a time")
 	}
 	clients, strategies := o.plan(o.scenarios[0])
+	most := slices.Max(clients)
 	switch {
-	case len(clients) != 1:
-		return usagef("the page runs one fleet size at a time")
-	case len(strategies) != 1:
-		return usagef("the page runs one strategy at a time")
-	case o.scenarios[0] == herd.Overload && clients[0] > maxServeOverloadClients:
-		return usagef("the page runs overload with %d clients at most, a run of a few seconds; the command line runs more", maxServeOverloadClients)
-	case clients[0] > maxServeClients:
-		return usagef("the page runs %d clients at most; the command line runs more", maxServeClients)
+	case o.scenarios[0] == herd.Overload && most > maxServeOverloadClients:
+		return usagef("-clients: the page runs overload with %d clients at most, a run of a few seconds; the command line runs more", maxServeOverloadClients)
+	case most > maxServeClients:
+		return usagef("-clients: the page runs %d clients at most; the command line runs more", maxServeClients)
+	case o.runs > maxServeRuns:
+		return usagef("-runs: the page runs %d runs at most, each with its own seed; the command line runs more", maxServeRuns)
+	case len(clients)*len(strategies)*o.runs > maxServeSims:
+		return usagef("-strategies: %d strategies × %d fleet sizes × %d runs make %d simulations; the page runs %d at most",
+			len(strategies), len(clients), o.runs, len(clients)*len(strategies)*o.runs, maxServeSims)
 	}
 	switch o.scenarios[0] {
 	case herd.Overload:
 		return nil // its load is a share of the server's capacity, whatever the fleet
 	case herd.Outage:
-		if n := float64(clients[0]) * o.rate * phaseBounds(o.phases)[herd.NumPhases].Seconds(); n > maxServeUserCalls {
-			return usagef("%.3g user calls; the page runs %d at most (fewer clients, a lower -rate or shorter phases); the command line runs more", n, maxServeUserCalls)
+		if n := float64(most) * o.rate * phaseBounds(o.phases)[herd.NumPhases].Seconds(); n > maxServeUserCalls {
+			return usagef("-rate: %.3g user calls; the page runs %d at most (fewer clients, a lower rate or shorter phases); the command line runs more", n, maxServeUserCalls)
 		}
 		return nil
 	}
-	if n := clients[0] * o.maxCalls; n > maxServeCalls {
-		return usagef("clients × max-calls is %d; the page runs %d at most", n, maxServeCalls)
+	if o.maxCalls > maxServeCalls/most { // clients × max-calls, which may overflow an int
+		return usagef("-max-calls: clients × max-calls is over %d, the most the page runs", maxServeCalls)
 	}
 	return nil
 }

@@ -221,27 +221,24 @@ func TestExplorerRefusesWhatItCannotRun(t *testing.T) {
 	srv := httptest.NewServer(newExplorer().handler())
 	defer srv.Close()
 	for q, want := range map[string]string{
-		"scenario=outage&bogus=1":                                `"bogus" is not a setting`,
-		"scenario=outage&clients=3000&strategies=retry":          "2000 clients at most",
-		"scenario=outage,occ&clients=10":                         "one scenario at a time",
-		"scenario=outage&clients=10,20":                          "one fleet size at a time",
-		"scenario=outage&clients=10&strategies=retry,breaker":    "one strategy at a time",
-		"scenario=outage&clients=2000&rate=100&strategies=retry": "user calls; the page runs",
-		"scenario=outage&strategies=breaker(opne=1s)":            `no setting "opne"`,
-		"scenario=outage&clients=10&clients=20":                  "given 2 times",
-		"scenario=occ&clients=10&rate=50":                        "-rate sets outage, which -scenario occ",
-		"scenario=overload&strategies=adaptive":                  `"adaptive" is not a strategy of overload; it has none, bulkhead`,
-		"scenario=overload&strategies=full":                      `"full" is not a strategy of overload`,
-		"scenario=overload&strategies=none,retry":                `"retry" is not a strategy of overload`,
-		"scenario=overload&strategies=none&rate=50":              "-rate does not apply to overload",
-		"scenario=overload&strategies=none&retry=full":           "-retry does not apply to overload",
-		"scenario=overload&strategies=none&max-calls=5":          "-max-calls does not apply to overload",
-		"scenario=overload&strategies=none,bulkhead":             "one strategy at a time",
-		"scenario=overload":                                      "one strategy at a time",
-		"scenario=overload&clients=401&strategies=none":          "overload with 400 clients at most",
-		"scenario=overload&clients=0&strategies=none":            "not a fleet size",
-		"scenario=overload,overload&strategies=none&rate=50":     "-rate does not apply to overload",
-		"scenario=overload&strategies=none&delay=1ms":            "-delay does not apply to overload",
+		"scenario=outage&clients=3000&strategies=retry":                        "2000 clients at most",
+		"scenario=outage,occ&clients=10":                                       "one scenario at a time",
+		"scenario=outage&clients=2000&rate=100&strategies=retry":               "user calls; the page runs",
+		"scenario=outage&strategies=breaker(opne=1s)":                          `no setting "opne"`,
+		"scenario=outage&clients=10&clients=20":                                "given 2 times",
+		"scenario=occ&clients=10,20,30&strategies=full,equal,no-jitter&runs=3": "27 simulations; the page runs 24 at most",
+		"scenario=occ&clients=10&strategies=full&runs=11":                      "-runs: the page runs 10 runs at most",
+		"scenario=occ&clients=10&rate=50":                                      "-rate sets outage, which -scenario occ",
+		"scenario=overload&strategies=adaptive":                                `"adaptive" is not a strategy of overload; it has none, bulkhead`,
+		"scenario=overload&strategies=full":                                    `"full" is not a strategy of overload`,
+		"scenario=overload&strategies=none,retry":                              `"retry" is not a strategy of overload`,
+		"scenario=overload&strategies=none&rate=50":                            "-rate does not apply to overload",
+		"scenario=overload&strategies=none&retry=full":                         "-retry does not apply to overload",
+		"scenario=overload&strategies=none&max-calls=5":                        "-max-calls does not apply to overload",
+		"scenario=overload&clients=401&strategies=none":                        "overload with 400 clients at most",
+		"scenario=overload&clients=0&strategies=none":                          "not a fleet size",
+		"scenario=overload,overload&strategies=none&rate=50":                   "-rate does not apply to overload",
+		"scenario=overload&strategies=none&delay=1ms":                          "-delay does not apply to overload",
 	} {
 		var f failure
 		if code := getJSON(t, srv, "/api/run?"+q, &f); code != http.StatusBadRequest || !strings.Contains(f.Error, want) {
@@ -250,19 +247,22 @@ func TestExplorerRefusesWhatItCannotRun(t *testing.T) {
 	}
 }
 
-// A run asked for while another is in progress cancels it: the first
-// answers 409 at once, the second runs. A run that takes longer than its
-// bound is stopped and answers 503.
-func TestExplorerOneRunAtATime(t *testing.T) {
+// Runs belong to their requests: two tabs' runs both finish, neither
+// cancels the other; a run whose request goes stops; runs past
+// maxServeConcurrent wait for a turn; a run past its bound answers 503.
+func TestExplorerRunsBelongToTheirRequests(t *testing.T) {
 	t.Parallel()
 	e := newExplorer()
-	// The first run holds the explorer until a newer one cancels it.
 	holding := make(chan struct{})
+	release := make(chan struct{})
 	var runs atomic.Int32
 	e.started = func(ctx context.Context) {
 		if runs.Add(1) == 1 {
 			close(holding)
-			<-ctx.Done()
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
 		}
 	}
 	srv := httptest.NewServer(e.handler())
@@ -278,23 +278,50 @@ func TestExplorerOneRunAtATime(t *testing.T) {
 		res.Body.Close()
 		first <- res.StatusCode
 	}()
-	select {
-	case <-holding:
-	case code := <-first:
-		t.Fatalf("the first run ended with %d before it held the explorer", code)
-	}
+	<-holding
+	// Tab B runs while tab A's run is held, and finishes first.
 	var res runResult
-	if code := getJSON(t, srv, quick, &res); code != http.StatusOK || len(res.Cells) == 0 {
-		t.Fatalf("the second run: %d %+v", code, res)
+	if code := getJSON(t, srv, quick+"&seed=2", &res); code != http.StatusOK || len(res.Cells) == 0 {
+		t.Fatalf("the second tab's run: %d %+v", code, res)
 	}
-	if code := <-first; code != http.StatusConflict {
-		t.Fatalf("the first run answered %d, want 409", code)
+	close(release)
+	if code := <-first; code != http.StatusOK {
+		t.Fatalf("the first tab's run answered %d, want 200: a run of another tab does not cancel it", code)
+	}
+
+	// A run whose request goes stops, and gives its turn back.
+	gone := newExplorer()
+	held, stopped := make(chan struct{}), make(chan struct{})
+	gone.started = func(ctx context.Context) { close(held); <-ctx.Done(); close(stopped) }
+	ctx, cancel := context.WithCancel(context.Background())
+	req := httptest.NewRequestWithContext(ctx, http.MethodGet, quick, nil)
+	done := make(chan struct{})
+	go func() { gone.handler().ServeHTTP(httptest.NewRecorder(), req); close(done) }()
+	<-held
+	cancel()
+	<-stopped
+	<-done
+	if len(gone.turns) != 0 {
+		t.Fatalf("%d turns held after the run's request went", len(gone.turns))
+	}
+
+	// The runs past maxServeConcurrent wait: with every turn taken, a run
+	// waits until its bound, and says so.
+	busy := newExplorer()
+	for range maxServeConcurrent {
+		busy.turns <- struct{}{}
+	}
+	busy.timeout = 0
+	bsrv := httptest.NewServer(busy.handler())
+	defer bsrv.Close()
+	var f failure
+	if code := getJSON(t, bsrv, quick, &f); code != http.StatusServiceUnavailable || !strings.Contains(f.Error, "longer than") {
+		t.Fatalf("a run with no turn before its bound: %d %q, want 503", code, f.Error)
 	}
 
 	// A run whose bound has passed before it simulates anything.
 	e.timeout = 0
-	var f failure
-	if code := getJSON(t, srv, quick, &f); code != http.StatusServiceUnavailable || !strings.Contains(f.Error, "too long") {
+	if code := getJSON(t, srv, quick, &f); code != http.StatusServiceUnavailable || !strings.Contains(f.Error, "longer than") {
 		t.Fatalf("a run over its bound: %d %q, want 503", code, f.Error)
 	}
 }

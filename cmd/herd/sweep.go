@@ -72,6 +72,10 @@ type row struct {
 	behind      int
 
 	overloadRow // the overload scenario's
+
+	// seeds are the row's runs, each a row of its own, if the options
+	// asked to keep them (options.keepRuns): the page shows their spread.
+	seeds []row
 }
 
 // job is one simulation of a sweep.
@@ -177,6 +181,13 @@ func sweep(ctx context.Context, o *options, tick func()) ([]row, error) {
 					}
 					delete(early[j.row], done[j.row])
 					rows[j.row].addRun(res, done[j.row] == 0, j.cfg.Phases)
+					if o.keepRuns {
+						r := &rows[j.row]
+						one := row{Scenario: r.Scenario, Strategy: r.Strategy, Clients: r.Clients, Runs: 1, Recovered: true, SuccessRecovered: true}
+						one.addRun(res, false, j.cfg.Phases)
+						one.finish()
+						r.seeds = append(r.seeds, one)
+					}
 					done[j.row]++
 				}
 				mu.Unlock()
@@ -202,30 +213,35 @@ feed:
 		if done[i] < r.Runs {
 			continue
 		}
-		k := float64(r.Runs)
-		divide(k, &r.Calls, &r.PeakLoad, &r.Failed, &r.Unfinished)
-		r.Completion /= time.Duration(r.Runs)
-		r.Seconds = r.Completion.Seconds()
-		if r.Scenario == string(herd.Outage) {
-			r.Failed, r.Completion, r.Seconds = 0, 0, 0
-			divide(k, &r.UserCalls, &r.UserFailed, &r.DownX, &r.DownPeakX, &r.DegradedX, &r.TotalX)
-			r.Recovery /= time.Duration(r.Runs)
-			r.RecoveryS = r.Recovery.Seconds()
-			r.Success /= time.Duration(r.Runs)
-			r.SuccessS = r.Success.Seconds()
-			for p := range r.FailedPct {
-				r.FailedPct[p] /= k
-			}
-		}
-		if r.isOverload() {
-			r.finishOverload(k)
-		}
+		r.finish()
 		finished = append(finished, r)
 	}
 	if ctx.Err() != nil {
 		return finished, context.Cause(ctx)
 	}
 	return finished, nil
+}
+
+// finish turns the sums of r's runs into their means.
+func (r *row) finish() {
+	k := float64(r.Runs)
+	divide(k, &r.Calls, &r.PeakLoad, &r.Failed, &r.Unfinished)
+	r.Completion /= time.Duration(r.Runs)
+	r.Seconds = r.Completion.Seconds()
+	if r.Scenario == string(herd.Outage) {
+		r.Failed, r.Completion, r.Seconds = 0, 0, 0
+		divide(k, &r.UserCalls, &r.UserFailed, &r.DownX, &r.DownPeakX, &r.DegradedX, &r.TotalX)
+		r.Recovery /= time.Duration(r.Runs)
+		r.RecoveryS = r.Recovery.Seconds()
+		r.Success /= time.Duration(r.Runs)
+		r.SuccessS = r.Success.Seconds()
+		for p := range r.FailedPct {
+			r.FailedPct[p] /= k
+		}
+	}
+	if r.isOverload() {
+		r.finishOverload(k)
+	}
 }
 
 // addRun adds what a run measured to r's sums; the first run of r

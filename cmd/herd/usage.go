@@ -103,22 +103,29 @@ empty, and theirs these):
 
 The overload scenario (-scenario overload, or all; not run by default)
 is a server whose latency grows with the calls in flight, a queue in
-front of 200 workers (10,000 calls/s; 40 ms a call without a queue),
-facing -clients clients (10 unless given) that send half its capacity for
+front of 200 workers (10,000 calls/s; without a queue, 40 ms a call on
+average, 120 ms at the 99th percentile: its service times are lognormal;
+-server steady is the kinder model of earlier versions, even arrivals and
+nearly constant service times), facing -clients clients (10 unless
+given) that send calls as a Poisson process at half its capacity for
 10s, then twice it for 20s, twice it with half of the workers lost for
 20s, and with all of them back for 20s; a client gives a call up after
 1s, which the server still serves. The strategies: none, bulkhead (a
 fixed bulkhead per client, set for the healthy server by Little's law),
 adaptive-gradient and adaptive-vegas (the adaptive concurrency limiter
-of package limiter on each of its rules). It has a table of its own, in
+of package limiter on each of its rules). The server may protect itself
+too: -queue lifo, -queue-limit N, -drop-expired. It has a table of its own, in
 which calls counts the calls sent, and these columns, measured after the
 first 10s:
 
   goodput         the calls answered in time per second, over the capacity
   p50_x, p99_x    the median and the 99th percentile of the latency of the
                   calls sent (a timed-out call counts 1s), over the no-load
-                  latency
+                  latency (mean)
+  p99_p99         the 99th percentile over the no-load 99th percentile
   timed_out       the share of the calls sent that their client gave up
+  server_refused  the share of the calls sent that the server's queue
+                  refused or dropped
   refused         the share of the calls started that a guard refused
   load_up_s, capacity_down_s, capacity_up_s
                   how long after the load stepped up, half of the workers
@@ -149,11 +156,15 @@ it.
 -serve 127.0.0.1:8080 serves the explorer page instead: pick the scenario
 (any of them), the fleet size, the retry policy and the guards with their
 settings (for overload, one of its strategies), run it, and see the chart
-and the table, with the command line that runs the same. It runs one simulation at a time, bounded in size and in time, and
-a new run cancels the one in progress.
+and the table, with the command line that runs the same. Several
+strategies, fleet sizes and runs compare in one chart. Runs are bounded
+in size and in time; each belongs to its tab, and at most two simulate
+at once.
 
 -base, -cap, -capacity and -max-calls do not apply to outage and
-overload, nor -rate, -tries and the phases to overload; -clients defaults
+overload (-base and -cap not to pushback either, whose clients wait the
+Retry-After), nor -rate, -tries and the phases to overload, nor -server,
+-queue, -queue-limit and -drop-expired to the others; -clients defaults
 to 100 clients for outage and 10 for overload.
 
 Exit status: 0 done, 1 a failure, 2 a bad command line, 130 interrupted
