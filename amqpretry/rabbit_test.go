@@ -87,6 +87,18 @@ func startRabbit(root string) (*rabbit, error) {
 		if err := os.Chown(root, r.uid, r.gid); err != nil {
 			return nil, err
 		}
+		// The rabbitmq user must reach root: each directory above it that
+		// others cannot enter (a TMPDIR made by mktemp, say) gets o+x.
+		for dir := filepath.Dir(root); ; dir = filepath.Dir(dir) {
+			if fi, err := os.Stat(dir); err == nil && fi.Mode().Perm()&0o001 == 0 {
+				if err := os.Chmod(dir, fi.Mode().Perm()|0o001); err != nil {
+					return nil, err
+				}
+			}
+			if dir == filepath.Dir(dir) {
+				break
+			}
+		}
 	}
 	r.epmd = exec.Command("epmd", "-port", strconv.Itoa(r.epmdPort), "-address", "127.0.0.1")
 	r.epmd.Dir = r.dir // so that what runs from the tests' directories is told apart
@@ -163,7 +175,8 @@ func (r *rabbit) start() error {
 // closes its connections with 320, connection forced), and returns once
 // it has exited.
 func (r *rabbit) halt() {
-	if r.cmd == nil {
+	if r.cmd == nil || r.cmd.Process == nil { // never started
+		r.cmd = nil
 		return
 	}
 	_ = r.cmd.Process.Signal(syscall.SIGTERM)
