@@ -91,3 +91,7 @@ func (s *stopAfter) NextBackOff() time.Duration {
 	return s.waits[s.i-1]
 }
 func (s *stopAfter) Reset() { s.i = 0 }
+
+// Clone returns s itself, so that the test sees the Run's waits: a
+// Supervisor's Loop takes only a BackOff it can clone.
+func (s *stopAfter) Clone() backoff.BackOff { return s }
