@@ -7,15 +7,21 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// Every Go block of README.md compiles: each is built as a package of its
-// own, with the declarations of readmePrelude and the imports it names. A
-// block of declarations (it starts with func, type, var or const) stands
-// at the top level; any other block is the body of a function. The
-// compiler reports errors at their lines in README.md.
+// Every Go block of README.md and of the guides in docs/ compiles: each is
+// built as a package of its own, with the declarations of readmePrelude and
+// the imports it names. A block of declarations (it starts with func, type,
+// var or const) stands at the top level; any other block is the body of a
+// function. The compiler reports errors at their lines in the file that
+// holds the block.
+//
+// The guides of the database and broker modules (docs/databases.md,
+// docs/brokers.md) are left to those modules' own tests, which build their
+// blocks against the drivers this module does not depend on.
 //
 // A block that needs a module of the workspace other than this one (the
 // telemetry modules, redisguard, ratelimit) is built only when the go command works
@@ -33,13 +39,24 @@ func TestReadmeGoBlocksCompile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
+	files := readmeDocFiles(t, root)
+	var blocks []readmeBlock
+	for _, name := range files {
+		md, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(name)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := readmeGoBlocks(string(md))
+		for i := range found {
+			found[i].file = name
+		}
+		if min := readmeMinBlocks[name]; len(found) < min {
+			t.Fatalf("found %d Go blocks in %s; want at least %d: the extraction is broken, or blocks were lost", len(found), name, min)
+		}
+		blocks = append(blocks, found...)
 	}
-	blocks := readmeGoBlocks(string(readme))
-	if len(blocks) < 15 {
-		t.Fatalf("found %d Go blocks in README.md; the extraction is broken", len(blocks))
+	if len(blocks) < 38 {
+		t.Fatalf("found %d Go blocks in %s; the extraction is broken", len(blocks), strings.Join(files, ", "))
 	}
 	workspace := readmeWorkspace(t, goCmd, root)
 	dir := t.TempDir()
@@ -47,7 +64,7 @@ func TestReadmeGoBlocksCompile(t *testing.T) {
 	var pkgs []string
 	skipped := 0
 	for i, b := range blocks {
-		pkg := fmt.Sprintf("readme%02d", i+1)
+		pkg := fmt.Sprintf("readme%03d", i+1)
 		snippet, others := readmeSnippet(pkg, b)
 		if others && !workspace {
 			skipped++
@@ -90,8 +107,51 @@ func TestReadmeGoBlocksCompile(t *testing.T) {
 	cmd := exec.Command(goCmd, append(args, pkgs...)...)
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("the README's Go blocks do not compile:\n%s", out)
+		t.Fatalf("the Go blocks of the README and the guides do not compile:\n%s", out)
 	}
+}
+
+// readmeOwnGuides are the guides in docs/ whose Go blocks the modules they
+// document build (they import drivers this module does not depend on).
+var readmeOwnGuides = map[string]bool{
+	"docs/databases.md": true, // pgretry's and mysqlretry's TestGuideBlocksBuild
+	"docs/brokers.md":   true, // natsretry's and amqpretry's TestGuideGoBlocksAreExamples
+}
+
+// readmeMinBlocks is the fewest Go blocks each file is known to hold, so
+// that a broken extraction, or blocks lost in a move, fail the test.
+var readmeMinBlocks = map[string]int{
+	"README.md":         3,
+	"docs/retrying.md":  7,
+	"docs/policies.md":  12,
+	"docs/telemetry.md": 4,
+	"docs/http.md":      2,
+	"docs/grpc.md":      2,
+	"docs/shedding.md":  3,
+	"docs/fleet.md":     2,
+	"docs/simulator.md": 3,
+}
+
+// readmeDocFiles is README.md and every guide of docs/ but those of
+// readmeOwnGuides, as slash-separated paths from the repository's root.
+func readmeDocFiles(t *testing.T, root string) []string {
+	guides, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := []string{"README.md"}
+	for _, g := range guides {
+		name := "docs/" + filepath.Base(g)
+		if !readmeOwnGuides[name] {
+			files = append(files, name)
+		}
+	}
+	for name := range readmeMinBlocks {
+		if !slices.Contains(files, name) {
+			t.Errorf("%s is gone", name)
+		}
+	}
+	return files
 }
 
 // readmeWorkspace reports whether the go command builds in the workspace
@@ -107,10 +167,11 @@ func readmeWorkspace(t *testing.T, goCmd, root string) bool {
 	return w != "" && w != "off"
 }
 
-// readmeBlock is a Go block of the README: its text and the line of
-// README.md its first line is on.
+// readmeBlock is a Go block of the README or a guide: its text, the file
+// that holds it, and the line of that file its first line is on.
 type readmeBlock struct {
 	text string
+	file string
 	line int
 }
 
@@ -212,10 +273,10 @@ func readmeSnippet(pkg string, b readmeBlock) (string, bool) {
 		first = strings.TrimSpace(first)
 	}
 	if readmeDecl.MatchString(first) {
-		fmt.Fprintf(&s, "//line README.md:%d\n%s\n", b.line, b.text)
+		fmt.Fprintf(&s, "//line %s:%d\n%s\n", b.file, b.line, b.text)
 		return s.String(), others
 	}
-	fmt.Fprintf(&s, "func snippet() error {\n//line README.md:%d\n%s\n\treturn nil\n}\n", b.line, b.text)
+	fmt.Fprintf(&s, "func snippet() error {\n//line %s:%d\n%s\n\treturn nil\n}\n", b.file, b.line, b.text)
 	return s.String(), others
 }
 

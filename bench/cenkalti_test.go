@@ -13,8 +13,8 @@ import (
 
 // Code moved from cenkalti/backoff v5 keeps its behaviour: these tests run
 // the same code against both, side by side, and compare what it does.
-// (Where the two differ on purpose, README's "Coming from
-// cenkalti/backoff" says so: the error is always an *Error, carrying the
+// (Where the two differ on purpose, docs/cenkalti.md, "Coming from
+// cenkalti/backoff", says so: the error is always an *Error, carrying the
 // operation's error as well as the cause, Retry takes no context,
 // RetryAfter takes a duration and a cause, a zero Multiplier or
 // MaxInterval takes its default, and MaxInterval caps the first interval
@@ -183,8 +183,8 @@ func TestCenkaltiNamedWait(t *testing.T) {
 	}
 }
 
-// What differs from v5 without a compile error, as README's "Coming from
-// cenkalti/backoff" lists it: each difference, shown side by side.
+// What differs from v5 without a compile error, as docs/cenkalti.md ("Coming
+// from cenkalti/backoff") lists it: each difference, shown side by side.
 func TestCenkaltiSilentDifferences(t *testing.T) {
 	errFlaky := errors.New("flaky")
 	_, ourErr := backoff.Retry(func() (int, error) { return 0, errFlaky }, backoff.WithMaxTries(1))

@@ -25,10 +25,10 @@ func shedRun(t *testing.T, sc herd.Scenario, n int) herd.Result {
 // to come back, clients of httpretry make far fewer calls, and the load
 // after the first wave stays far lower, than against the same server
 // shedding with a bare 503; every client succeeds either way. A thousand
-// clients are the smallest of the README's fleets where it holds: at 100,
+// clients are the smallest of the simulator guide's fleets where it holds: at 100,
 // told to wait a second or more, the herd still makes more than a third of
 // the calls (190 against 335), for want of waves to break. (The tests of
-// cmd/herd check the README's figures, at 10,000 clients too.)
+// cmd/herd check the figures of docs/simulator.md, at 10,000 clients too.)
 func TestPushbackLightensTheLoad(t *testing.T) {
 	t.Parallel()
 	const n = 1000

@@ -13,6 +13,32 @@
 //	val, err := policy.Do(ctx, p, fetch)
 //
 // Every failure is a *backoff.Error, as from backoff.Do.
+//
+// # Order
+//
+// Each stage wraps the ones after it, so where a stage stands decides what
+// it sees:
+//
+//   - A bulkhead outside the retry stage holds one slot for all of a call's
+//     attempts; inside it, a slot per attempt.
+//   - A breaker outside the retry stage sees the whole retry loop as one
+//     call, and trips on calls that failed all their attempts; inside it, it
+//     sees each attempt, and its refusal stops the retries at once.
+//   - A retry budget refuses retries only, so it belongs inside the retry
+//     stage, where it sees attempt numbers; outside it sees first attempts
+//     only.
+//   - A [Timeout] outside the retry stage bounds the whole loop, its waits
+//     included; inside it, each attempt, and an attempt that runs out of
+//     time is retried.
+//   - A [Fallback] outside the retry stage serves the final failure
+//     (retries exhausted, a refusal, a permanent error); inside it, each
+//     attempt's failure, which is seldom what is wanted.
+//   - [Recover] turns a panic anywhere inside it into a *[PanicError];
+//     inside the retry stage, a panicking attempt is then retried.
+//
+// The usual order, outermost first, is fallback, bulkhead, retry, breaker,
+// timeout, recovery. The guide docs/policies.md of the repository
+// describes every stage and guard at length.
 package policy
 
 import (
