@@ -54,7 +54,9 @@ func TestStressLimiter(t *testing.T) {
 func TestStressThrottle(t *testing.T) {
 	d := stress(t)
 	for _, callers := range []int{100, 1500} {
-		th := throttle.New(throttle.WithWindow(time.Hour)) // longer than the run: nothing leaves it
+		// The book's rule, uncapped (WithMaxRejection(1)), whose share is
+		// known; the window is longer than the run: nothing leaves it.
+		th := throttle.New(throttle.WithWindow(time.Hour), throttle.WithMaxRejection(1))
 		var made, accepted, rejected atomic.Int64
 		hammer(callers, d, 0, func(context.Context, int) bool {
 			n := made.Add(1)
