@@ -26,6 +26,11 @@ var layersServeFlags = []string{"scenario", "tiers", "tries", "rate", "warmup", 
 var layersLabels = map[string]string{"tiers": "tiers", "rate": "user calls per second", "tries": "tries per tier",
 	"capacity": "server capacity (× the rate)"}
 
+// layersNote is the note under the layers table: what its figures are.
+const layersNote = "Each phase: the calls the bottom dependency received per user call (1 when nothing is retried). " +
+	"Healthy again after: from when the dependency came back to the first second with at most 1% of the user calls failed " +
+	"and at most 1.1 calls at the bottom per user call; - if none came."
+
 // checkLayersForm reports a setting of the form that does not apply to
 // the layers scenario.
 func checkLayersForm(form map[string]string) error {
@@ -113,9 +118,7 @@ func (e *explorer) runLayers(w http.ResponseWriter, r *http.Request, args []stri
 		res.Rows = append(res.Rows, rr)
 	}
 	res.Cells = res.Rows[0].Cells
-	res.Note = "Each phase: the calls the bottom dependency received per user call (1 when nothing is retried). " +
-		"Healthy again after: from when the dependency came back to the first second with at most 1% of the user calls failed " +
-		"and at most 1.1 calls at the bottom per user call; - if none came."
+	res.Note = layersNote
 	reply(w, http.StatusOK, res)
 }
 
