@@ -510,9 +510,6 @@ var fieldLabels = map[string]string{
 	"capacity": "capacity", "delay": "network delay", "server": "server model", "queue": "queue order", "queue-limit": "queue bound", "delay-stddev": "its spread", "base": "base", "cap": "cap",
 }
 
-// flagKind says what flag name takes, for a person.
-func flagKind(name string) string { return flagKindIn(flagSet(), name) }
-
 // flagKindIn says what the flag name of fs takes, for a person.
 func flagKindIn(fs *flag.FlagSet, name string) string {
 	f := fs.Lookup(name)
