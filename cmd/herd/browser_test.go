@@ -363,6 +363,18 @@ func TestExplorerInABrowser(t *testing.T) {
 		document.getElementById("layers-strategy").value, [...document.querySelectorAll("#compare input:checked")].map((b) => b.value).join(",")].join(" ")`)); err != nil || v != "layers 2 retry signal,budget,shed" {
 		t.Errorf("the run's address loaded afresh fills the form with %q (%v), want layers 2 retry signal,budget,shed", v, err)
 	}
+	// Back to outage, the settings layers left at its defaults take
+	// outage's, and its own are hidden.
+	if err := chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS(`#scenario`), "outage"),
+		chromedp.WaitVisible(chromedp.CSS(`#backoff`)),
+		chromedp.WaitNotVisible(chromedp.CSS(`#tiers`)),
+		chromedp.WaitNotVisible(chromedp.CSS(`#layers-strategy`))); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := chromedp.Run(ctx, chromedp.Evaluate[string](`["rate", "warmup", "down", "healthy"].map((id) => document.getElementById(id).value).join(" ")`)); err != nil || v != "20 2m 1m 2m" {
+		t.Errorf("back to outage, rate and phases read %q (%v), want outage's defaults 20 2m 1m 2m", v, err)
+	}
 
 	if shot := os.Getenv("HERD_EXPLORER_SCREENSHOT"); shot != "" {
 		if err := chromedp.Do(ctx,
