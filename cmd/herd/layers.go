@@ -94,8 +94,11 @@ func parseLayers(args []string, stderr io.Writer) (*layersOptions, error) {
 		strategies string
 	)
 	fs := layersFlagSet(o, &tries, &strategies)
-	fs.SetOutput(stderr)
+	var flagOut strings.Builder
+	fs.SetOutput(&flagOut)
+	defer func() { io.WriteString(stderr, clipFlagOutput(flagOut.String())) }()
 	fs.Usage = func() {
+		stderr := fs.Output()
 		fmt.Fprintln(stderr, "Usage: herd -scenario layers [flags]")
 		fmt.Fprintln(stderr, "\nA chain of -tiers services, each retrying the one below -tries times, over a dependency")
 		fmt.Fprintln(stderr, "that is down for -down: the calls it receives per user call in each phase (the")
@@ -109,12 +112,12 @@ func parseLayers(args []string, stderr io.Writer) (*layersOptions, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
 		}
-		return nil, &usageError{msg: err.Error(), printed: true} // the flag package printed it
+		return nil, &usageError{msg: clipLine(err.Error()), printed: true} // the flag package printed it
 	}
 	c := o.cfg
 	switch {
 	case fs.NArg() > 0:
-		return nil, usagef("-scenario layers takes no argument: %q", fs.Args())
+		return nil, usagef("-scenario layers takes no argument: %q", clip(fs.Arg(0)))
 	case tries == 0:
 		return nil, usagef("-tries must be at least 1")
 	case c.Tiers < 1:
@@ -129,6 +132,8 @@ func parseLayers(args []string, stderr io.Writer) (*layersOptions, error) {
 		return nil, usagef("-down is %v; it must not be negative", c.Down)
 	case c.Healthy < 0:
 		return nil, usagef("-healthy is %v; it must not be negative", c.Healthy)
+	case c.Warmup > time.Hour || c.Down > time.Hour || c.Healthy > time.Hour: // and their sum cannot wrap
+		return nil, usagef("-healthy: -warmup, -down and -healthy last an hour at most together")
 	case c.Warmup+c.Down+c.Healthy == 0:
 		return nil, usagef("-healthy: -warmup, -down and -healthy are all 0: nothing to run")
 	case c.Warmup+c.Down+c.Healthy > time.Hour:

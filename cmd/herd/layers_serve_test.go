@@ -113,6 +113,8 @@ func TestExplorerLayersErrors(t *testing.T) {
 		{"scenario=layers&down=-1s", "down", "must not be negative"},
 		{"scenario=layers&warmup=0s&down=0s&healthy=0s", "healthy", "nothing to run"},
 		{"scenario=layers&healthy=2h", "healthy", "an hour at most"},
+		{"scenario=layers&warmup=2000000h&down=2000000h&healthy=2000000h", "healthy", "an hour at most"},
+		{"scenario=layers&tiers=" + strings.Repeat("9", 5000), "tiers", "…"},
 		{"scenario=layers&strategies=retry,breaker", "strategies", `"breaker" is not a strategy of the layers scenario`},
 		{"scenario=layers&rate=5000&tiers=4&tries=5", "rate", "the page runs 10000000 at most"},
 		{"scenario=layers&clients=10", "", "-clients does not apply to layers"},
@@ -142,11 +144,25 @@ func TestLayersFormats(t *testing.T) {
 	if len(rows) != 1 || rows["retry"]["down_x"] != 27.0 || len(rows["retry"]) != len(layersColumns) {
 		t.Errorf("json: %v", rows)
 	}
+	// Pages of input are quoted cut short.
+	for _, args := range [][]string{
+		{"-scenario", "layers", "-tiers", strings.Repeat("x", 10_000)},
+		{"-scenario", "layers", "-strategies", strings.Repeat("x", 10_000)},
+		{"-scenario", "layers", "extra" + strings.Repeat("x", 10_000)},
+	} {
+		errOut.Reset()
+		code := run(context.Background(), args, &out, &errOut, false)
+		first, _, _ := strings.Cut(errOut.String(), "\n")
+		if code != 2 || len(first) > 400 || !strings.Contains(first, "…") {
+			t.Errorf("%.40q: exit %d, %d bytes: %.300q; want 2, the input cut short, in 400 bytes at most", args, code, len(first), first)
+		}
+	}
 	for _, args := range [][]string{
 		{"-scenario", "layers", "-rate", "0"},
 		{"-scenario", "layers", "-capacity", "0"},
 		{"-scenario", "layers", "-warmup", "0s", "-down", "0s", "-healthy", "0s"},
 		{"-scenario", "layers", "-format", "xml"},
+		{"-scenario", "layers", "-warmup", "2000000h", "-down", "2000000h", "-healthy", "2000000h"},
 	} {
 		errOut.Reset()
 		if code := run(context.Background(), args, &out, &errOut, false); code != 2 || !strings.Contains(errOut.String(), "herd: -") {
