@@ -313,8 +313,10 @@ func writeLayers(w io.Writer, format string, rows []layersRow) error {
 // runLayers runs the layers scenario (herd.Layers): a chain of tiers, each
 // retrying the one below, over a dependency that fails, and prints per
 // strategy the calls the dependency received per user call in each phase
-// and the time to recover. It returns the exit code.
-func runLayers(args []string, stdout, stderr io.Writer) int {
+// and the time to recover. It returns the exit code: exitInterrupted if
+// ctx is done before the rows are (the strategies run one after the
+// other, and it stops before the next).
+func runLayers(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	o, err := parseLayers(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -326,7 +328,11 @@ func runLayers(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	rows, err := layersRows(context.Background(), o)
+	rows, err := layersRows(ctx, o)
+	if err != nil && ctx.Err() != nil {
+		fmt.Fprintln(stderr, "herd: interrupted")
+		return exitInterrupted
+	}
 	if err != nil {
 		report(stderr, err)
 		return 2

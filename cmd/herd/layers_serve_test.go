@@ -144,6 +144,13 @@ func TestLayersFormats(t *testing.T) {
 	if len(rows) != 1 || rows["retry"]["down_x"] != 27.0 || len(rows["retry"]) != len(layersColumns) {
 		t.Errorf("json: %v", rows)
 	}
+	// Interrupted, it stops before running and says so.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	errOut.Reset()
+	if code := run(ctx, []string{"-scenario", "layers"}, &out, &errOut, false); code != exitInterrupted {
+		t.Errorf("interrupted: exit %d, %q; want %d", code, errOut.String(), exitInterrupted)
+	}
 	// Pages of input are quoted cut short.
 	for _, args := range [][]string{
 		{"-scenario", "layers", "-tiers", strings.Repeat("x", 10_000)},

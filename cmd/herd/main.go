@@ -234,7 +234,7 @@ func main() {
 // stderr is a terminal.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, tty bool) int {
 	if isLayers(args) {
-		return runLayers(args, stdout, stderr)
+		return runLayers(ctx, args, stdout, stderr)
 	}
 	o, err := parseArgs(args, stderr)
 	if err != nil {
