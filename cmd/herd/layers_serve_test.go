@@ -177,3 +177,35 @@ func TestLayersFormats(t *testing.T) {
 		}
 	}
 }
+
+// A layers run takes its turn as the others do: with every turn taken it
+// waits until its bound and says so; one whose request goes while it
+// holds its turn answers that the page no longer waits, simulates
+// nothing more and gives its turn back.
+func TestExplorerLayersTakesTurns(t *testing.T) {
+	t.Parallel()
+	quick := "/api/run?scenario=layers&rate=5&strategies=retry,signal"
+	busy := newExplorer()
+	for range maxServeConcurrent {
+		busy.turns <- struct{}{}
+	}
+	busy.timeout = 0
+	bsrv := httptest.NewServer(busy.handler())
+	defer bsrv.Close()
+	var f failure
+	if code := getJSON(t, bsrv, quick, &f); code != http.StatusServiceUnavailable || !strings.Contains(f.Error, "longer than") {
+		t.Fatalf("a layers run with no turn before its bound: %d %q, want 503", code, f.Error)
+	}
+
+	gone := newExplorer()
+	ctx, cancel := context.WithCancel(context.Background())
+	gone.started = func(context.Context) { cancel() } // the tab goes as the run starts
+	rec := httptest.NewRecorder()
+	gone.handler().ServeHTTP(rec, httptest.NewRequestWithContext(ctx, http.MethodGet, quick, nil))
+	if err := json.Unmarshal(rec.Body.Bytes(), &f); err != nil || rec.Code != http.StatusServiceUnavailable || f.Error != errGone.Error() {
+		t.Errorf("a layers run whose request went: %d %s, want 503 saying %q", rec.Code, rec.Body.String(), errGone)
+	}
+	if len(gone.turns) != 0 {
+		t.Errorf("%d turns held after the layers run's request went", len(gone.turns))
+	}
+}
