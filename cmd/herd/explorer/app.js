@@ -184,7 +184,8 @@ function showFor() {
   show(".layers-only", layers);
   show(".no-layers", !layers);
   $("capacity-label").textContent = layers ? "server capacity (× the rate, for shed)" : sc === "restart" ? "connections accepted per 10 ms" : "requests served at once";
-  $("capacity").step = layers ? "any" : "1";
+  $("capacity").step = layers ? "any" : "1"; // a multiple of the rate, such as 1.5
+  $("capacity").min = layers ? "0" : "1";
   $("rate-label").textContent = layers ? "user calls per second" : "user calls per client per second";
   $("tries-label").textContent = layers ? "tries per tier" : "tries per user call";
   for (const [f, doc] of Object.entries(info.layersDocs)) if ($(f) && f !== "scenario" && f !== "strategies") $(f).title = layers ? doc : "";
