@@ -163,7 +163,8 @@ func (cfg LayersConfig) check(strategy string) error {
 		return invalid("LayersConfig.Tries is %d; it must be 1 to 10", cfg.Tries)
 	case cfg.Rate < 1 || cfg.Rate > 100_000:
 		return invalid("LayersConfig.Rate is %d; it must be 1 to 100000", cfg.Rate)
-	case cfg.Warmup < 0 || cfg.Down < 0 || cfg.Healthy < 0 || cfg.Warmup+cfg.Down+cfg.Healthy > time.Hour:
+	case cfg.Warmup < 0 || cfg.Down < 0 || cfg.Healthy < 0 || cfg.Warmup > time.Hour || cfg.Down > time.Hour || cfg.Healthy > time.Hour ||
+		cfg.Warmup+cfg.Down+cfg.Healthy > time.Hour: // each bounded first, so that the sum cannot wrap
 		return invalid("LayersConfig's phases (%v, %v, %v) must not be negative, and last an hour at most", cfg.Warmup, cfg.Down, cfg.Healthy)
 	case !(cfg.Capacity > 0) || math.IsInf(cfg.Capacity, 0):
 		return invalid("LayersConfig.Capacity is %v; it must be above 0 and finite", cfg.Capacity)

@@ -86,6 +86,7 @@ func TestLayersInvalid(t *testing.T) {
 		{herd.LayersConfig{Tries: 11}, herd.LayersRetry},
 		{herd.LayersConfig{Rate: -5}, herd.LayersRetry},
 		{herd.LayersConfig{Down: -time.Second}, herd.LayersRetry},
+		{herd.LayersConfig{Warmup: 2_000_000 * time.Hour, Down: 2_000_000 * time.Hour}, herd.LayersRetry}, // a sum that wraps below 0
 		{herd.LayersConfig{Capacity: -1}, herd.LayersShed},
 		{herd.LayersConfig{}, "breaker"},
 	} {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"net/http/httptest"
 	"net/url"
@@ -94,6 +95,27 @@ func engine(t *testing.T, args []string) page {
 		Mean: join(c.Mean), Peak: join(c.Peak), Series: series, Command: commandLine(args)}
 }
 
+// layersEngine runs what args say as the command's layers scenario
+// does, and returns the page it should show: its table and note.
+func layersEngine(t *testing.T, args []string) page {
+	t.Helper()
+	o, err := parseLayers(args, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := layersRows(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := page{Columns: layersColumns, Note: layersNote, Series: map[string]string{}, Command: commandLine(args)}
+	for _, r := range rows {
+		for _, c := range layersColumns {
+			p.Cells = append(p.Cells, r.cell(c))
+		}
+	}
+	return p
+}
+
 // jsNumber writes x as JavaScript's Number.prototype.toString does for
 // the small and large values strconv writes with an exponent.
 func jsNumber(x float64) string {
@@ -112,7 +134,11 @@ func jsNumber(x float64) string {
 // for the new parameters, and the command line to the one that runs it.
 // Overload picked in the form hides the settings that do not apply to
 // it, and its run shows the engine's table and chart, with a query of
-// the settings that apply alone.
+// the settings that apply alone. Layers picked shows its own settings
+// alone, with its strategies ticked side by side; its run shows the
+// command's table and a bar per strategy and phase, a bad tier count is
+// marked at its field, and the run's address loaded afresh gives the
+// same form and table.
 func TestExplorerInABrowser(t *testing.T) {
 	t.Parallel()
 	path := chromium(t)
@@ -264,6 +290,90 @@ func TestExplorerInABrowser(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`#rate`)),
 		chromedp.WaitNotVisible(chromedp.CSS(`#overload-strategy`))); err != nil {
 		t.Fatal(err)
+	}
+
+	// Layers, picked in the form: its own settings alone, its four
+	// strategies ticked side by side, its table and a bar per strategy
+	// and phase; a run with two tiers, then a bad tier count marked at
+	// its field, then the run's address loaded afresh.
+	if err := chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS(`#scenario`), "layers"),
+		chromedp.WaitVisible(chromedp.CSS(`#tiers`)),
+		chromedp.WaitVisible(chromedp.CSS(`#layers-strategy`)),
+		chromedp.WaitVisible(chromedp.CSS(`#rate`)),
+		chromedp.WaitNotVisible(chromedp.CSS(`#clients`)),
+		chromedp.WaitNotVisible(chromedp.CSS(`#arrivals`)),
+		chromedp.WaitNotVisible(chromedp.CSS(`#backoff`)),
+		chromedp.WaitNotVisible(chromedp.CSS(`#guards-set`)),
+		chromedp.WaitNotVisible(chromedp.CSS(`#delay`))); err != nil {
+		t.Fatal(err)
+	}
+	lform, err := chromedp.Run(ctx, chromedp.Evaluate[string](`[..."tiers tries rate warmup down healthy capacity".split(" ").map((id) => document.getElementById(id).value),
+		[...document.querySelectorAll("#compare input:checked")].map((b) => b.value).join(",")].join(" ")`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "3 3 100 10s 30s 30s 2 signal,budget,shed"; lform != want {
+		t.Errorf("layers picked, the form reads (tiers, tries, rate, phases, capacity, compared) %q, want its defaults %q", lform, want)
+	}
+	if err := chromedp.Do(ctx,
+		clearField("tiers"),
+		chromedp.SendKeys(chromedp.CSS(`#tiers`), "2"),
+		chromedp.Click(chromedp.CSS("#run")),
+		runs(5)); err != nil {
+		t.Fatal(err)
+	}
+	layersFlags := []string{"-scenario", "layers", "-strategies", "retry,signal,budget,shed", "-tiers", "2"}
+	lp := read()
+	check(lp, layersEngine(t, layersFlags))
+	if sent, _ := url.ParseQuery(strings.TrimPrefix(lp.Search, "?")); !reflect.DeepEqual(sent, url.Values{"scenario": {"layers"}, "tiers": {"2"}, "strategies": {"retry,signal,budget,shed"}}) {
+		t.Errorf("the page asked for %v: want layers' settings that differ from its defaults alone", sent)
+	}
+	bars, err := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll("#chart rect.bar")].map((b) => b.dataset.name + "/" + b.dataset.phase + "=" + b.dataset.value).join(" ")`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(strings.Fields(bars)); n != 12 || !strings.Contains(bars, "retry/down=9 ") || !strings.Contains(bars, "signal/down=3 ") {
+		t.Errorf("the layers chart draws %d bars, %q; want 12 (4 strategies × 3 phases), retry's 9 (3²) and signal's 3 while down", n, bars)
+	}
+	if err := chromedp.Do(ctx,
+		clearField("tiers"),
+		chromedp.SendKeys(chromedp.CSS(`#tiers`), "9"),
+		chromedp.Click(chromedp.CSS("#run")),
+		runs(6)); err != nil {
+		t.Fatal(err)
+	}
+	marked, err := chromedp.Run(ctx, chromedp.Evaluate[string](`[document.getElementById("tiers").getAttribute("aria-invalid"),
+		document.getElementById("error-tiers")?.textContent].join(" ")`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "true -tiers is 9; it must be 1 to 6"; marked != want {
+		t.Errorf("tiers 9: the field reads %q, want %q", marked, want)
+	}
+	// (Without the tab's draft, which would keep the edit of 9 not run.)
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`sessionStorage.clear(), true`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/"+lp.Search), runs(1)); err != nil {
+		t.Fatal(err)
+	}
+	check(read(), layersEngine(t, layersFlags))
+	if v, err := chromedp.Run(ctx, chromedp.Evaluate[string](`[document.getElementById("scenario").value, document.getElementById("tiers").value,
+		document.getElementById("layers-strategy").value, [...document.querySelectorAll("#compare input:checked")].map((b) => b.value).join(",")].join(" ")`)); err != nil || v != "layers 2 retry signal,budget,shed" {
+		t.Errorf("the run's address loaded afresh fills the form with %q (%v), want layers 2 retry signal,budget,shed", v, err)
+	}
+	// Back to outage, the settings layers left at its defaults take
+	// outage's, and its own are hidden.
+	if err := chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS(`#scenario`), "outage"),
+		chromedp.WaitVisible(chromedp.CSS(`#backoff`)),
+		chromedp.WaitNotVisible(chromedp.CSS(`#tiers`)),
+		chromedp.WaitNotVisible(chromedp.CSS(`#layers-strategy`))); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := chromedp.Run(ctx, chromedp.Evaluate[string](`["rate", "warmup", "down", "healthy"].map((id) => document.getElementById(id).value).join(" ")`)); err != nil || v != "20 2m 1m 2m" {
+		t.Errorf("back to outage, rate and phases read %q (%v), want outage's defaults 20 2m 1m 2m", v, err)
 	}
 
 	if shot := os.Getenv("HERD_EXPLORER_SCREENSHOT"); shot != "" {

@@ -112,6 +112,16 @@
 // occ, restart, shed and pushback), for 30 s at most; a run asked for
 // while another is in progress cancels it.
 //
+// The page offers the layers scenario (see Layers, below) too, with
+// its own settings (tiers, tries per tier, user calls a second, the
+// phases, the servers' capacity) and its strategies side by side: its
+// table is the command's, and its chart a bar per strategy and phase of
+// the calls the bottom tier receives per user call. A layers run of the
+// page makes at most 10 million calls down its chains, counted as user
+// calls × tries^tiers × strategies (a few seconds of one core); the
+// strategies run one after the other, and a run whose page goes stops
+// before the next.
+//
 // # Overload
 //
 // -scenario overload (not part of the default run: -scenario overload, or
@@ -166,6 +176,20 @@
 // clients still retrying stop and count as unfinished, and that line says
 // so.
 //
+// # Layers
+//
+// -scenario layers runs herd.Layers on flags of its own (-tiers, -tries,
+// -rate, -warmup, -down, -healthy, -capacity, -strategies, -format): a
+// chain of tiers, each retrying the one below, over a dependency that is
+// down for a while. Its columns (the table's, the CSV header and the JSON
+// keys of -format csv and json) are scenario, strategy, tiers, tries,
+// warmup_x, down_x and healthy_x (the calls the dependency received per
+// user call in each phase), down_failed_pct (the user calls that failed
+// while it was down) and recovery_s (how long after it came back the
+// chain was healthy again; "-" in the table, null in JSON, if it never
+// was). A setting that herd.LayersConfig reads as "the default" (0) is
+// refused, not replaced.
+//
 // # Exit status
 //
 // 0 when done, 1 on a failure, 2 on a bad command line (the flags, or a
@@ -210,7 +234,7 @@ func main() {
 // stderr is a terminal.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, tty bool) int {
 	if isLayers(args) {
-		return runLayers(args, stdout, stderr)
+		return runLayers(ctx, args, stdout, stderr)
 	}
 	o, err := parseArgs(args, stderr)
 	if err != nil {

@@ -64,7 +64,7 @@ var overloadServeFlags = []string{"scenario", "clients", "strategies", "seed", "
 
 // serveFlags are the flags the page sets, in the order the command line
 // it shows gives them: a run's query holds them by name.
-var serveFlags = []string{"scenario", "clients", "strategies", "retry", "tries", "rate", "arrivals", "window-offsets",
+var serveFlags = []string{"scenario", "clients", "strategies", "retry", "tiers", "tries", "rate", "arrivals", "window-offsets",
 	"warmup", "down", "degraded", "degraded-failures", "healthy", "base", "cap", "capacity", "max-calls",
 	"delay", "delay-stddev", "seed", "runs", "server", "queue", "queue-limit", "drop-expired"}
 
@@ -172,6 +172,13 @@ type kindsInfo struct {
 	Limits             map[string]int      `json:"limits"`
 	Docs               map[string]string   `json:"docs"`
 	Params             map[string][]string `json:"backoffParams"`
+	// LayersStrategies are the layers scenario's strategies, and
+	// LayersDefaults and LayersDocs the defaults and the words of its
+	// flags, which differ from the others' (its rate is the user calls
+	// a second of the whole chain).
+	LayersStrategies []string          `json:"layersStrategies"`
+	LayersDefaults   map[string]string `json:"layersDefaults"`
+	LayersDocs       map[string]string `json:"layersDocs"`
 }
 
 type kindInfo struct {
@@ -224,6 +231,15 @@ func (e *explorer) kinds(w http.ResponseWriter, _ *http.Request) {
 	info.Defaults["strategies"] = "breaker"
 	info.Defaults["overloadClients"] = fmt.Sprint(defaultOverloadClients)
 	info.Defaults["overloadStrategy"] = "adaptive-gradient"
+	info.Scenarios = append(info.Scenarios, layersScenario)
+	info.LayersStrategies = herd.LayersStrategies()
+	info.LayersDefaults, info.LayersDocs = map[string]string{}, map[string]string{}
+	lfs := layersFlags()
+	for _, name := range layersServeFlags {
+		if f := lfs.Lookup(name); f != nil {
+			info.LayersDefaults[name], info.LayersDocs[name] = f.DefValue, f.Usage
+		}
+	}
 	reply(w, http.StatusOK, info)
 }
 
@@ -278,6 +294,13 @@ type failure struct {
 
 func (e *explorer) run(w http.ResponseWriter, r *http.Request) {
 	args, form, err := queryArgs(r.URL.Query())
+	if err == nil && form["scenario"] == layersScenario {
+		e.runLayers(w, r, args, form)
+		return
+	}
+	if _, ok := form["tiers"]; ok && err == nil {
+		err = usagef("-tiers applies to the layers scenario alone")
+	}
 	if err == nil {
 		err = checkOverloadForm(form)
 	}
@@ -396,7 +419,11 @@ var flagInError = regexp.MustCompile(`(?:^|[ (])-([a-z][a-z-]*)`)
 
 // pageFailure is err, an error of the command line, as the page says it:
 // in its words, at its field.
-func pageFailure(err error) failure {
+func pageFailure(err error) failure { return pageFailureIn(err, flagSet(), nil) }
+
+// pageFailureIn is pageFailure for the flags of fs, whose fields labels
+// names where they differ from fieldLabels.
+func pageFailureIn(err error, fs *flag.FlagSet, labels map[string]string) failure {
 	msg := err.Error()
 	var u *usageError
 	if errors.As(err, &u) {
@@ -410,7 +437,11 @@ func pageFailure(err error) failure {
 	// The flag package's words: invalid value "x" for flag -rate: parse error.
 	if m := flagParseError.FindStringSubmatch(msg); m != nil {
 		f.Field = m[2]
-		msg = fmt.Sprintf("%s: %s is not %s", fieldWords(m[2]), m[1], flagKind(m[2]))
+		words := fieldWords(m[2])
+		if w, ok := labels[m[2]]; ok {
+			words = w
+		}
+		msg = fmt.Sprintf("%s: %s is not %s", words, m[1], flagKindIn(fs, m[2]))
 	}
 	if strings.Contains(msg, "the Horizon (") {
 		f.Field = "healthy"
@@ -479,9 +510,8 @@ var fieldLabels = map[string]string{
 	"capacity": "capacity", "delay": "network delay", "server": "server model", "queue": "queue order", "queue-limit": "queue bound", "delay-stddev": "its spread", "base": "base", "cap": "cap",
 }
 
-// flagKind says what flag name takes, for a person.
-func flagKind(name string) string {
-	fs := flagSet()
+// flagKindIn says what the flag name of fs takes, for a person.
+func flagKindIn(fs *flag.FlagSet, name string) string {
 	f := fs.Lookup(name)
 	if f == nil {
 		return "valid"
@@ -495,7 +525,7 @@ func flagKind(name string) string {
 		return "a duration (write 500ms, 5s, 2m)"
 	case "*flag.float64Value":
 		return "a number"
-	case "*flag.intValue", "*flag.uint64Value":
+	case "*flag.intValue", "*flag.uint64Value", "*flag.uintValue":
 		return "a whole number"
 	}
 	return "valid"
@@ -547,7 +577,7 @@ func queryArgs(q map[string][]string) (args []string, form map[string]string, er
 		}
 		form[name] = strings.TrimSpace(v[0])
 	}
-	if _, ok := form["clients"]; !ok {
+	if _, ok := form["clients"]; !ok && form["scenario"] != layersScenario {
 		form["clients"] = fmt.Sprint(defaultOutageClients)
 		if sc, err := parseScenarios(form["scenario"]); err == nil && slices.Equal(sc, []herd.Scenario{herd.Overload}) {
 			form["clients"] = fmt.Sprint(defaultOverloadClients)
@@ -572,6 +602,9 @@ func queryArgs(q map[string][]string) (args []string, form map[string]string, er
 
 // isBoolFlag reports whether f is a flag that takes no separate value.
 func isBoolFlag(f *flag.Flag) bool {
+	if f == nil {
+		return false // a flag of another flag set: the layers scenario's
+	}
 	b, ok := f.Value.(interface{ IsBoolFlag() bool })
 	return ok && b.IsBoolFlag()
 }

@@ -83,7 +83,7 @@ func TestExplorerServesThePage(t *testing.T) {
 			}
 		}
 	}
-	if !slices.Equal(info.Scenarios, scenarioNames()) || !slices.Equal(info.OverloadStrategies, overloadStrategyNames()) ||
+	if !slices.Equal(info.Scenarios, append(scenarioNames(), layersScenario)) || !slices.Equal(info.OverloadStrategies, overloadStrategyNames()) ||
 		info.Limits["overloadClients"] != maxServeOverloadClients || !slices.Contains(info.OverloadStrategies, info.Defaults["overloadStrategy"]) {
 		t.Errorf("/api/kinds: scenarios %q, overload's strategies %q, limits %v, defaults %v", info.Scenarios, info.OverloadStrategies, info.Limits, info.Defaults)
 	}

@@ -155,8 +155,9 @@ it.
 
 -serve 127.0.0.1:8080 serves the explorer page instead: pick the scenario
 (any of them), the fleet size, the retry policy and the guards with their
-settings (for overload, one of its strategies), run it, and see the chart
-and the table, with the command line that runs the same. Several
+settings (for overload, one of its strategies; for layers, its tiers,
+tries, phases and strategies), run it, and see the chart and the table,
+with the command line that runs the same. Several
 strategies, fleet sizes and runs compare in one chart. Runs are bounded
 in size and in time; each belongs to its tab, and at most two simulate
 at once.

@@ -5,12 +5,13 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const scalarFields = ["clients", "runs", "seed", "rate", "arrivals", "warmup", "down", "degraded",
+const scalarFields = ["tiers", "clients", "runs", "seed", "rate", "arrivals", "warmup", "down", "degraded",
   "degraded-failures", "healthy", "tries", "max-calls", "capacity", "window-offsets", "delay", "delay-stddev",
   "server", "queue", "queue-limit", "drop-expired"];
 const outageFields = ["clients", "runs", "seed", "rate", "arrivals", "warmup", "down", "degraded",
   "degraded-failures", "healthy", "tries", "window-offsets", "delay", "delay-stddev"];
 const fleetFields = ["clients", "runs", "seed", "max-calls", "capacity", "delay", "delay-stddev"];
+const layersFields = ["tiers", "tries", "rate", "warmup", "down", "healthy", "capacity"]; // its flags, not the fleet's
 const overloadFields = ["clients", "runs", "seed", "server", "queue", "queue-limit", "drop-expired"]; // its strategies have no settings
 const colours = ["#1f4fbf", "#b8401f", "#2a8a3a", "#8a2a8a", "#c48a00", "#008a8a", "#555555", "#d0507a"];
 let info = null;        // /api/kinds
@@ -108,10 +109,19 @@ function parseStack(expr) {
 // otherwise.
 function clientsDefault(sc) { return sc === "overload" ? info.defaults.overloadClients : info.defaults.clients; }
 
+// defaultOf is the default of field f in scenario sc: the layers
+// scenario's flags have defaults of their own.
+function defaultOf(sc, f) {
+  if (f === "clients") return clientsDefault(sc);
+  if (sc === "layers" && info.layersDefaults[f] !== undefined) return info.layersDefaults[f];
+  return info.defaults[f];
+}
+
 // fieldsOf are the scalar fields that apply to scenario sc.
 function fieldsOf(sc) {
   if (sc === "outage") return outageFields;
   if (sc === "overload") return overloadFields;
+  if (sc === "layers") return layersFields;
   return fleetFields.filter((f) => sc !== "occ" || f !== "capacity");
 }
 
@@ -119,6 +129,7 @@ function fieldsOf(sc) {
 function compareNames(sc) {
   if (sc === "outage") return Object.keys(info.presets);
   if (sc === "overload") return info.overloadStrategies;
+  if (sc === "layers") return info.layersStrategies;
   if (sc === "pushback") return [];
   return info.backoffs;
 }
@@ -127,6 +138,7 @@ function compareNames(sc) {
 function mainStrategy() {
   const sc = scenario();
   if (sc === "overload") return $("overload-strategy").value;
+  if (sc === "layers") return $("layers-strategy").value;
   if (sc === "outage") return guardExpr();
   return backoffExpr();
 }
@@ -140,7 +152,7 @@ function query() {
   q.set("scenario", sc);
   for (const f of fieldsOf(sc)) {
     const v = $(f).value.trim().replace(/\s*,\s*/g, ",");
-    const d = f === "clients" ? clientsDefault(sc) : info.defaults[f];
+    const d = defaultOf(sc, f);
     if (v !== "" && (v !== d || f === "clients")) q.set(f, v);
   }
   const list = [mainStrategy()];
@@ -158,19 +170,27 @@ function query() {
 // showFor shows the settings that apply to the scenario and hides the
 // others, whose fields it disables.
 function showFor() {
-  const sc = scenario(), over = sc === "overload";
+  const sc = scenario(), over = sc === "overload", layers = sc === "layers";
   const show = (sel, on) => { for (const e of document.querySelectorAll(sel)) e.classList.toggle("hidden", !on); };
   show(".outage", sc === "outage");
-  show(".fleet", sc !== "outage" && !over);
-  show(".capacity", ["restart", "shed", "pushback"].includes(sc));
+  show(".fleet", sc !== "outage" && !over && !layers);
+  show(".capacity", ["restart", "shed", "pushback", "layers"].includes(sc));
   show(".overload", over);
   show(".retrying", !over);
-  show(".network", !over);
+  show(".network", !over && !layers);
   show(".pushback", sc === "pushback");
-  show(".backoff-kind", sc !== "pushback");
-  $("capacity-label").textContent = sc === "restart" ? "connections accepted per 10 ms" : "requests served at once";
+  show(".backoff-kind", sc !== "pushback" && !layers);
+  if (layers) show(".layers", true); // the settings it shares with outage
+  show(".layers-only", layers);
+  show(".no-layers", !layers);
+  $("capacity-label").textContent = layers ? "server capacity (× the rate, for shed)" : sc === "restart" ? "connections accepted per 10 ms" : "requests served at once";
+  $("capacity").step = layers ? "any" : "1"; // a multiple of the rate, such as 1.5
+  $("capacity").min = layers ? "0" : "1";
+  $("rate-label").textContent = layers ? "user calls per second" : "user calls per client per second";
+  $("tries-label").textContent = layers ? "tries per tier" : "tries per user call";
+  for (const [f, doc] of Object.entries(info.layersDocs)) if ($(f) && f !== "scenario" && f !== "strategies") $(f).title = layers ? doc : "";
   const params = (info.backoffParams[$("backoff").value] || []).length > 0;
-  for (const e of document.querySelectorAll(".param")) if (sc !== "pushback") e.classList.toggle("hidden", !params);
+  for (const e of document.querySelectorAll(".param")) if (sc !== "pushback" && !layers) e.classList.toggle("hidden", !params);
   renderCompare();
   for (const e of document.querySelectorAll("#form input, #form select")) e.disabled = e.closest(".hidden") !== null;
   shown = sc;
@@ -223,10 +243,11 @@ function newGuard(name) {
 function fill(f) {
   $("scenario").value = info.scenarios.includes(f.scenario) ? f.scenario : info.defaults.scenario;
   const sc = scenario();
-  for (const name of scalarFields) $(name).value = f[name] ?? (name === "clients" ? clientsDefault(sc) : info.defaults[name]);
+  for (const name of scalarFields) $(name).value = f[name] ?? defaultOf(sc, name) ?? "";
   const list = splitTop(f.strategies || "", ",");
   const first = list[0];
   $("overload-strategy").value = sc === "overload" && info.overloadStrategies.includes(first) ? first : info.defaults.overloadStrategy;
+  $("layers-strategy").value = sc === "layers" && info.layersStrategies.includes(first) ? first : info.layersStrategies[0];
   const d = backoffDefaults();
   const expr = sc === "outage" ? (f.retry || info.defaults.retry) : sc === "overload" ? d.kind : (first || "full");
   const m = expr.match(/^([a-z-]+)(?:\((.*)\))?$/);
@@ -284,7 +305,7 @@ function showError(body) {
     const sc = scenario();
     const row = body.guard && document.querySelector(`#guards .guard[data-kind="${body.guard}"]`);
     target = row && (body.setting && row.querySelector(`input[id$="-${body.setting}"]`) || row.querySelector("input")) ||
-      (sc === "outage" ? $("add-guard") : sc === "overload" ? $("overload-strategy") : $("backoff"));
+      (sc === "outage" ? $("add-guard") : sc === "overload" ? $("overload-strategy") : sc === "layers" ? $("layers-strategy") : $("backoff"));
   } else if (f === "retry") {
     target = $("backoff");
   } else if (f && $(f)) {
@@ -394,6 +415,8 @@ function drawResult() {
     drawSweep(body, sizes);
   } else if (body.chart.kind === "overload") {
     drawOverload(body);
+  } else if (body.chart.kind === "layers") {
+    drawLayers(body);
   } else {
     drawChart(body);
   }
@@ -644,6 +667,60 @@ function drawSweep(body, sizes) {
   $("chart-title").textContent = title + (body.runs > 1 ? `: the mean of ${body.runs} runs, the bars from the least to the greatest` : "");
 }
 
+// drawLayers draws the layers scenario's answer: for each phase, a bar
+// per strategy of the calls the bottom tier received per user call, on a
+// logarithmic axis from 1 (nothing retried) when some strategy reaches
+// 10, each bar labelled with its figure, and the time each strategy took
+// to be healthy again in its legend. Each bar keeps its strategy, phase
+// and figure in data-name, data-phase and data-value.
+function drawLayers(body) {
+  const rows = body.rows, c = body.chart;
+  const phases = [["warmup_x", "healthy"], ["down_x", "down"], ["healthy_x", "back"]];
+  const names = rows.map((r) => {
+    const rec = r.values.recovery_s;
+    return r.strategy + (rec === undefined ? " (never healthy again)" : rec > 0 ? ` (healthy again after ${+rec.toFixed(2)} s)` : "");
+  });
+  const W = chartWidth(), H = Math.round(Math.max(300, W * 0.4)), L = 62, R = 12, B = 42;
+  const root = frame(W, H, c.title + (rows.length > 1 ? " — " + rows.map((r) => r.strategy).join(", ") : ""), { "data-kind": c.kind, "data-rows": rows.length });
+  const T = 12 + (rows.length > 1 ? legend(root, names, L, W - R) : 0);
+  const most = Math.max(1, ...rows.flatMap((r) => phases.map(([k]) => r.values[k] || 0)));
+  const log = most >= 10;
+  const top = log ? Math.pow(10, Math.ceil(Math.log10(most * 1.2))) : most * 1.15;
+  const bottom = log ? 0.5 : 0;
+  const frac = (y) => log ? Math.log(Math.max(y, bottom) / bottom) / Math.log(top / bottom) : y / top;
+  const sy = (y) => H - B - frac(y) * (H - T - B);
+  const ticks = [];
+  if (log) {
+    for (let p = 1; p <= top; p *= 10) for (const m of [1, 2, 5]) if (m * p <= top) ticks.push(m * p);
+  } else {
+    const step = niceStep(top, 6);
+    for (let y = 0; y <= top; y += step) ticks.push(+y.toFixed(6));
+  }
+  for (const y of ticks) {
+    root.append(svg("line", { x1: L, x2: W - R, y1: sy(y), y2: sy(y), stroke: "#e4e4e4" }),
+      svg("text", { x: L - 6, y: sy(y) + 4, "text-anchor": "end" }, `${y}×`));
+  }
+  const group = (W - L - R) / phases.length, pad = group * 0.15;
+  const bw = (group - 2 * pad) / Math.max(1, rows.length);
+  phases.forEach(([k, name], p) => {
+    const x0 = L + p * group + pad;
+    rows.forEach((r, i) => {
+      const v = r.values[k] || 0, x = x0 + i * bw, y = sy(Math.max(v, bottom));
+      root.append(svg("rect", { x: x + 1, y, width: Math.max(1, bw - 2), height: sy(bottom) - y, fill: colours[i % colours.length],
+        class: "bar", "data-name": r.strategy, "data-phase": name, "data-value": String(v) }));
+      root.append(svg("text", { x: x + bw / 2, y: y - 4, "text-anchor": "middle", "font-size": "11" }, String(+v.toFixed(2))));
+    });
+    root.append(svg("text", { x: L + p * group + group / 2, y: H - B + 16, "text-anchor": "middle" },
+      { healthy: "healthy", down: "dependency down", back: "healthy again" }[name]));
+  });
+  root.append(svg("line", { x1: L, x2: W - R, y1: sy(1), y2: sy(1), stroke: "#555", "stroke-dasharray": "4 3" }));
+  root.append(svg("text", { x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle", class: "axis-title" },
+    "phase of the dependency" + (log ? " (log scale; dashed: 1 call per user call)" : " (dashed: 1 call per user call)")));
+  yTitle(root, "bottom calls per user call", 14, (T + H - B) / 2);
+  $("chart").replaceChildren(root);
+  $("chart-title").textContent = c.title;
+}
+
 // download saves data as a file of the given name.
 function download(name, type, data) {
   const a = el("a", { href: URL.createObjectURL(new Blob([data], { type })), download: name });
@@ -670,6 +747,7 @@ async function main() {
   info = await (await fetch("api/kinds")).json();
   for (const s of info.scenarios) $("scenario").append(el("option", {}, s));
   for (const s of info.overloadStrategies) $("overload-strategy").append(el("option", {}, s));
+  for (const s of info.layersStrategies) $("layers-strategy").append(el("option", {}, s));
   $("overload-bound").textContent = String(info.limits.overloadClients);
   for (const b of info.backoffs) $("backoff").append(el("option", {}, b));
   for (const k of info.guards) $("add-guard").append(el("option", { value: k.name, title: k.doc }, k.name));
@@ -677,9 +755,12 @@ async function main() {
   $("scenario").addEventListener("change", () => {
     const sc = scenario();
     if ((shown === "overload") !== (sc === "overload")) $("clients").value = clientsDefault(sc);
+    // A setting left at its default takes the new scenario's default.
+    for (const f of layersFields) if ($(f).value === (defaultOf(shown, f) ?? "")) $(f).value = defaultOf(sc, f) ?? "";
     const d = backoffDefaults();
     $("backoff").value = d.kind; $("backoff-base").value = d.base; $("backoff-cap").value = d.cap;
-    renderCompare([]);
+    // The layers scenario compares its strategies side by side at once.
+    renderCompare(sc === "layers" ? info.layersStrategies.filter((s) => s !== $("layers-strategy").value) : []);
     showFor();
     saveDraft();
   });
