@@ -142,6 +142,17 @@ func NewExponentialBackOff(opts ...ExponentialBackOffOption) *ExponentialBackOff
 // a nil option given to NewExponentialBackOff. The driver, the Loop and the
 // Ticker call it before they start.
 func (b *ExponentialBackOff) Validate() error {
+	if b != nil && b.valid() {
+		return nil // the common case, in a small frame: see invalidity
+	}
+	return b.invalidity()
+}
+
+// invalidity is Validate's error, out of line: its formatting would grow
+// the stack of every caller, which a goroutine parked in a wait keeps.
+//
+//go:noinline
+func (b *ExponentialBackOff) invalidity() error {
 	var msg string
 	switch {
 	case b == nil:

@@ -3,6 +3,8 @@ package backoff
 import (
 	"context"
 	"time"
+
+	"github.com/benbjohnson/clock"
 )
 
 // Loop paces code that runs for the life of a process and starts its
@@ -62,13 +64,13 @@ func (l *Loop) Wait(ctx context.Context) bool {
 		return l.stop(context.Cause(ctx))
 	}
 	if p.attempt == 0 && !l.reset {
-		p.begin(ctx)
+		p.begin()
 		p.start, p.started = p.now(), true
 		p.attempt = 1
 		return true
 	}
 	if l.reset {
-		p.begin(ctx)
+		p.begin()
 		p.start, p.started = p.now(), true
 		l.reset = false
 	}
@@ -142,4 +144,20 @@ func (l *Loop) Err() error {
 func (l *Loop) stop(cause error) bool {
 	l.err = &Error{Cause: cause, Attempts: l.p.attempt, Elapsed: l.elapsed()}
 	return false
+}
+
+// wait waits for delay (no timer if zero) or ctx, and returns ctx's cause.
+func wait(ctx context.Context, clk clock.Clock, delay time.Duration) error {
+	if delay > 0 && ctx.Err() == nil {
+		t := clk.Timer(delay)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+		}
+	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return nil
 }

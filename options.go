@@ -33,8 +33,7 @@ type options struct {
 // defaults are shared, read-only, by every call without options.
 var defaults = options{maxElapsed: DefaultMaxElapsedTime, maxNamed: DefaultMaxRetryAfter, clock: clock.New()}
 
-// optionsPool recycles option sets: options cost no allocation.
-var optionsPool = sync.Pool{New: func() any { return new(options) }}
+var optionsPool = sync.Pool{New: func() any { return new(options) }} // so that options cost no allocation
 
 // build returns the options opts make (release them after) and the first
 // invalid setting.
@@ -59,8 +58,12 @@ func (o *options) apply(opts []RetryOption) error {
 		}
 		opt(o)
 	}
-	if _, ok := o.backOff.(interface{ Clone() BackOff }); !ok {
-		o.direct = o.backOff
+	switch o.backOff.(type) { // this package's first: they have Clone
+	case nil, *ExponentialBackOff, *ConstantBackOff, *ZeroBackOff, *StopBackOff:
+	default:
+		if _, ok := o.backOff.(interface{ Clone() BackOff }); !ok {
+			o.direct = o.backOff
+		}
 	}
 	return o.err
 }
@@ -93,27 +96,23 @@ func isNil(v any) bool {
 
 // validate reports why b cannot be used, or nil (nil is the default).
 func validate(b BackOff) error {
-	v, ok := b.(interface{ Validate() error })
 	switch b.(type) {
-	case nil:
-		return nil
-	case *ExponentialBackOff, *ConstantBackOff: // nil too: they say so
+	case nil, *ExponentialBackOff, *ConstantBackOff: // a nil one of these says so
 	default:
 		if isNil(b) {
 			return invalid("the BackOff is a nil %T", b)
 		}
 	}
-	if ok {
+	if v, ok := b.(interface{ Validate() error }); ok {
 		return v.Validate()
 	}
 	return nil
 }
 
-// WithBackOff sets the BackOff of the waits; the default is
-// NewExponentialBackOff. Each run works on a clone of a BackOff that has
-// Clone (see BackOff), so it may be shared; one without Clone is Reset and
-// used by one run, and a Retrier, which is shared, refuses it. A nil b,
-// typed or not, is invalid.
+// WithBackOff sets the BackOff of the waits (NewExponentialBackOff by
+// default). Each run works on a clone of one that has Clone (see BackOff);
+// one without is Reset and used by one run, and a Retrier refuses it. A
+// nil b, typed or not, is invalid.
 func WithBackOff(b BackOff) RetryOption {
 	return func(o *options) {
 		if b == nil {
@@ -125,29 +124,25 @@ func WithBackOff(b BackOff) RetryOption {
 	}
 }
 
-// WithMaxTries limits the attempts, not retries: WithMaxTries(1) runs the
-// operation once. Reaching it stops the run with ErrExhausted. The
-// default, 0, means no limit.
+// WithMaxTries limits the attempts, not retries: WithMaxTries(1) runs once.
+// Reaching it stops the run with ErrExhausted; 0, the default, is no limit.
 func WithMaxTries(n uint) RetryOption {
 	return func(o *options) { o.maxTries = n }
 }
 
 // WithMaxElapsedTime limits the time spent retrying, on the driver's clock
-// from the call, to d; the default is DefaultMaxElapsedTime, and 0 means
-// none. No wait is started that would overrun it (the Cause is then
-// ErrMaxElapsedTime); a running attempt or wait is not interrupted, as a
-// context deadline would interrupt it. A negative d is invalid.
+// from the call, to d (DefaultMaxElapsedTime by default; 0 is none). No wait
+// that would overrun it is started (the Cause is then ErrMaxElapsedTime),
+// and nothing running is interrupted, as by a deadline. A negative d is invalid.
 func WithMaxElapsedTime(d time.Duration) RetryOption {
 	return func(o *options) { o.maxElapsed = o.duration("WithMaxElapsedTime", d) }
 }
 
 // WithMaxRetryAfter bounds the wait an error may name (see
-// RetryAfterError) to d, DefaultMaxRetryAfter by default, so that no
-// server holds the caller as long as it likes: a longer named wait is not
-// slept, and the run stops at once with a Cause matching
-// ErrRetryAfterTooLong and LastErr the error that named it. 0 obeys only a
-// zero wait; a negative d is invalid. It bounds Loop.Override too, and
-// httpretry's Retry-After.
+// RetryAfterError), Loop.Override's and httpretry's Retry-After to d
+// (DefaultMaxRetryAfter by default): a longer one is not slept, and the run
+// stops at once with a Cause matching ErrRetryAfterTooLong. 0 obeys only a
+// zero wait; a negative d is invalid.
 func WithMaxRetryAfter(d time.Duration) RetryOption {
 	return func(o *options) { o.maxNamed = o.duration("WithMaxRetryAfter", d) }
 }
@@ -167,11 +162,10 @@ func WithNotify(n Notify) RetryOption {
 	return func(o *options) { o.notify = n }
 }
 
-// WithRetryable adds a classifier: an error that no classifier accepts
-// stops the run at once with Cause ErrPermanent. With none, every error is
-// retried; a Permanent error and a done context are decided before any
-// classifier is asked. A classifier runs on the calling goroutine; its
-// panic goes on to the caller. A nil fn is invalid.
+// WithRetryable adds a classifier: an error none accepts stops the run at
+// once with Cause ErrPermanent (with none, every error is retried). It
+// runs on the calling goroutine, after the Permanent mark and the context
+// are read; its panic goes on to the caller. A nil fn is invalid.
 func WithRetryable(fn func(error) bool) RetryOption {
 	return func(o *options) {
 		if fn == nil {

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/benbjohnson/clock"
 )
 
 // This file is the driver: the entry points, then the loop (attempt,
@@ -28,17 +26,14 @@ func Retry[T any](operation Operation[T], opts ...RetryOption) (T, error) {
 
 // RetryCtx runs the operation until it succeeds, returns a Permanent error,
 // or a limit ends the run: at least once, even when ctx is done (Do never
-// starts its function then), unless the configuration is invalid. It
-// returns the last result, and nil or an *Error whose Cause says why it
-// stopped and whose LastErr is the operation's last error.
+// starts its function then). It returns the last result, and nil or an
+// *Error whose Cause says why it stopped and LastErr the last error.
 //
-// ctx's cancellation stops the run, and interrupts a wait. No wait is
-// started that leaves less time before ctx's deadline than the last
-// attempt took, nor any attempt once it has passed: the Cause is then
-// context.DeadlineExceeded, LastErr the last real error. Whether ctx is
-// done is decided by ctx, never by the operation's error. An error may
-// name the next wait (see RetryAfterError). The driver runs on the calling
-// goroutine; an operation that succeeds at once costs no allocation.
+// ctx's cancellation stops the run and a wait. No wait is started that
+// leaves less time before ctx's deadline than the last attempt took, nor
+// any attempt past it: the Cause is then context.DeadlineExceeded. Whether
+// ctx is done is decided by ctx, never by the error. An error may name the
+// next wait (see RetryAfterError). A first success allocates nothing.
 func RetryCtx[T any](ctx context.Context, operation Operation[T], opts ...RetryOption) (T, error) {
 	var res T
 	if operation == nil {
@@ -58,11 +53,10 @@ func RetryCtx[T any](ctx context.Context, operation Operation[T], opts ...RetryO
 }
 
 // WithoutWaits returns a copy of ctx under which the driver and a Loop wait
-// zero instead of each wait, while attempts, classifiers and limits run as
-// they would: for a test of retrying code against a real server over the
-// network, across whose I/O testing/synctest cannot advance time. Where a
-// synctest bubble can run the test, prefer it: it keeps the waits. It
-// panics if ctx is nil, as context.WithValue does.
+// zero, while attempts, classifiers and limits run as they would: for a
+// test against a real server over the network, across whose I/O
+// testing/synctest cannot advance time (else prefer synctest, which keeps
+// the waits). It panics if ctx is nil, as context.WithValue does.
 func WithoutWaits(ctx context.Context) context.Context {
 	return context.WithValue(ctx, noWaits{}, true)
 }
@@ -84,13 +78,23 @@ func retry(ctx context.Context, o *options, op func(context.Context) error) erro
 		return invalidCall("the driver was given a nil context")
 	}
 	p := progress{o: o}
-	p.begin(ctx)
+	if _, ok := ctx.Deadline(); ok || o.maxElapsed > 0 || o.direct != nil {
+		p.begin()
+	}
 	for {
 		delay, err := p.turn(ctx, op)
 		if delay == over {
 			return err
 		}
-		if delay > 0 && wait(ctx, o.clock, delay) != nil {
+		if delay > 0 && ctx.Err() == nil { // the wait, here: a parked goroutine holds one frame less
+			t := o.clock.Timer(delay)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+			}
+		}
+		if delay > 0 && ctx.Err() != nil {
 			return p.interrupted(ctx)
 		}
 		p.lastDelay = delay
@@ -104,12 +108,12 @@ func (p *progress) turn(ctx context.Context, op func(context.Context) error) (ti
 	p.attempt++
 	actx := ctx
 	if p.o.obs != nil {
-		actx = p.o.obs.before(actx, *p)
+		actx = p.observe(actx, true, nil, nil, 0, nil)
 	}
 	err := op(actx)
 	if err == nil {
 		if p.o.obs != nil {
-			p.o.obs.after(actx, *p, nil, p.lastErr, 0, nil)
+			p.observe(actx, false, nil, p.lastErr, 0, nil)
 		}
 		return over, nil
 	}
@@ -126,7 +130,7 @@ func (p *progress) failed(ctx, actx context.Context, err error) (time.Duration, 
 			p.o.notify(err, delay)
 		}
 		if p.o.obs != nil {
-			p.o.obs.after(actx, *p, err, prev, delay, nil)
+			p.observe(actx, false, err, prev, delay, nil)
 		}
 		p.reported = true
 		cause = p.limit(ctx, delay)
@@ -152,9 +156,8 @@ func (p *progress) interrupted(ctx context.Context) error {
 	return p.stop(ctx, context.Cause(ctx), nil, nil)
 }
 
-// progress is where a run stands. Times are readings (see now): start, of
-// the run's clock (at the call, or the first failure); mark, of the
-// current attempt; seen, the limits' last.
+// progress is where a run stands. Readings (see now): start, of the run's
+// clock (at the call or first failure); mark, the attempt's; seen, limit's.
 type progress struct {
 	o                          *options
 	b                          BackOff // made at the first retry
@@ -173,12 +176,9 @@ type waiting struct {
 }
 
 // begin starts the run's clock, if needed, and Resets a BackOff used as is.
-func (p *progress) begin(ctx context.Context) {
-	if _, ok := ctx.Deadline(); ok || p.o.maxElapsed > 0 {
-		p.mark = p.now()
-		if p.o.maxElapsed > 0 {
-			p.start, p.started = p.mark, true
-		}
+func (p *progress) begin() {
+	if p.mark = p.now(); p.o.maxElapsed > 0 {
+		p.start, p.started = p.mark, true
 	}
 	if b := p.o.direct; b != nil {
 		b.Reset()
@@ -204,12 +204,10 @@ func (p *progress) decide(ctx context.Context, err error) (time.Duration, error)
 		return 0, context.Cause(ctx)
 	case m.refused:
 		return 0, err
-	case m.permanent:
+	case m.permanent, !m.cancel && !p.retryable(err):
 		return 0, ErrPermanent
 	case m.cancel:
 		return 0, ErrRetriesCanceled
-	case !p.retryable(err):
-		return 0, ErrPermanent
 	}
 	return p.next(ctx, m.after, m.named)
 }
@@ -291,22 +289,6 @@ func (p *progress) limit(ctx context.Context, delay time.Duration) error {
 	return nil
 }
 
-// wait waits for delay (no timer if zero) or ctx, and returns ctx's cause.
-func wait(ctx context.Context, clk clock.Clock, delay time.Duration) error {
-	if delay > 0 && ctx.Err() == nil {
-		t := clk.Timer(delay)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-		}
-	}
-	if ctx.Err() != nil {
-		return context.Cause(ctx)
-	}
-	return nil
-}
-
 // stop returns the *Error of a run that stops after an attempt (err).
 func (p *progress) stop(ctx context.Context, cause, err, lastErr error) error {
 	e := &Error{LastErr: p.lastErr, Cause: cause, Attempts: p.attempt, Elapsed: p.elapsed()}
@@ -314,7 +296,7 @@ func (p *progress) stop(ctx context.Context, cause, err, lastErr error) error {
 		e.Attempts-- // the refused attempt did not run
 	}
 	if p.o.obs != nil {
-		p.o.obs.after(ctx, *p, err, lastErr, 0, cause)
+		p.observe(ctx, false, err, lastErr, 0, cause)
 	}
 	return e
 }
@@ -327,66 +309,90 @@ func (p *progress) elapsed() time.Duration {
 	return p.now() - p.start
 }
 
+// observe tells the observer of the attempt, before it (and returns its
+// context) or after, out of line: its copy of p would grow the frames of
+// the loop, and so the stack a parked goroutine keeps.
+//
+//go:noinline
+func (p *progress) observe(ctx context.Context, before bool, err, lastErr error, next time.Duration, cause error) context.Context {
+	if before {
+		return p.o.obs.before(ctx, *p)
+	}
+	p.o.obs.after(ctx, *p, err, lastErr, next, cause)
+	return ctx
+}
+
 var epoch = time.Now() // the origin of the readings of the run's clock
 
 // now reads the run's clock: monotonic on the real clock.
 func (p *progress) now() time.Duration { return p.o.clock.Since(epoch) }
 
-// marks are what the decision reads from an attempt's error, found as
-// errors.Is and errors.As find them.
+// marks are what the decision reads from an attempt's error.
 type marks struct {
 	refused, permanent, cancel, named bool
 	after                             time.Duration // the named wait
-	last                              error         // Error.LastErr for the error
+	cause, last                       error         // the cause given to RetryAfter; Error.LastErr
 }
 
-// marksOf returns err's marks. LastErr is what a Permanent mark wraps, the
-// cause given to RetryAfter, or err.
+// marksOf walks err's chain and returns its marks. LastErr is what a
+// Permanent mark wraps, the cause given to RetryAfter, or err.
 func marksOf(err error) (m marks) {
-	m.refused, m.permanent = errors.Is(err, ErrRefused), errors.Is(err, ErrPermanent)
-	m.cancel, m.last = errors.Is(err, ErrRetriesCanceled), err
-	if n := named(err); n != nil {
-		m.named, m.after = true, n.RetryAfter()
-		if c, ok := n.(interface{ CancelAllRetries() bool }); ok && c.CancelAllRetries() {
-			m.cancel = true
-		}
-		if ra, ok := n.(*RetryAfterError); ok && ra.Unwrap() != nil && !m.permanent && !m.cancel {
-			m.last = ra.Unwrap()
-		}
-	}
-	if x, ok := err.(interface{ Unwrap() error }); ok && m.permanent && err != ErrPermanent && x.Unwrap() != nil {
-		if y, ok := err.(interface{ Is(error) bool }); ok && y.Is(ErrPermanent) {
-			m.last = x.Unwrap() // err is a Permanent mark
-		}
+	m.walk(err)
+	m.last = err
+	if x, ok := err.(interface{ Is(error) bool }); ok && m.permanent && x.Is(ErrPermanent) && errors.Unwrap(err) != nil {
+		m.last = errors.Unwrap(err) // err is a Permanent mark
+	} else if m.cause != nil && !m.permanent && !m.cancel {
+		m.last = m.cause
 	}
 	return m
 }
 
-// named returns the first error of err's chain that names a wait: one with
-// a RetryAfter method, or a *RetryAfterError an As method gives.
-func named(err error) interface{ RetryAfter() time.Duration } {
+// walk adds err's chain to m, depth first as errors.Is and errors.As, in
+// one shallow pass: a goroutine parked in a wait keeps the stack it grew.
+func (m *marks) walk(err error) {
 	for err != nil {
-		if n, ok := err.(interface{ RetryAfter() time.Duration }); ok {
-			return n
+		if e, ok := err.(*Error); ok { // its Unwrap would allocate
+			m.walk(e.Cause)
+			m.walk(e.LastErr)
+			return
 		}
-		if x, ok := err.(interface{ As(any) bool }); ok {
-			if ra := new(*RetryAfterError); x.As(ra) && *ra != nil {
-				return *ra
-			}
+		x, _ := err.(interface{ Is(error) bool })
+		m.refused = m.refused || err == ErrRefused || x != nil && x.Is(ErrRefused)
+		m.permanent = m.permanent || err == ErrPermanent || x != nil && x.Is(ErrPermanent)
+		m.cancel = m.cancel || err == ErrRetriesCanceled || x != nil && x.Is(ErrRetriesCanceled)
+		if !m.named {
+			m.nameWait(err)
 		}
 		switch x := err.(type) {
 		case interface{ Unwrap() error }:
 			err = x.Unwrap()
 		case interface{ Unwrap() []error }:
 			for _, e := range x.Unwrap() {
-				if n := named(e); n != nil {
-					return n
-				}
+				m.walk(e)
 			}
-			return nil
+			return
 		default:
-			return nil
+			return
 		}
 	}
-	return nil
+}
+
+// nameWait records the wait err names (see RetryAfterError), if any.
+func (m *marks) nameWait(err error) {
+	n, ok := err.(interface{ RetryAfter() time.Duration })
+	if x, isAs := err.(interface{ As(any) bool }); !ok && isAs {
+		if ra := new(*RetryAfterError); x.As(ra) && *ra != nil {
+			n, ok = *ra, true
+		}
+	}
+	if !ok {
+		return
+	}
+	m.named, m.after = true, n.RetryAfter()
+	if ra, isRA := n.(*RetryAfterError); isRA {
+		m.cause = ra.Unwrap()
+	}
+	if c, isC := n.(interface{ CancelAllRetries() bool }); isC && c.CancelAllRetries() {
+		m.cancel = true
+	}
 }
