@@ -334,17 +334,17 @@ type marks struct {
 	cause, last                       error         // the cause given to RetryAfter; Error.LastErr
 }
 
-// marksOf walks err's chain and returns its marks. LastErr is what a
-// Permanent mark wraps, the cause given to RetryAfter, or err.
-func marksOf(err error) (m marks) {
-	m.walk(err)
-	m.last = err
-	if x, ok := err.(interface{ Is(error) bool }); ok && m.permanent && x.Is(ErrPermanent) && errors.Unwrap(err) != nil {
-		m.last = errors.Unwrap(err) // err is a Permanent mark
-	} else if m.cause != nil && !m.permanent && !m.cancel {
+// marksOf walks err's chain and returns its marks, small enough to inline.
+func marksOf(err error) (m marks) { m.walk(err); m.lastOf(err); return m }
+
+// lastOf sets m.last: what a Permanent mark wraps, the cause given to
+// RetryAfter, or err.
+func (m *marks) lastOf(err error) {
+	if m.last = err; m.cause != nil && !m.permanent && !m.cancel {
 		m.last = m.cause
+	} else if x, ok := err.(interface{ Is(error) bool }); ok && m.permanent && x.Is(ErrPermanent) && errors.Unwrap(err) != nil {
+		m.last = errors.Unwrap(err) // err is a Permanent mark
 	}
-	return m
 }
 
 // walk adds err's chain to m, depth first as errors.Is and errors.As, in
