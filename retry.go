@@ -191,7 +191,9 @@ func (p *progress) decide(ctx context.Context, err error) (time.Duration, error)
 	if !p.started { // the run's clock starts at its first failure
 		p.start, p.started = p.now(), true
 	}
-	m := marksOf(err)
+	var m marks // walked here, not in a frame of its own: see walk
+	m.walk(err)
+	m.lastOf(err)
 	p.refused, p.reported = m.refused, false
 	done := ctx.Err() != nil
 	// A refused attempt did not run; one the caller's own context cut short
@@ -333,9 +335,6 @@ type marks struct {
 	after                             time.Duration // the named wait
 	cause, last                       error         // the cause given to RetryAfter; Error.LastErr
 }
-
-// marksOf walks err's chain and returns its marks, small enough to inline.
-func marksOf(err error) (m marks) { m.walk(err); m.lastOf(err); return m }
 
 // lastOf sets m.last: what a Permanent mark wraps, the cause given to
 // RetryAfter, or err.
