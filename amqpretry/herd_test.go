@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/fleettest"
 	amqp "github.com/rabbitmq/amqp091-go"
 )
 
@@ -35,7 +36,7 @@ type herdResult struct {
 // it sees until every Supervisor has connected again.
 func herd(t *testing.T, br *rabbit, b backoff.BackOff) herdResult {
 	t.Helper()
-	px := startProxy(t, br.addr())
+	px := fleettest.StartProxy(t, br.addr())
 	var (
 		mu      sync.Mutex
 		t0      time.Time // the stop; zero before
@@ -45,7 +46,7 @@ func herd(t *testing.T, br *rabbit, b backoff.BackOff) herdResult {
 		back    atomic.Int32
 		stopped atomic.Bool
 	)
-	dials := &firstDials{}
+	dials := &fleettest.FirstDials{}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	defer func() {
@@ -55,9 +56,9 @@ func herd(t *testing.T, br *rabbit, b backoff.BackOff) herdResult {
 	for i := range herdClients {
 		connected := false // this client's connections: one before the stop, one after
 		s := &Supervisor{
-			URL: "amqp://guest:guest@" + px.addr() + "/", BackOff: b, StableAfter: time.Second,
+			URL: "amqp://guest:guest@" + px.Addr() + "/", BackOff: b, StableAfter: time.Second,
 			Config: amqp.Config{Heartbeat: 10 * time.Second, Dial: func(network, addr string) (net.Conn, error) {
-				dials.dialed(i)
+				dials.Dialed(i)
 				return amqp.DefaultDial(5*time.Second)(network, addr)
 			}},
 			Declare: func(*amqp.Channel) error {
@@ -86,7 +87,7 @@ func herd(t *testing.T, br *rabbit, b backoff.BackOff) herdResult {
 	mu.Lock()
 	t0 = time.Now()
 	mu.Unlock()
-	dials.arm(t0)
+	dials.Arm(t0)
 	stopped.Store(true)
 	br.halt()
 	if err := br.start(); err != nil {
@@ -94,7 +95,7 @@ func herd(t *testing.T, br *rabbit, b backoff.BackOff) herdResult {
 	}
 	started := time.Now()
 	waitUntil(t, "the fleet to reconnect", 90*time.Second, func() bool { return back.Load() >= herdClients })
-	attempts := px.since(t0)
+	attempts := px.Since(t0)
 	mu.Lock()
 	defer mu.Unlock()
 	if first.Before(started) {
@@ -102,7 +103,7 @@ func herd(t *testing.T, br *rabbit, b backoff.BackOff) herdResult {
 	}
 	return herdResult{
 		down: started.Sub(t0), attempts: len(attempts),
-		peak: peak(attempts, t0, herdWindow), peak100: peak(attempts, t0, 100*time.Millisecond), spread: dials.spread(),
+		peak: fleettest.Peak(attempts, t0, herdWindow), peak100: fleettest.Peak(attempts, t0, 100*time.Millisecond), spread: dials.Spread(),
 		allBack: last.Sub(started),
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/herdsafe/backoff/internal/fleettest"
 	"github.com/nats-io/nats.go"
 )
 
@@ -33,7 +34,7 @@ type herdResult struct {
 // the server sees until every client has reconnected.
 func herd(t *testing.T, srv *natsServer, opts ...nats.Option) herdResult {
 	t.Helper()
-	px := startProxy(t, srv.addr())
+	px := fleettest.StartProxy(t, srv.addr())
 	var mu sync.Mutex
 	var last time.Time
 	back := make(chan struct{}, herdClients)
@@ -43,7 +44,7 @@ func herd(t *testing.T, srv *natsServer, opts ...nats.Option) herdResult {
 		mu.Unlock()
 		back <- struct{}{}
 	}))
-	dials := &firstDials{}
+	dials := &fleettest.FirstDials{}
 	clients := make([]*nats.Conn, herdClients)
 	defer func() {
 		for _, nc := range clients {
@@ -56,7 +57,7 @@ func herd(t *testing.T, srv *natsServer, opts ...nats.Option) herdResult {
 	errs := make(chan error, herdClients)
 	for i := range clients {
 		wg.Go(func() {
-			nc, err := nats.Connect("nats://"+px.addr(), append(opts, nats.SetCustomDialer(dialer{i, dials}))...)
+			nc, err := nats.Connect("nats://"+px.Addr(), append(opts, nats.SetCustomDialer(dialer{i, dials}))...)
 			clients[i] = nc
 			if err != nil {
 				errs <- err
@@ -70,7 +71,7 @@ func herd(t *testing.T, srv *natsServer, opts ...nats.Option) herdResult {
 	}
 
 	t0 := time.Now()
-	dials.arm(t0)
+	dials.Arm(t0)
 	srv.halt()
 	time.Sleep(herdDown - time.Since(t0))
 	if err := srv.start(); err != nil {
@@ -85,10 +86,10 @@ func herd(t *testing.T, srv *natsServer, opts ...nats.Option) herdResult {
 			t.Fatalf("not every client reconnected within 60s of the restart")
 		}
 	}
-	attempts := px.since(t0)
+	attempts := px.Since(t0)
 	mu.Lock()
 	defer mu.Unlock()
-	return herdResult{attempts: len(attempts), peak: peak(attempts, t0, herdWindow), peak100: peak(attempts, t0, 100*time.Millisecond), spread: dials.spread(), allBack: last.Sub(up)}
+	return herdResult{attempts: len(attempts), peak: fleettest.Peak(attempts, t0, herdWindow), peak100: fleettest.Peak(attempts, t0, 100*time.Millisecond), spread: dials.Spread(), allBack: last.Sub(up)}
 }
 
 // A server restarts with 200 clients connected. With a fixed wait every
@@ -145,10 +146,10 @@ func TestHerdOfAServerRestart(t *testing.T) {
 // dialer dials for client i of a fleet, recording its dials.
 type dialer struct {
 	i     int
-	dials *firstDials
+	dials *fleettest.FirstDials
 }
 
 func (d dialer) Dial(network, address string) (net.Conn, error) {
-	d.dials.dialed(d.i)
+	d.dials.Dialed(d.i)
 	return net.DialTimeout(network, address, 2*time.Second)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/internal/fleettest"
 	"github.com/nats-io/nats.go"
 )
 
@@ -112,10 +113,10 @@ func TestReconnectRefusesWhatItCannotUse(t *testing.T) {
 // subscription receives again.
 func TestReconnectAfterARealRestart(t *testing.T) {
 	srv := needNATS(t)
-	px := startProxy(t, srv.addr())
+	px := fleettest.StartProxy(t, srv.addr())
 	var reconnected atomic.Int32
 	back := make(chan struct{}, 1)
-	nc, err := nats.Connect("nats://"+px.addr(),
+	nc, err := nats.Connect("nats://"+px.Addr(),
 		Reconnect(exact()), nats.MaxReconnects(-1),
 		nats.ReconnectHandler(func(*nats.Conn) {
 			reconnected.Add(1)
@@ -146,7 +147,7 @@ func TestReconnectAfterARealRestart(t *testing.T) {
 	}
 	// The attempts the server saw while it was down came after the
 	// waits: 100 ms, then 200 ms more, then 400 ms more.
-	attempts := px.since(t0)
+	attempts := px.Since(t0)
 	if len(attempts) < 3 {
 		t.Fatalf("%d connections after the stop, want at least 3", len(attempts))
 	}

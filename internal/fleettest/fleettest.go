@@ -1,4 +1,8 @@
-package amqpretry
+// Package fleettest measures, for the tests of the broker modules, what a
+// fleet of clients does to a server that restarts: a loopback proxy that
+// records every connection opened through it, the peak of them in a
+// window, and the spread of the fleet's first retries.
+package fleettest
 
 import (
 	"io"
@@ -9,11 +13,11 @@ import (
 	"time"
 )
 
-// proxy is a loopback TCP proxy in front of a server: it records the time
+// Proxy is a loopback TCP proxy in front of a server: it records the time
 // of every connection a client opens, which is what the server would see,
 // and forwards it to the server, or closes it at once when the server
 // does not answer, as a stopped server's closed port does.
-type proxy struct {
+type Proxy struct {
 	ln      net.Listener
 	backend string
 
@@ -23,22 +27,24 @@ type proxy struct {
 	wg      sync.WaitGroup
 }
 
-func startProxy(t testing.TB, backend string) *proxy {
+// StartProxy starts a Proxy in front of backend, closed when t ends.
+func StartProxy(t testing.TB, backend string) *Proxy {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &proxy{ln: ln, backend: backend, conns: map[net.Conn]struct{}{}}
+	p := &Proxy{ln: ln, backend: backend, conns: map[net.Conn]struct{}{}}
 	p.wg.Add(1)
 	go p.accept()
-	t.Cleanup(p.close)
+	t.Cleanup(p.Close)
 	return p
 }
 
-func (p *proxy) addr() string { return p.ln.Addr().String() }
+// Addr is the address the clients dial.
+func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 
-func (p *proxy) accept() {
+func (p *Proxy) accept() {
 	defer p.wg.Done()
 	for {
 		c, err := p.ln.Accept()
@@ -54,7 +60,7 @@ func (p *proxy) accept() {
 	}
 }
 
-func (p *proxy) serve(c net.Conn) {
+func (p *Proxy) serve(c net.Conn) {
 	defer p.wg.Done()
 	defer p.forget(c)
 	b, err := net.DialTimeout("tcp", p.backend, time.Second)
@@ -74,16 +80,16 @@ func (p *proxy) serve(c net.Conn) {
 	<-done
 }
 
-func (p *proxy) forget(c net.Conn) {
+func (p *Proxy) forget(c net.Conn) {
 	c.Close()
 	p.mu.Lock()
 	delete(p.conns, c)
 	p.mu.Unlock()
 }
 
-// close stops accepting, closes every connection, and waits for its
+// Close stops accepting, closes every connection, and waits for its
 // goroutines.
-func (p *proxy) close() {
+func (p *Proxy) Close() {
 	p.ln.Close()
 	p.mu.Lock()
 	for c := range p.conns {
@@ -93,8 +99,8 @@ func (p *proxy) close() {
 	p.wg.Wait()
 }
 
-// since returns the times of the connections opened since t0.
-func (p *proxy) since(t0 time.Time) []time.Time {
+// Since returns the times of the connections opened since t0.
+func (p *Proxy) Since(t0 time.Time) []time.Time {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var out []time.Time
@@ -106,9 +112,9 @@ func (p *proxy) since(t0 time.Time) []time.Time {
 	return out
 }
 
-// peak returns the most connections opened in one window of width w
+// Peak returns the most connections opened in one window of width w
 // since t0, the windows aligned on t0.
-func peak(times []time.Time, t0 time.Time, w time.Duration) int {
+func Peak(times []time.Time, t0 time.Time, w time.Duration) int {
 	n := map[int64]int{}
 	most := 0
 	for _, a := range times {
@@ -119,23 +125,24 @@ func peak(times []time.Time, t0 time.Time, w time.Duration) int {
 	return most
 }
 
-// firstDials records, for each client of a fleet, the time of its first
+// FirstDials records, for each client of a fleet, the time of its first
 // dial after the fleet lost its server: the first retry, as the client
 // made it.
-type firstDials struct {
+type FirstDials struct {
 	mu    sync.Mutex
 	after time.Time // zero: not armed
 	first map[int]time.Time
 }
 
-func (f *firstDials) arm(t0 time.Time) {
+// Arm starts recording: the first dial of each client after t0.
+func (f *FirstDials) Arm(t0 time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.after, f.first = t0, map[int]time.Time{}
 }
 
-// dialed records a dial of client i.
-func (f *firstDials) dialed(i int) {
+// Dialed records a dial of client i.
+func (f *FirstDials) Dialed(i int) {
 	now := time.Now()
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -147,11 +154,11 @@ func (f *firstDials) dialed(i int) {
 	}
 }
 
-// spread returns the time between the first retries of the 10th and the
+// Spread returns the time between the first retries of the 10th and the
 // 90th percentile of the fleet: how far its first retries are spread.
 // Unlike a peak per window, a stall of the test process cannot shrink
 // it much: it delays the retries due meanwhile, it does not draw them.
-func (f *firstDials) spread() time.Duration {
+func (f *FirstDials) Spread() time.Duration {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var ts []time.Time
