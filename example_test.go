@@ -279,18 +279,18 @@ func ExampleJitter() {
 type printer struct{}
 
 func (printer) BeforeAttempt(ctx context.Context, s backoff.State) context.Context {
-	fmt.Printf("attempt %d of %d\n", s.Attempt, s.MaxTries)
+	fmt.Printf("attempt %d of %d\n", s.Number, s.MaxTries)
 	return ctx
 }
 
 func (printer) AfterAttempt(ctx context.Context, s backoff.State) {
 	switch {
 	case s.Err == nil:
-		fmt.Printf("attempt %d succeeded\n", s.Attempt)
+		fmt.Printf("attempt %d succeeded\n", s.Number)
 	case s.GivingUp:
-		fmt.Printf("giving up after attempt %d (%v): %v\n", s.Attempt, s.Cause, s.Err)
+		fmt.Printf("giving up after attempt %d (%v): %v\n", s.Number, s.Cause, s.Err)
 	default:
-		fmt.Printf("attempt %d failed (%v), next in %v\n", s.Attempt, s.Err, s.NextDelay)
+		fmt.Printf("attempt %d failed (%v), next in %v\n", s.Number, s.Err, s.NextDelay)
 	}
 }
 

@@ -38,12 +38,14 @@ type Instrumenter interface {
 	AfterAttempt(ctx context.Context, s State)
 }
 
-// State describes one attempt, for an Instrumenter.
+// State describes one attempt, for an Instrumenter: its facts (Attempt),
+// the run's budgets, and the outcome.
 type State struct {
-	// Attempt is the attempt's number, from 1. A refused attempt (see
-	// ErrRefused) has its number too, though Error.Attempts does not count
-	// it.
-	Attempt int
+	// Attempt is the facts the driver hands the attempt. A refused attempt
+	// (see ErrRefused) has its Number too, though Error.Attempts does not
+	// count it. (The wait after an attempt is decided only once the
+	// attempt has failed: see NextDelay.)
+	Attempt
 	// MaxTries is the attempt budget from WithMaxTries; 0 means no limit.
 	MaxTries uint
 	// MaxElapsedTime is the time budget from WithMaxElapsedTime; 0 means no
@@ -52,13 +54,6 @@ type State struct {
 	// Err is the error the attempt returned. It is nil in BeforeAttempt and
 	// after a success.
 	Err error
-	// LastErr is the error of the attempt before this one, as Error.LastErr
-	// would give it; nil for the first attempt.
-	LastErr error
-	// LastDelay is the wait the driver took before this attempt; 0 for the
-	// first. (The wait after an attempt is decided only once the attempt
-	// has failed: see NextDelay.)
-	LastDelay time.Duration
 	// Elapsed is the time since the run's clock started, as Error.Elapsed
 	// measures it.
 	Elapsed time.Duration
@@ -96,7 +91,7 @@ func WithInstrumenter(i Instrumenter) RetryOption {
 type instrumenters []Instrumenter
 
 func (l *instrumenters) before(ctx context.Context, p progress) context.Context {
-	s := p.state(nil, p.lastErr)
+	s := p.state(nil, p.a.LastErr)
 	for _, in := range *l {
 		if next := in.BeforeAttempt(ctx, s); next != nil {
 			ctx = next
@@ -122,13 +117,13 @@ func (l *instrumenters) after(ctx context.Context, p progress, err, lastErr erro
 
 // state describes the current attempt, which returned err, after lastErr.
 func (p progress) state(err, lastErr error) State {
+	a := p.a
+	a.LastErr = lastErr
 	return State{
-		Attempt:        p.attempt,
+		Attempt:        a,
 		MaxTries:       p.o.maxTries,
 		MaxElapsedTime: p.o.maxElapsed,
 		Err:            err,
-		LastErr:        lastErr,
-		LastDelay:      p.lastDelay,
 		Elapsed:        p.elapsed(),
 	}
 }

@@ -28,7 +28,7 @@ func (in *specInstrumenter) BeforeAttempt(ctx context.Context, s State) context.
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.events = append(in.events, specEvent{"before", s, ctx})
-	return context.WithValue(ctx, specKey{}, s.Attempt)
+	return context.WithValue(ctx, specKey{}, s.Number)
 }
 
 func (in *specInstrumenter) AfterAttempt(ctx context.Context, s State) {
@@ -60,8 +60,8 @@ func specCheckEvents(t *testing.T, got []specEvent, want []specWantState, maxTri
 	for i, w := range want {
 		g := got[i]
 		s := g.s
-		if g.method != w.method || s.Attempt != w.attempt {
-			t.Errorf("call %d: %s attempt %d, want %s attempt %d", i, g.method, s.Attempt, w.method, w.attempt)
+		if g.method != w.method || s.Number != w.attempt {
+			t.Errorf("call %d: %s attempt %d, want %s attempt %d", i, g.method, s.Number, w.method, w.attempt)
 		}
 		if (w.err == nil) != (s.Err == nil) || (w.err != nil && !errors.Is(s.Err, w.err)) {
 			t.Errorf("call %d: Err = %v, want %v", i, s.Err, w.err)
@@ -249,8 +249,8 @@ func TestInstrumenterSequenceWhenCancelledDuringAWait(t *testing.T) {
 					if i != len(in.events)-1 {
 						t.Errorf("a State giving up is followed by %d more calls", len(in.events)-1-i)
 					}
-					if ev.s.Cause != context.Canceled || ev.s.Attempt != 2 {
-						t.Errorf("giving up at attempt %d with %v, want attempt 2 with context.Canceled", ev.s.Attempt, ev.s.Cause)
+					if ev.s.Cause != context.Canceled || ev.s.Number != 2 {
+						t.Errorf("giving up at attempt %d with %v, want attempt 2 with context.Canceled", ev.s.Number, ev.s.Cause)
 					}
 				}
 			}
@@ -284,8 +284,8 @@ func TestInstrumenterContextReachesFn(t *testing.T) {
 		if ev.method != "after" {
 			continue
 		}
-		if got := ev.ctx.Value(specKey{}); got != ev.s.Attempt {
-			t.Errorf("AfterAttempt for attempt %d got a context carrying %v, want BeforeAttempt's", ev.s.Attempt, got)
+		if got := ev.ctx.Value(specKey{}); got != ev.s.Number {
+			t.Errorf("AfterAttempt for attempt %d got a context carrying %v, want BeforeAttempt's", ev.s.Number, got)
 		}
 	}
 }
@@ -319,7 +319,7 @@ func TestInstrumenterReported(t *testing.T) {
 		}
 	}
 	// attempt 1 retried, attempt 2 retried, then cancelled in its wait.
-	if len(after) != 3 || after[0].Reported || after[1].Reported || !after[2].Reported || after[2].Attempt != 2 || !after[2].GivingUp {
+	if len(after) != 3 || after[0].Reported || after[1].Reported || !after[2].Reported || after[2].Number != 2 || !after[2].GivingUp {
 		t.Errorf("AfterAttempt states %+v, want Reported only on the second report of attempt 2", after)
 		return
 	}

@@ -63,14 +63,14 @@ func (l *Loop) Wait(ctx context.Context) bool {
 	case ctx.Err() != nil:
 		return l.stop(context.Cause(ctx))
 	}
-	if p.attempt == 0 && !l.reset {
-		p.begin()
+	if p.a.Number == 0 && !l.reset {
+		p.begin(ctx)
 		p.start, p.started = p.now(), true
-		p.attempt = 1
+		p.a.Number = 1
 		return true
 	}
 	if l.reset {
-		p.begin()
+		p.begin(ctx)
 		p.start, p.started = p.now(), true
 		l.reset = false
 	}
@@ -83,7 +83,7 @@ func (l *Loop) Wait(ctx context.Context) bool {
 	if cause != nil {
 		return l.stop(cause)
 	}
-	p.attempt++
+	p.a.Number++
 	return true
 }
 
@@ -94,7 +94,7 @@ func (l *Loop) Wait(ctx context.Context) bool {
 // drops every connection at once is not retried without a wait, and a
 // fleet that reconnects after a drop does not come back in one instant.
 func (l *Loop) Reset() {
-	if l.p.attempt == 0 && !l.reset && l.err == nil {
+	if l.p.a.Number == 0 && !l.reset && l.err == nil {
 		return // no Wait yet: the first returns at once, as before
 	}
 	l.p = progress{o: l.p.o}
@@ -114,7 +114,7 @@ func (l *Loop) Override(d time.Duration) {
 
 // Attempt returns the number of the attempt the last Wait admitted, from 1;
 // 0 before the first Wait, and after Reset until the next one.
-func (l *Loop) Attempt() int { return l.p.attempt }
+func (l *Loop) Attempt() int { return l.p.a.Number }
 
 // Elapsed returns the time since the first Wait (or the first Wait after
 // Reset), on the Loop's clock; 0 before it. It takes the loop's context,
@@ -142,7 +142,7 @@ func (l *Loop) Err() error {
 }
 
 func (l *Loop) stop(cause error) bool {
-	l.err = &Error{Cause: cause, Attempts: l.p.attempt, Elapsed: l.elapsed()}
+	l.err = &Error{Cause: cause, Attempts: l.p.a.Number, Elapsed: l.elapsed()}
 	return false
 }
 

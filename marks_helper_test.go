@@ -1,8 +1,4 @@
 package backoff
 
-// marksOf walks err's chain and returns its marks, as the decision does.
-func marksOf(err error) (m marks) {
-	m.walk(err)
-	m.lastOf(err)
-	return m
-}
+// marksOf is MarksOf, for the tests written against the unexported names.
+func marksOf(err error) Marks { return MarksOf(err) }

@@ -32,22 +32,22 @@ func (asRetryAfter) As(target any) bool {
 // and through errors.Join: the driver reads what errors.Is and errors.As
 // would find.
 func TestMarksThroughAsAndJoin(t *testing.T) {
-	if m := marksOf(isPermanent{}); !m.permanent || m.last != io.ErrUnexpectedEOF {
+	if m := marksOf(isPermanent{}); !m.Permanent || m.Last != io.ErrUnexpectedEOF {
 		t.Errorf("an error whose Is method matches ErrPermanent: %+v, want a Permanent mark whose LastErr is what it wraps", m)
 	}
-	if e := fmt.Errorf("x: %w", isPermanent{}); !marksOf(e).permanent || marksOf(e).last != e {
+	if e := fmt.Errorf("x: %w", isPermanent{}); !marksOf(e).Permanent || marksOf(e).Last != e {
 		t.Errorf("a wrapped Permanent mark: %+v, want permanent, LastErr the whole error", marksOf(e))
 	}
-	if m := marksOf(fmt.Errorf("x: %w", asRetryAfter{})); !m.named || m.after != 3*time.Second {
+	if m := marksOf(fmt.Errorf("x: %w", asRetryAfter{})); !m.Named || m.Wait != 3*time.Second {
 		t.Errorf("a RetryAfterError behind an As method was missed: %+v", m)
 	}
 	for _, err := range []error{ErrRefused, fmt.Errorf("a: %w", ErrRefused), errors.Join(io.EOF, ErrRefused)} {
-		if m := marksOf(err); !m.refused {
+		if m := marksOf(err); !m.Refused {
 			t.Errorf("%v: a refusal was missed", err)
 		}
 	}
 	for _, err := range []error{ErrRetriesCanceled, fmt.Errorf("%w: %w", ErrRetriesCanceled, io.EOF)} {
-		if m := marksOf(err); !m.cancel {
+		if m := marksOf(err); !m.CancelAll {
 			t.Errorf("%v: a cancellation was missed", err)
 		}
 	}

@@ -26,7 +26,7 @@ func TestPermanent(t *testing.T) {
 		{errors.Join(io.EOF, p), nil},
 	} {
 		m := marksOf(c.err)
-		last, ok := m.last, m.permanent
+		last, ok := m.Last, m.Permanent
 		if !ok {
 			t.Fatalf("%v: Permanent mark not found", c.err)
 		}
@@ -38,7 +38,7 @@ func TestPermanent(t *testing.T) {
 			t.Errorf("%v: LastErr %v, want %v", c.err, last, want)
 		}
 	}
-	if marksOf(io.EOF).permanent {
+	if marksOf(io.EOF).Permanent {
 		t.Fatal("a plain error taken for a Permanent one")
 	}
 }

@@ -55,23 +55,34 @@ func (r *Retrier) options() *options {
 // have a type parameter: capture a result in fn.) A nil r, ctx or fn is
 // reported as ErrInvalidConfiguration.
 func (r *Retrier) DoErr(ctx context.Context, fn func(context.Context) error) error {
+	if fn == nil {
+		return invalidCall("Retrier.DoErr was given a nil function")
+	}
+	return r.Attempts(ctx, func(ctx context.Context, _ Attempt) error { return fn(ctx) })
+}
+
+// Attempts is DoErr for a function that reads the facts of its attempt:
+// its number, the time left, the error and the wait before it, as the
+// driver fills them in. A layer that runs guards or sends the attempt's
+// number on the wire reads them here rather than counting attempts itself.
+func (r *Retrier) Attempts(ctx context.Context, fn func(context.Context, Attempt) error) error {
 	switch {
 	case r == nil:
-		return invalidCall("DoErr was called on a nil *Retrier")
+		return invalidCall("a method was called on a nil *Retrier")
 	case ctx == nil:
-		return invalidCall("Retrier.DoErr was given a nil context")
+		return invalidCall("Retrier.Attempts was given a nil context")
 	case fn == nil:
-		return invalidCall("Retrier.DoErr was given a nil function")
+		return invalidCall("Retrier.Attempts was given a nil function")
 	}
 	o := r.options()
 	if o.err != nil {
 		return &Error{Cause: o.err}
 	}
-	return retry(ctx, o, func(ctx context.Context) error {
+	return retry(ctx, o, func(ctx context.Context, a Attempt) error {
 		if ctx.Err() != nil {
 			return refusedByContext{ctx}
 		}
-		return fn(ctx)
+		return fn(ctx, a)
 	})
 }
 

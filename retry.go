@@ -43,7 +43,7 @@ func RetryCtx[T any](ctx context.Context, operation Operation[T], opts ...RetryO
 	if err != nil {
 		return res, &Error{Cause: err}
 	}
-	err = retry(ctx, o, func(context.Context) error {
+	err = retry(ctx, o, func(context.Context, Attempt) error {
 		var err error
 		res, err = operation()
 		return err
@@ -73,13 +73,13 @@ func invalidCall(msg string) error {
 // retry is the loop: it runs op until it succeeds or the options say stop,
 // and returns nil or the *Error that says why. A turn (an attempt and its
 // decision) is out of line: a goroutine parked in a wait holds less.
-func retry(ctx context.Context, o *options, op func(context.Context) error) error {
+func retry(ctx context.Context, o *options, op func(context.Context, Attempt) error) error {
 	if ctx == nil {
 		return invalidCall("the driver was given a nil context")
 	}
 	p := progress{o: o}
 	if _, ok := ctx.Deadline(); ok || o.maxElapsed > 0 || o.direct != nil {
-		p.begin()
+		p.begin(ctx)
 	}
 	for {
 		delay, err := p.turn(ctx, op)
@@ -97,23 +97,26 @@ func retry(ctx context.Context, o *options, op func(context.Context) error) erro
 		if delay > 0 && ctx.Err() != nil {
 			return p.interrupted(ctx)
 		}
-		p.lastDelay = delay
+		p.a.LastDelay = delay
 	}
 }
 
 const over time.Duration = -1 // turn's wait when the run is over
 
 // turn makes an attempt and returns the next wait, or over and the result.
-func (p *progress) turn(ctx context.Context, op func(context.Context) error) (time.Duration, error) {
-	p.attempt++
+func (p *progress) turn(ctx context.Context, op func(context.Context, Attempt) error) (time.Duration, error) {
+	p.a.Number++
+	if p.end != 0 {
+		p.a.Left = max(p.end-p.mark, 1)
+	}
 	actx := ctx
 	if p.o.obs != nil {
 		actx = p.observe(actx, true, nil, nil, 0, nil)
 	}
-	err := op(actx)
+	err := op(actx, p.a)
 	if err == nil {
 		if p.o.obs != nil {
-			p.observe(actx, false, nil, p.lastErr, 0, nil)
+			p.observe(actx, false, nil, p.a.LastErr, 0, nil)
 		}
 		return over, nil
 	}
@@ -123,7 +126,7 @@ func (p *progress) turn(ctx context.Context, op func(context.Context) error) (ti
 // failed returns the wait after an attempt that returned err on actx, or
 // over and the *Error that ends the run, telling Notify and the observer.
 func (p *progress) failed(ctx, actx context.Context, err error) (time.Duration, error) {
-	prev := p.lastErr
+	prev := p.a.LastErr
 	delay, cause := p.decide(ctx, err)
 	if cause == nil && (p.o.notify != nil || p.o.obs != nil) { // their time counts
 		if p.o.notify != nil {
@@ -156,15 +159,14 @@ func (p *progress) interrupted(ctx context.Context) error {
 	return p.stop(ctx, context.Cause(ctx), nil, nil)
 }
 
-// progress is where a run stands. Readings (see now): start, of the run's
-// clock (at the call or first failure); mark, the attempt's; seen, limit's.
+// progress is where a run stands: a, the facts of its attempt. Readings
+// (see now): start, of the run's clock (at the call or first failure);
+// mark, the attempt's; seen, limit's; end, of the first limit in time.
 type progress struct {
 	o                          *options
 	b                          BackOff // made at the first retry
-	attempt                    int     // from 1
-	lastErr                    error   // as Error.LastErr gives it
-	lastDelay                  time.Duration
-	start, mark, seen          time.Duration
+	a                          Attempt
+	start, mark, seen, end     time.Duration
 	waiting                    *waiting
 	started, refused, reported bool // start is set; the attempt was refused; its failure reported
 }
@@ -175,10 +177,16 @@ type waiting struct {
 	err, lastErr error
 }
 
-// begin starts the run's clock, if needed, and Resets a BackOff used as is.
-func (p *progress) begin() {
+// begin starts the run's clock, if needed, notes where the first limit
+// in time ends it (the time budget, ctx's deadline), and Resets a BackOff
+// used as is.
+func (p *progress) begin(ctx context.Context) {
 	if p.mark = p.now(); p.o.maxElapsed > 0 {
 		p.start, p.started = p.mark, true
+		p.end = p.mark + p.o.maxElapsed
+	}
+	if d, ok := ctx.Deadline(); ok && (p.end == 0 || d.Sub(epoch) < p.end) {
+		p.end = d.Sub(epoch)
 	}
 	if b := p.o.direct; b != nil {
 		b.Reset()
@@ -191,27 +199,25 @@ func (p *progress) decide(ctx context.Context, err error) (time.Duration, error)
 	if !p.started { // the run's clock starts at its first failure
 		p.start, p.started = p.now(), true
 	}
-	var m marks // walked here, not in a frame of its own: see walk
-	m.walk(err)
-	m.lastOf(err)
-	p.refused, p.reported = m.refused, false
+	m := MarksOf(err)
+	p.refused, p.reported = m.Refused, false
 	done := ctx.Err() != nil
 	// A refused attempt did not run; one the caller's own context cut short
 	// leaves the real error before it.
-	if !m.refused && !(done && p.lastErr != nil && errors.Is(err, ctx.Err())) {
-		p.lastErr = m.last
+	if !m.Refused && !(done && p.a.LastErr != nil && errors.Is(err, ctx.Err())) {
+		p.a.LastErr = m.Last
 	}
 	switch {
 	case done: // the context decides, whatever the error says
 		return 0, context.Cause(ctx)
-	case m.refused:
+	case m.Refused:
 		return 0, err
-	case m.permanent, !m.cancel && !p.retryable(err):
+	case m.Permanent, !m.CancelAll && !p.retryable(err):
 		return 0, ErrPermanent
-	case m.cancel:
+	case m.CancelAll:
 		return 0, ErrRetriesCanceled
 	}
-	return p.next(ctx, m.after, m.named)
+	return p.next(ctx, m.Wait, m.Named)
 }
 
 // retryable reports whether the classifiers (all errors, with none)
@@ -229,7 +235,7 @@ func (p *progress) retryable(err error) bool {
 // too): the attempt budget, the BackOff (Stop ends the run), then a named
 // wait, within WithMaxRetryAfter, replaces the BackOff's, which starts over.
 func (p *progress) next(ctx context.Context, named time.Duration, isNamed bool) (time.Duration, error) {
-	if max := p.o.maxTries; max > 0 && uint(p.attempt) >= max {
+	if max := p.o.maxTries; max > 0 && uint(p.a.Number) >= max {
 		return 0, ErrExhausted
 	}
 	delay := p.backOff().NextBackOff()
@@ -293,7 +299,7 @@ func (p *progress) limit(ctx context.Context, delay time.Duration) error {
 
 // stop returns the *Error of a run that stops after an attempt (err).
 func (p *progress) stop(ctx context.Context, cause, err, lastErr error) error {
-	e := &Error{LastErr: p.lastErr, Cause: cause, Attempts: p.attempt, Elapsed: p.elapsed()}
+	e := &Error{LastErr: p.a.LastErr, Cause: cause, Attempts: p.a.Number, Elapsed: p.elapsed()}
 	if p.refused {
 		e.Attempts-- // the refused attempt did not run
 	}
@@ -328,70 +334,3 @@ var epoch = time.Now() // the origin of the readings of the run's clock
 
 // now reads the run's clock: monotonic on the real clock.
 func (p *progress) now() time.Duration { return p.o.clock.Since(epoch) }
-
-// marks are what the decision reads from an attempt's error.
-type marks struct {
-	refused, permanent, cancel, named bool
-	after                             time.Duration // the named wait
-	cause, last                       error         // the cause given to RetryAfter; Error.LastErr
-}
-
-// lastOf sets m.last: what a Permanent mark wraps, the cause given to
-// RetryAfter, or err.
-func (m *marks) lastOf(err error) {
-	if m.last = err; m.cause != nil && !m.permanent && !m.cancel {
-		m.last = m.cause
-	} else if x, ok := err.(interface{ Is(error) bool }); ok && m.permanent && x.Is(ErrPermanent) && errors.Unwrap(err) != nil {
-		m.last = errors.Unwrap(err) // err is a Permanent mark
-	}
-}
-
-// walk adds err's chain to m, depth first as errors.Is and errors.As, in
-// one shallow pass: a goroutine parked in a wait keeps the stack it grew.
-func (m *marks) walk(err error) {
-	for err != nil {
-		if e, ok := err.(*Error); ok { // its Unwrap would allocate
-			m.walk(e.Cause)
-			m.walk(e.LastErr)
-			return
-		}
-		x, _ := err.(interface{ Is(error) bool })
-		m.refused = m.refused || err == ErrRefused || x != nil && x.Is(ErrRefused)
-		m.permanent = m.permanent || err == ErrPermanent || x != nil && x.Is(ErrPermanent)
-		m.cancel = m.cancel || err == ErrRetriesCanceled || x != nil && x.Is(ErrRetriesCanceled)
-		if !m.named {
-			m.nameWait(err)
-		}
-		switch x := err.(type) {
-		case interface{ Unwrap() error }:
-			err = x.Unwrap()
-		case interface{ Unwrap() []error }:
-			for _, e := range x.Unwrap() {
-				m.walk(e)
-			}
-			return
-		default:
-			return
-		}
-	}
-}
-
-// nameWait records the wait err names (see RetryAfterError), if any.
-func (m *marks) nameWait(err error) {
-	n, ok := err.(interface{ RetryAfter() time.Duration })
-	if x, isAs := err.(interface{ As(any) bool }); !ok && isAs {
-		if ra := new(*RetryAfterError); x.As(ra) && *ra != nil {
-			n, ok = *ra, true
-		}
-	}
-	if !ok {
-		return
-	}
-	m.named, m.after = true, n.RetryAfter()
-	if ra, isRA := n.(*RetryAfterError); isRA {
-		m.cause = ra.Unwrap()
-	}
-	if c, isC := n.(interface{ CancelAllRetries() bool }); isC && c.CancelAllRetries() {
-		m.cancel = true
-	}
-}

@@ -62,11 +62,11 @@ func (statusPrinter) AfterAttempt(ctx context.Context, s backoff.State) {
 	}
 	switch {
 	case s.GivingUp:
-		fmt.Printf("attempt %d: %s, giving up\n", s.Attempt, status)
+		fmt.Printf("attempt %d: %s, giving up\n", s.Number, status)
 	case s.Err != nil:
-		fmt.Printf("attempt %d: %s, retrying in %v\n", s.Attempt, status, s.NextDelay)
+		fmt.Printf("attempt %d: %s, retrying in %v\n", s.Number, status, s.NextDelay)
 	default:
-		fmt.Printf("attempt %d: %s, done\n", s.Attempt, status)
+		fmt.Printf("attempt %d: %s, done\n", s.Number, status)
 	}
 }
 

@@ -50,7 +50,7 @@ func TestInstrumentation(t *testing.T) {
 	for i, w := range want {
 		s := got[i]
 		var se *StatusError
-		if !errors.As(s.Err, &se) || se.StatusCode != w.status || s.Attempt != w.attempt ||
+		if !errors.As(s.Err, &se) || se.StatusCode != w.status || s.Number != w.attempt ||
 			s.NextDelay != w.delay || s.GivingUp != w.givingUp {
 			t.Errorf("state %d: %+v, want attempt %d, status %d, delay %v, giving up %v", i, s, w.attempt, w.status, w.delay, w.givingUp)
 		}

@@ -48,14 +48,14 @@ func (c *call) began(a *attemptContext, s backoff.State) {
 	if outer, _ := a.Context.Value(statusKey{}).(*attemptContext); outer != nil && outer.call == c {
 		c.misuse("it has a retry stage made by httpretry.Retry inside another one")
 	}
-	if s.Attempt == 1 {
+	if s.Number == 1 {
 		if c.stages > 0 {
 			c.misuse("a retry stage around httpretry.Retry runs the request again")
 		}
 		c.stages++
 	}
 	a.call = c
-	c.number, c.tries, c.marked = s.Attempt, s.MaxTries, true
+	c.number, c.tries, c.marked = s.Number, s.MaxTries, true
 }
 
 // misuse records the first way the Policy misuses the Transport.

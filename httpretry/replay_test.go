@@ -391,7 +391,7 @@ func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { r
 type tagger struct{ key any }
 
 func (g *tagger) BeforeAttempt(ctx context.Context, s backoff.State) context.Context {
-	return context.WithValue(ctx, g.key, s.Attempt)
+	return context.WithValue(ctx, g.key, s.Number)
 }
 
 func (g *tagger) AfterAttempt(context.Context, backoff.State) {}

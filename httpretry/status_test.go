@@ -42,7 +42,7 @@ func (r *statusRecorder) AfterAttempt(ctx context.Context, s backoff.State) {
 	code, ok := AttemptStatus(ctx)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.seen = append(r.seen, seenStatus{s.Attempt, code, ok, s.GivingUp})
+	r.seen = append(r.seen, seenStatus{s.Number, code, ok, s.GivingUp})
 	r.ctxs = append(r.ctxs, ctx)
 }
 

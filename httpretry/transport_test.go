@@ -102,7 +102,7 @@ func TestConnectionDroppedIsRetried(t *testing.T) {
 		}
 		for _, s := range rec.all()[:2] {
 			if !errors.Is(s.Err, io.EOF) && !errors.Is(s.Err, syscall.ECONNRESET) {
-				t.Errorf("reset=%v: attempt %d failed with %v, want EOF or a reset", reset, s.Attempt, s.Err)
+				t.Errorf("reset=%v: attempt %d failed with %v, want EOF or a reset", reset, s.Number, s.Err)
 			}
 		}
 	}

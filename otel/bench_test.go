@@ -166,7 +166,7 @@ func overhead(b *testing.B, pipeline func() []sdktrace.TracerProviderOption) {
 	const chunk = 1000
 	kind := trace.WithSpanKind(trace.SpanKindInternal)
 	attrs := []attribute.KeyValue{otelbackoff.NameKey.String("fetch"), otelbackoff.RetryNumKey.Int(0)}
-	first := backoff.State{Attempt: 1}
+	first := backoff.State{Attempt: backoff.Attempt{Number: 1}}
 	paths := []func(){
 		func() {
 			_, span := tracer.Start(ctx, "fetch")
@@ -223,7 +223,7 @@ func BenchmarkHooks(b *testing.B) {
 		b.Fatal(err)
 	}
 	fetch := in.Named("fetch")
-	s := backoff.State{Attempt: 1}
+	s := backoff.State{Attempt: backoff.Attempt{Number: 1}}
 	b.ReportAllocs()
 	for b.Loop() {
 		actx := fetch.BeforeAttempt(ctx, s)

@@ -127,17 +127,17 @@ func (in *Instrumenter) AfterAttempt(ctx context.Context, s backoff.State) {
 // BeforeAttempt starts the attempt's span: see Instrumenter.BeforeAttempt.
 func (n *named) BeforeAttempt(ctx context.Context, s backoff.State) context.Context {
 	actx, span := n.in.tracer.Start(ctx, n.spanName, startOptions...)
-	a := &attempt{Context: actx, caller: ctx, span: span, named: n, n: s.Attempt}
+	a := &attempt{Context: actx, caller: ctx, span: span, named: n, n: s.Number}
 	// The attributes of the first attempts are made once for the name. (A
 	// span that does not record ignores them.)
-	span.SetAttributes(n.spanAttributes(s.Attempt)...)
+	span.SetAttributes(n.spanAttributes(s.Number)...)
 	return a
 }
 
 // AfterAttempt ends the attempt's span and counts it: see
 // Instrumenter.AfterAttempt.
 func (n *named) AfterAttempt(ctx context.Context, s backoff.State) {
-	a := n.attemptOf(ctx, s.Attempt)
+	a := n.attemptOf(ctx, s.Number)
 	outcome := telemetry.OutcomeOf(s)
 	if outcome == telemetry.NoAttempt {
 		if s.GivingUp {
@@ -201,7 +201,7 @@ func (n *named) gaveUpBetween(ctx context.Context, a *attempt, s backoff.State) 
 		return
 	}
 	// The retry given up on is the one after the last attempt made.
-	attrs := []attribute.KeyValue{NameKey.String(name), RetryNumKey.Int(s.Attempt), CauseKey.String(cause)}
+	attrs := []attribute.KeyValue{NameKey.String(name), RetryNumKey.Int(s.Number), CauseKey.String(cause)}
 	if s.Err != nil {
 		attrs = append(attrs, ErrorTypeKey.String(in.names.Type(s.Err)))
 	}

@@ -3,6 +3,8 @@ package policy
 import (
 	"context"
 	"reflect"
+
+	"github.com/herdsafe/backoff"
 )
 
 // Fallback returns a stage that calls f when the stages inside it fail,
@@ -42,8 +44,8 @@ func FallbackErr(f func(ctx context.Context, err error) error) Stage {
 
 // fallBack runs the rest of the stages, and the fallback of s if they
 // fail while the caller's context is alive.
-func (c *call) fallBack(ctx context.Context, s *Stage, rest []Stage) error {
-	err := c.run(ctx, rest)
+func (c *call) fallBack(ctx context.Context, a backoff.Attempt, s *Stage, rest []Stage) error {
+	err := c.run(ctx, a, rest)
 	if err == nil || ctx.Err() != nil {
 		return err
 	}

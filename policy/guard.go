@@ -40,8 +40,8 @@ func Guard(g guard.Guard) Stage {
 }
 
 // guard runs the rest of the stages under the guard of s.
-func (c *call) guard(ctx context.Context, s *Stage, rest []Stage) error {
-	return guard.Run(ctx, s.v.(guard.Guard), guard.Call{Attempt: c.attempt}, func(ctx context.Context) error {
-		return c.run(ctx, rest)
+func (c *call) guard(ctx context.Context, a backoff.Attempt, s *Stage, rest []Stage) error {
+	return guard.Run(ctx, s.v.(guard.Guard), guard.Call{Attempt: a.Number}, func(ctx context.Context) error {
+		return c.run(ctx, a, rest)
 	})
 }

@@ -145,22 +145,18 @@ func (l *kindLimits) judge(ctx context.Context, err error, tries *kindCounts) er
 // attempt is judged by the limits of its kind, counted on the call's
 // stack (a frame of its own, so that a retry stage without limits keeps
 // its frame small).
-func (c *call) retryByKind(ctx context.Context, s *Stage, rest []Stage) error {
-	outer, n := c.attempt, 0
+func (c *call) retryByKind(ctx context.Context, a backoff.Attempt, s *Stage, rest []Stage) error {
 	var tries kindCounts
 	var refused error // a guard's refusal of the next attempt, before the wait (see precheck)
-	err := s.retrier.DoErr(ctx, func(ctx context.Context) error {
-		n++
-		c.attempt = n
+	err := s.retrier.Attempts(ctx, func(ctx context.Context, a backoff.Attempt) error {
 		if refused != nil {
 			return refused
 		}
-		if err := c.run(ctx, rest); err != nil {
-			err, refused = precheck(ctx, s.kinds.judge(ctx, err, &tries), rest, n+1)
+		if err := c.run(ctx, a, rest); err != nil {
+			err, refused = precheck(ctx, s.kinds.judge(ctx, err, &tries), rest, a.Number+1)
 			return err
 		}
 		return nil
 	})
-	c.attempt = outer
 	return err
 }

@@ -129,34 +129,60 @@ func Do[T any](ctx context.Context, p *Policy, fn func(context.Context) (T, erro
 			return res, &backoff.Error{Cause: err}
 		}
 	}
+	err := p.do(ctx, func(ctx context.Context, _ backoff.Attempt) error {
+		var err error
+		res, err = fn(ctx)
+		return err
+	}, func(f any, ctx context.Context, err error) error {
+		switch g := f.(type) {
+		case func(context.Context, error) (T, error):
+			var ferr error
+			res, ferr = g(ctx, err)
+			return ferr
+		case func(context.Context, error) error:
+			var zero T
+			res = zero
+			return g(ctx, err)
+		}
+		return fallbackFits[T](f)
+	})
+	return res, err
+}
+
+// Attempts runs fn through the Policy p, as DoErr does, handing it the
+// facts of its attempt (backoff.Attempt) as the innermost retry stage
+// around it fills them in: a layer that sends the attempt's number on the
+// wire, or settles the attempt before reads it there rather than counting
+// attempts itself. With no retry stage, fn gets the facts of a first
+// attempt. A fallback of p must be one for an error alone
+// (FallbackErr).
+func (p *Policy) Attempts(ctx context.Context, fn func(context.Context, backoff.Attempt) error) error {
+	if ctx == nil || p == nil || p.err != nil || fn == nil {
+		return unusable(ctx == nil, p, fn == nil)
+	}
+	for _, f := range p.fallbacks {
+		if err := fallbackFits[struct{}](f); err != nil {
+			return &backoff.Error{Cause: err}
+		}
+	}
+	return p.do(ctx, fn, func(f any, ctx context.Context, err error) error {
+		if g, ok := f.(func(context.Context, error) error); ok {
+			return g(ctx, err)
+		}
+		return fallbackFits[struct{}](f)
+	})
+}
+
+// do runs fn, and a fallback by fallback, through p's stages.
+func (p *Policy) do(ctx context.Context, fn func(context.Context, backoff.Attempt) error, fallback func(f any, ctx context.Context, err error) error) error {
 	if !p.retries && ctx.Err() != nil { // a retry stage refuses each attempt so
-		return res, refuser.DoErr(ctx, fn0)
+		return refuser.DoErr(ctx, fn0)
 	}
-	c := call{
-		attempt: 1,
-		fn: func(ctx context.Context) error {
-			var err error
-			res, err = fn(ctx)
-			return err
-		},
-		fallback: func(f any, ctx context.Context, err error) error {
-			switch g := f.(type) {
-			case func(context.Context, error) (T, error):
-				var ferr error
-				res, ferr = g(ctx, err)
-				return ferr
-			case func(context.Context, error) error:
-				var zero T
-				res = zero
-				return g(ctx, err)
-			}
-			return fallbackFits[T](f)
-		},
+	c := call{fn: fn, fallback: fallback}
+	if err := c.run(ctx, backoff.Attempt{Number: 1}, p.stages); err != nil {
+		return settle(ctx, err)
 	}
-	if err := c.run(ctx, p.stages); err != nil {
-		return res, settle(ctx, err)
-	}
-	return res, nil
+	return nil
 }
 
 // DoErr runs fn through the Policy p, as the function Do does for a

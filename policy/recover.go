@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+
+	"github.com/herdsafe/backoff"
 )
 
 // PanicError is the error a panic of the stages inside a Recover stage
@@ -40,11 +42,11 @@ func Recover() Stage { return Stage{kind: recoverStage} }
 
 // recover runs the rest of the stages, turning a panic into a
 // *PanicError.
-func (c *call) recover(ctx context.Context, rest []Stage) (err error) {
+func (c *call) recover(ctx context.Context, a backoff.Attempt, rest []Stage) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = &PanicError{Value: v, Stack: debug.Stack()}
 		}
 	}()
-	return c.run(ctx, rest)
+	return c.run(ctx, a, rest)
 }

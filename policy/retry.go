@@ -71,28 +71,24 @@ func DefaultBackOff() *backoff.ExponentialBackOff {
 // retry runs the rest of the stages under the retry stage s. With no
 // stage inside it, each attempt is the function itself; otherwise the
 // attempt's number is kept for the guards inside.
-func (c *call) retry(ctx context.Context, s *Stage, rest []Stage) error {
+func (c *call) retry(ctx context.Context, a backoff.Attempt, s *Stage, rest []Stage) error {
 	if s.kinds != nil {
-		return c.retryByKind(ctx, s, rest)
+		return c.retryByKind(ctx, a, s, rest)
 	}
 	if len(rest) == 0 {
-		return s.retrier.DoErr(ctx, c.fn)
+		return s.retrier.Attempts(ctx, c.fn)
 	}
-	outer, n := c.attempt, 0
 	var refused error // a guard's refusal of the next attempt, before the wait
-	err := s.retrier.DoErr(ctx, func(ctx context.Context) error {
-		n++
-		c.attempt = n
+	err := s.retrier.Attempts(ctx, func(ctx context.Context, a backoff.Attempt) error {
 		if refused != nil {
 			return refused
 		}
-		err := c.run(ctx, rest)
+		err := c.run(ctx, a, rest)
 		if err != nil {
-			err, refused = precheck(ctx, err, rest, n+1)
+			err, refused = precheck(ctx, err, rest, a.Number+1)
 		}
 		return err
 	})
-	c.attempt = outer
 	return err
 }
 

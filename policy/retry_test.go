@@ -206,14 +206,14 @@ func TestRetryInstrumenters(t *testing.T) {
 	var got []string
 	for _, e := range in.events {
 		got = append(got, e.method)
-		if e.method == "after" && !errors.Is(e.s.Err, spectest.AttemptErr(e.s.Attempt)) {
-			t.Errorf("AfterAttempt %d: Err %v, want the attempt's own", e.s.Attempt, e.s.Err)
+		if e.method == "after" && !errors.Is(e.s.Err, spectest.AttemptErr(e.s.Number)) {
+			t.Errorf("AfterAttempt %d: Err %v, want the attempt's own", e.s.Number, e.s.Err)
 		}
 	}
 	if want := []string{"before", "after", "before", "after", "before", "after"}; !slices.Equal(got, want) {
 		t.Fatalf("events %v, want %v", got, want)
 	}
-	if last := in.events[5].s; last.Attempt != 3 || !last.GivingUp || last.Cause != backoff.ErrExhausted || last.MaxTries != policy.DefaultMaxTries {
+	if last := in.events[5].s; last.Number != 3 || !last.GivingUp || last.Cause != backoff.ErrExhausted || last.MaxTries != policy.DefaultMaxTries {
 		t.Errorf("the last State %+v, want attempt 3 giving up, ErrExhausted, MaxTries %d", last, policy.DefaultMaxTries)
 	}
 }

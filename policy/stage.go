@@ -41,26 +41,25 @@ const (
 // allocation on every call. That is why no stage hands a continuation to
 // code it does not know.
 type call struct {
-	fn       func(ctx context.Context) error
+	fn       func(ctx context.Context, a backoff.Attempt) error
 	fallback func(f any, ctx context.Context, err error) error
-	attempt  int // the attempt the innermost retry stage running is making, from 1
 }
 
 // run runs stages, outermost first, around c's function.
-func (c *call) run(ctx context.Context, stages []Stage) error {
+func (c *call) run(ctx context.Context, a backoff.Attempt, stages []Stage) error {
 	if len(stages) == 0 {
-		return c.fn(ctx)
+		return c.fn(ctx, a)
 	}
 	s, rest := &stages[0], stages[1:]
 	switch s.kind {
 	case retryStage:
-		return c.retry(ctx, s, rest)
+		return c.retry(ctx, a, s, rest)
 	case timeoutStage:
-		return c.timeout(ctx, s, rest)
+		return c.timeout(ctx, a, s, rest)
 	case recoverStage:
-		return c.recover(ctx, rest)
+		return c.recover(ctx, a, rest)
 	case guardStage:
-		return c.guard(ctx, s, rest)
+		return c.guard(ctx, a, s, rest)
 	}
-	return c.fallBack(ctx, s, rest)
+	return c.fallBack(ctx, a, s, rest)
 }

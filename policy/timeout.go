@@ -3,6 +3,8 @@ package policy
 import (
 	"context"
 	"time"
+
+	"github.com/herdsafe/backoff"
 )
 
 // Timeout returns a stage that gives the stages inside it d to finish,
@@ -27,8 +29,8 @@ func Timeout(d time.Duration) Stage {
 
 // timeout runs the rest of the stages with the deadline of the timeout
 // stage s.
-func (c *call) timeout(ctx context.Context, s *Stage, rest []Stage) error {
+func (c *call) timeout(ctx context.Context, a backoff.Attempt, s *Stage, rest []Stage) error {
 	d := newDeadline(ctx, s.after)
 	defer d.end()
-	return c.run(d, rest)
+	return c.run(d, a, rest)
 }

@@ -190,7 +190,7 @@ func (n *named) AfterAttempt(_ context.Context, s backoff.State) {
 		in.giveUps.WithLabelValues(name, in.names.Cause(s.Cause)).Inc()
 		return
 	}
-	in.retries.WithLabelValues(name, in.retryNum(s.Attempt), in.names.Type(s.Err)).Inc()
+	in.retries.WithLabelValues(name, in.retryNum(s.Number), in.names.Type(s.Err)).Inc()
 	n.wait.Observe(s.NextDelay.Seconds())
 }
 

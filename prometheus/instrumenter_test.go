@@ -166,7 +166,7 @@ func TestNamedIsMadeOncePerName(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { _ = in.Named("fetch") }); n != 0 {
 		t.Errorf("Named of a name seen before allocates %v times, want 0", n)
 	}
-	success := backoff.State{Attempt: 1}
+	success := backoff.State{Attempt: backoff.Attempt{Number: 1}}
 	n := testing.AllocsPerRun(100, func() {
 		i := in.Named("fetch")
 		i.AfterAttempt(i.BeforeAttempt(context.Background(), success), success)

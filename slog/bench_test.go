@@ -14,7 +14,7 @@ import (
 // The cost of a retry's record: with a handler that drops it (Enabled
 // false), and with one that writes it as text.
 func BenchmarkRetryRecord(b *testing.B) {
-	s := backoff.State{Attempt: 1, Err: attemptErr(1), NextDelay: time.Second}
+	s := backoff.State{Attempt: backoff.Attempt{Number: 1}, Err: attemptErr(1), NextDelay: time.Second}
 	for _, c := range []struct {
 		name   string
 		logger *slog.Logger

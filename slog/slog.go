@@ -140,7 +140,7 @@ func record(ctx context.Context, l *slog.Logger, name slog.Attr, s backoff.State
 	if name.Key != "" {
 		add(name)
 	}
-	add(slog.Int(AttemptKey, s.Attempt))
+	add(slog.Int(AttemptKey, s.Number))
 	if s.GivingUp {
 		add(slog.Duration(ElapsedKey, s.Elapsed))
 		add(slog.String(CauseKey, telemetry.Namer{}.Cause(s.Cause)))

@@ -134,25 +134,25 @@ func TestRecords(t *testing.T) {
 		level slog.Level
 		msg   string
 	}{
-		{"success", backoff.State{Attempt: 1}, nil, 0, ""},
-		{"success_after_retries", backoff.State{Attempt: 3, LastErr: attemptErr(2), LastDelay: time.Second}, nil, 0, ""},
+		{"success", backoff.State{Attempt: backoff.Attempt{Number: 1}}, nil, 0, ""},
+		{"success_after_retries", backoff.State{Attempt: backoff.Attempt{Number: 3, LastErr: attemptErr(2), LastDelay: time.Second}}, nil, 0, ""},
 		{
-			"retry", backoff.State{Attempt: 2, Err: attemptErr(2), NextDelay: 1500 * time.Millisecond, Elapsed: time.Second},
+			"retry", backoff.State{Attempt: backoff.Attempt{Number: 2}, Err: attemptErr(2), NextDelay: 1500 * time.Millisecond, Elapsed: time.Second},
 			[]slog.Attr{slog.Int("retry.attempt", 2), slog.Duration("retry.delay", 1500*time.Millisecond), slog.String("error.message", "failure 2")},
 			slog.LevelWarn, "retrying",
 		},
 		{
-			"give_up", backoff.State{Attempt: 3, Err: attemptErr(3), Elapsed: 7 * time.Second, GivingUp: true, Cause: backoff.ErrExhausted},
+			"give_up", backoff.State{Attempt: backoff.Attempt{Number: 3}, Err: attemptErr(3), Elapsed: 7 * time.Second, GivingUp: true, Cause: backoff.ErrExhausted},
 			[]slog.Attr{slog.Int("retry.attempt", 3), slog.Duration("retry.elapsed", 7*time.Second), slog.String("retry.cause", "exhausted"), slog.String("error.message", "failure 3")},
 			slog.LevelError, "giving up",
 		},
 		{
-			"give_up_after_the_wait", backoff.State{Attempt: 1, Err: attemptErr(1), Elapsed: time.Second, GivingUp: true, Cause: context.Canceled, Reported: true},
+			"give_up_after_the_wait", backoff.State{Attempt: backoff.Attempt{Number: 1}, Err: attemptErr(1), Elapsed: time.Second, GivingUp: true, Cause: context.Canceled, Reported: true},
 			[]slog.Attr{slog.Int("retry.attempt", 1), slog.Duration("retry.elapsed", time.Second), slog.String("retry.cause", "canceled"), slog.String("error.message", "failure 1")},
 			slog.LevelError, "giving up",
 		},
 		{
-			"give_up_refused", backoff.State{Attempt: 2, Err: breaker.ErrCircuitOpen, GivingUp: true, Cause: fmt.Errorf("%w: %w", backoff.ErrRefused, breaker.ErrCircuitOpen)},
+			"give_up_refused", backoff.State{Attempt: backoff.Attempt{Number: 2}, Err: breaker.ErrCircuitOpen, GivingUp: true, Cause: fmt.Errorf("%w: %w", backoff.ErrRefused, breaker.ErrCircuitOpen)},
 			[]slog.Attr{slog.Int("retry.attempt", 2), slog.Duration("retry.elapsed", 0), slog.String("retry.cause", "circuit_open"), slog.String("error.message", breaker.ErrCircuitOpen.Error())},
 			slog.LevelError, "giving up",
 		},
@@ -333,7 +333,7 @@ type ctxKey struct{}
 type tagger struct{}
 
 func (tagger) BeforeAttempt(ctx context.Context, s backoff.State) context.Context {
-	return context.WithValue(ctx, ctxKey{}, fmt.Sprint("attempt-", s.Attempt))
+	return context.WithValue(ctx, ctxKey{}, fmt.Sprint("attempt-", s.Number))
 }
 func (tagger) AfterAttempt(context.Context, backoff.State) {}
 
@@ -361,8 +361,8 @@ func TestRecordsCarryTheAttemptsContext(t *testing.T) {
 // The handler's level decides: below it nothing is logged, and nothing
 // allocated.
 func TestLevels(t *testing.T) {
-	retry := backoff.State{Attempt: 1, Err: attemptErr(1), NextDelay: time.Second}
-	giveUp := backoff.State{Attempt: 2, Err: attemptErr(2), GivingUp: true, Cause: backoff.ErrExhausted}
+	retry := backoff.State{Attempt: backoff.Attempt{Number: 1}, Err: attemptErr(1), NextDelay: time.Second}
+	giveUp := backoff.State{Attempt: backoff.Attempt{Number: 2}, Err: attemptErr(2), GivingUp: true, Cause: backoff.ErrExhausted}
 	cases := []struct {
 		level slog.Level
 		want  []string
@@ -394,8 +394,8 @@ func TestLevels(t *testing.T) {
 }
 
 func TestNothingAllocatedWhenDisabled(t *testing.T) {
-	retry := backoff.State{Attempt: 1, Err: attemptErr(1), NextDelay: time.Second}
-	giveUp := backoff.State{Attempt: 2, Err: attemptErr(2), GivingUp: true, Cause: errors.New("shutting down")}
+	retry := backoff.State{Attempt: backoff.Attempt{Number: 1}, Err: attemptErr(1), NextDelay: time.Second}
+	giveUp := backoff.State{Attempt: backoff.Attempt{Number: 2}, Err: attemptErr(2), GivingUp: true, Cause: errors.New("shutting down")}
 	ctx := context.Background()
 	for name, logger := range map[string]*slog.Logger{
 		"above_error": slog.New(&recorder{level: slog.LevelError + 1}),

@@ -33,7 +33,7 @@ const (
 // between the two calls.
 func OutcomeOf(s backoff.State) Outcome {
 	switch {
-	case s.Attempt < 1 || s.Reported:
+	case s.Number < 1 || s.Reported:
 		return NoAttempt
 	case s.Err == nil:
 		return Success

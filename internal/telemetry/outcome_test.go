@@ -129,12 +129,12 @@ func TestOutcomeOfStates(t *testing.T) {
 		want Outcome
 	}{
 		{"no_attempt_number", backoff.State{GivingUp: true, Cause: context.Canceled}, NoAttempt},
-		{"reported", backoff.State{Attempt: 2, Err: errTransient, GivingUp: true, Reported: true}, NoAttempt},
-		{"success", backoff.State{Attempt: 1}, Success},
-		{"failure", backoff.State{Attempt: 1, Err: errTransient}, Failure},
-		{"refused", backoff.State{Attempt: 1, Err: fmt.Errorf("%w: busy", backoff.ErrRefused)}, Refused},
-		{"inner_retry_refused", backoff.State{Attempt: 1, Err: &backoff.Error{Cause: fmt.Errorf("%w: busy", backoff.ErrRefused)}}, Refused},
-		{"inner_retry_ran", backoff.State{Attempt: 1, Err: &backoff.Error{Attempts: 1, LastErr: errTransient, Cause: fmt.Errorf("%w: busy", backoff.ErrRefused)}}, Failure},
+		{"reported", backoff.State{Attempt: backoff.Attempt{Number: 2}, Err: errTransient, GivingUp: true, Reported: true}, NoAttempt},
+		{"success", backoff.State{Attempt: backoff.Attempt{Number: 1}}, Success},
+		{"failure", backoff.State{Attempt: backoff.Attempt{Number: 1}, Err: errTransient}, Failure},
+		{"refused", backoff.State{Attempt: backoff.Attempt{Number: 1}, Err: fmt.Errorf("%w: busy", backoff.ErrRefused)}, Refused},
+		{"inner_retry_refused", backoff.State{Attempt: backoff.Attempt{Number: 1}, Err: &backoff.Error{Cause: fmt.Errorf("%w: busy", backoff.ErrRefused)}}, Refused},
+		{"inner_retry_ran", backoff.State{Attempt: backoff.Attempt{Number: 1}, Err: &backoff.Error{Attempts: 1, LastErr: errTransient, Cause: fmt.Errorf("%w: busy", backoff.ErrRefused)}}, Failure},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -35,8 +35,8 @@ type Instrumenter interface {
 func NotMadeByNew(t *testing.T, in Instrumenter) {
 	t.Helper()
 	for name, use := range map[string]func(){
-		"BeforeAttempt": func() { in.BeforeAttempt(context.Background(), backoff.State{Attempt: 1}) },
-		"AfterAttempt":  func() { in.AfterAttempt(context.Background(), backoff.State{Attempt: 1}) },
+		"BeforeAttempt": func() { in.BeforeAttempt(context.Background(), backoff.State{Attempt: backoff.Attempt{Number: 1}}) },
+		"AfterAttempt":  func() { in.AfterAttempt(context.Background(), backoff.State{Attempt: backoff.Attempt{Number: 1}}) },
 		"Named":         func() { in.Named("fetch") },
 	} {
 		func() {
