@@ -36,9 +36,14 @@ type Marks struct {
 // error's As method does. MarksOf(nil) is the zero Marks.
 func MarksOf(err error) Marks {
 	var m Marks
+	m.read(err) // one call: MarksOf is inlined, and the driver's stack stays shallow
+	return m
+}
+
+// read walks err's chain into m.
+func (m *Marks) read(err error) {
 	m.walk(err)
 	m.lastOf(err)
-	return m
 }
 
 // walk adds err's chain to m, in one shallow pass: a goroutine parked in a
@@ -57,8 +62,16 @@ func (m *Marks) walk(err error) {
 		m.Refused = m.Refused || err == ErrRefused || x != nil && x.Is(ErrRefused)
 		m.Permanent = m.Permanent || err == ErrPermanent || x != nil && x.Is(ErrPermanent)
 		m.CancelAll = m.CancelAll || err == ErrRetriesCanceled || x != nil && x.Is(ErrRetriesCanceled)
-		if !m.Named {
-			m.nameWait(err)
+		if !m.Named { // here, not in a call of its own: see above
+			n, ok := err.(interface{ RetryAfter() time.Duration })
+			if x, isAs := err.(interface{ As(any) bool }); !ok && isAs {
+				if ra := new(*RetryAfterError); x.As(ra) && *ra != nil {
+					n, ok = *ra, true
+				}
+			}
+			if ok {
+				m.named(n)
+			}
 		}
 		switch x := err.(type) {
 		case interface{ Unwrap() error }:
@@ -74,18 +87,9 @@ func (m *Marks) walk(err error) {
 	}
 }
 
-// nameWait records the wait err names (see RetryAfterError), if any, and
-// the cause given to RetryAfter in m.Last.
-func (m *Marks) nameWait(err error) {
-	n, ok := err.(interface{ RetryAfter() time.Duration })
-	if x, isAs := err.(interface{ As(any) bool }); !ok && isAs {
-		if ra := new(*RetryAfterError); x.As(ra) && *ra != nil {
-			n, ok = *ra, true
-		}
-	}
-	if !ok {
-		return
-	}
+// named records the wait n names, and the cause given to RetryAfter in
+// m.Last.
+func (m *Marks) named(n interface{ RetryAfter() time.Duration }) {
 	m.Named, m.Wait = true, n.RetryAfter()
 	if ra, isRA := n.(*RetryAfterError); isRA {
 		m.Last = ra.Unwrap()

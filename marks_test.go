@@ -32,22 +32,22 @@ func (asRetryAfter) As(target any) bool {
 // and through errors.Join: the driver reads what errors.Is and errors.As
 // would find.
 func TestMarksThroughAsAndJoin(t *testing.T) {
-	if m := marksOf(isPermanent{}); !m.Permanent || m.Last != io.ErrUnexpectedEOF {
+	if m := MarksOf(isPermanent{}); !m.Permanent || m.Last != io.ErrUnexpectedEOF {
 		t.Errorf("an error whose Is method matches ErrPermanent: %+v, want a Permanent mark whose LastErr is what it wraps", m)
 	}
-	if e := fmt.Errorf("x: %w", isPermanent{}); !marksOf(e).Permanent || marksOf(e).Last != e {
-		t.Errorf("a wrapped Permanent mark: %+v, want permanent, LastErr the whole error", marksOf(e))
+	if e := fmt.Errorf("x: %w", isPermanent{}); !MarksOf(e).Permanent || MarksOf(e).Last != e {
+		t.Errorf("a wrapped Permanent mark: %+v, want permanent, LastErr the whole error", MarksOf(e))
 	}
-	if m := marksOf(fmt.Errorf("x: %w", asRetryAfter{})); !m.Named || m.Wait != 3*time.Second {
+	if m := MarksOf(fmt.Errorf("x: %w", asRetryAfter{})); !m.Named || m.Wait != 3*time.Second {
 		t.Errorf("a RetryAfterError behind an As method was missed: %+v", m)
 	}
 	for _, err := range []error{ErrRefused, fmt.Errorf("a: %w", ErrRefused), errors.Join(io.EOF, ErrRefused)} {
-		if m := marksOf(err); !m.Refused {
+		if m := MarksOf(err); !m.Refused {
 			t.Errorf("%v: a refusal was missed", err)
 		}
 	}
 	for _, err := range []error{ErrRetriesCanceled, fmt.Errorf("%w: %w", ErrRetriesCanceled, io.EOF)} {
-		if m := marksOf(err); !m.CancelAll {
+		if m := MarksOf(err); !m.CancelAll {
 			t.Errorf("%v: a cancellation was missed", err)
 		}
 	}
@@ -61,5 +61,25 @@ func TestMarksThroughAsAndJoin(t *testing.T) {
 	}, WithRetryable(func(err error) bool { return errors.As(err, new(*specTempError)) }), WithBackOff(&ZeroBackOff{}))
 	if !errors.Is(err, ErrPermanent) || calls != 3 {
 		t.Errorf("a classifier through errors.Join: %v after %d calls, want ErrPermanent after 3", err, calls)
+	}
+}
+
+// MarksOf reads a run's result inside a chain: the first *Error, what its
+// Cause and LastErr mark, and allocates nothing doing so.
+func TestMarksOfARunsResult(t *testing.T) {
+	inner := &Error{Cause: fmt.Errorf("%w: busy", ErrRefused), LastErr: io.EOF, Attempts: 2}
+	outer := fmt.Errorf("call: %w", inner)
+	m := MarksOf(outer)
+	if m.Run != inner || !m.Refused || m.Permanent || m.Named {
+		t.Errorf("MarksOf(a wrapped *Error refused after 2 attempts) = %+v, want Run the *Error and Refused only", m)
+	}
+	if m := MarksOf(errors.Join(io.EOF, &Error{Cause: ErrPermanent}, inner)); m.Run == inner || m.Run == nil || !m.Permanent {
+		t.Errorf("two *Errors joined: Run = %v, want the first, Permanent", m.Run)
+	}
+	if m := MarksOf(nil); m != (Marks{}) {
+		t.Errorf("MarksOf(nil) = %+v, want the zero Marks", m)
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = MarksOf(outer) }); n != 0 {
+		t.Errorf("MarksOf allocates %v times, want 0", n)
 	}
 }

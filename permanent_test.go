@@ -25,7 +25,7 @@ func TestPermanent(t *testing.T) {
 		{fmt.Errorf("building the request: %w", p), nil}, // the whole chain
 		{errors.Join(io.EOF, p), nil},
 	} {
-		m := marksOf(c.err)
+		m := MarksOf(c.err)
 		last, ok := m.Last, m.Permanent
 		if !ok {
 			t.Fatalf("%v: Permanent mark not found", c.err)
@@ -38,7 +38,7 @@ func TestPermanent(t *testing.T) {
 			t.Errorf("%v: LastErr %v, want %v", c.err, last, want)
 		}
 	}
-	if marksOf(io.EOF).Permanent {
+	if MarksOf(io.EOF).Permanent {
 		t.Fatal("a plain error taken for a Permanent one")
 	}
 }

@@ -23,16 +23,16 @@ func TestRetryAfterError(t *testing.T) {
 		t.Errorf("without a cause, Error() = %q", got)
 	}
 	wrapped := fmt.Errorf("call: %w", err)
-	m := marksOf(wrapped)
+	m := MarksOf(wrapped)
 	if !m.Named || m.Wait != 3*time.Second || m.Last != cause {
 		t.Errorf("wrapped: marks %+v, LastErr %v; want the 3s RetryAfterError and its cause", m, m.Last)
 	}
 	bare := RetryAfter(-time.Second, nil)
-	if m := marksOf(bare); !m.Named || m.Last != bare {
+	if m := MarksOf(bare); !m.Named || m.Last != bare {
 		t.Errorf("causeless: marks %+v, want the RetryAfterError, reported itself", m)
 	}
 	joined := errors.Join(io.EOF, fmt.Errorf("x: %w", RetryAfter(time.Second, io.ErrClosedPipe)), Permanent(io.ErrNoProgress))
-	if m := marksOf(joined); !m.Permanent || !m.Named {
+	if m := MarksOf(joined); !m.Permanent || !m.Named {
 		t.Errorf("joined: marks %+v, want both found in one walk", m)
 	}
 }
@@ -111,11 +111,11 @@ func TestPushbackOfAnyType(t *testing.T) {
 // The first RetryAfterError of the chain is the one honoured, and a
 // Permanent mark beats a cancellation.
 func TestPushbackPrecedence(t *testing.T) {
-	m := marksOf(errors.Join(RetryAfter(time.Second, nil), RetryAfter(time.Hour, nil)))
+	m := MarksOf(errors.Join(RetryAfter(time.Second, nil), RetryAfter(time.Hour, nil)))
 	if !m.Named || m.Wait != time.Second || m.CancelAll {
 		t.Errorf("marks %+v, want the first wait only", m)
 	}
-	m = marksOf(errors.Join(&serverPushback{cancel: true}, Permanent(io.EOF)))
+	m = MarksOf(errors.Join(&serverPushback{cancel: true}, Permanent(io.EOF)))
 	if !m.CancelAll || !m.Permanent {
 		t.Errorf("marks %+v, want the cancellation and the Permanent mark found", m)
 	}
@@ -128,7 +128,7 @@ func TestPushbackPrecedence(t *testing.T) {
 			t.Errorf("%v: Cause %v, want ErrPermanent", err, re.Cause)
 		}
 	}
-	if marksOf(io.EOF).Permanent || !errors.Is(fmt.Errorf("x: %w", Permanent(io.EOF)), ErrPermanent) || !errors.Is(errors.Join(io.EOF, Permanent(io.EOF)), ErrPermanent) {
+	if MarksOf(io.EOF).Permanent || !errors.Is(fmt.Errorf("x: %w", Permanent(io.EOF)), ErrPermanent) || !errors.Is(errors.Join(io.EOF, Permanent(io.EOF)), ErrPermanent) {
 		t.Error("errors.Is does not find the Permanent mark as the driver does")
 	}
 }
