@@ -59,15 +59,3 @@ type refusedByContext struct{ ctx context.Context }
 func (r refusedByContext) Error() string        { return context.Cause(r.ctx).Error() }
 func (r refusedByContext) Unwrap() error        { return context.Cause(r.ctx) }
 func (r refusedByContext) Is(target error) bool { return target == ErrRefused }
-
-// run builds the options opts make and runs op under them.
-func run(ctx context.Context, opts []RetryOption, op func(context.Context, Attempt) error) error {
-	o, err := build(opts)
-	if err == nil {
-		err = retry(ctx, o, op)
-	} else {
-		err = &Error{Cause: err}
-	}
-	o.release()
-	return err
-}

@@ -39,17 +39,25 @@ func RetryCtx[T any](ctx context.Context, operation Operation[T], opts ...RetryO
 	if operation == nil {
 		return res, invalidCall("RetryCtx was given a nil operation")
 	}
-	o, err := build(opts)
-	if err != nil {
-		return res, &Error{Cause: err}
-	}
-	err = retry(ctx, o, func(context.Context, Attempt) error {
+	err := run(ctx, opts, func(context.Context, Attempt) error {
 		var err error
 		res, err = operation()
 		return err
 	})
-	o.release()
 	return res, err
+}
+
+// run is the setup of every entry point that takes options: it builds the
+// options opts make and runs op under them.
+func run(ctx context.Context, opts []RetryOption, op func(context.Context, Attempt) error) error {
+	o, err := build(opts)
+	if err == nil {
+		err = retry(ctx, o, op)
+	} else {
+		err = &Error{Cause: err}
+	}
+	o.release()
+	return err
 }
 
 // WithoutWaits returns a copy of ctx under which the driver and a Loop wait
