@@ -13,7 +13,7 @@ func RetryErrorCtx(ctx context.Context, operation func() error, opts ...RetryOpt
 	if operation == nil {
 		return invalidCall("RetryErrorCtx was given a nil operation")
 	}
-	return run(ctx, opts, func(context.Context, Attempt) error { return operation() })
+	return retry(ctx, opts, nil, func(context.Context, Attempt) error { return operation() })
 }
 
 // Do is the driver for a function that takes a context: the same options,
@@ -28,7 +28,7 @@ func Do[T any](ctx context.Context, fn func(context.Context) (T, error), opts ..
 	if fn == nil {
 		return res, invalidCall("Do was given a nil function")
 	}
-	err := run(ctx, opts, func(ctx context.Context, _ Attempt) error {
+	err := retry(ctx, opts, nil, func(ctx context.Context, _ Attempt) error {
 		if ctx.Err() != nil {
 			return refusedByContext{ctx}
 		}
@@ -44,7 +44,7 @@ func DoErr(ctx context.Context, fn func(context.Context) error, opts ...RetryOpt
 	if fn == nil {
 		return invalidCall("DoErr was given a nil function")
 	}
-	return run(ctx, opts, func(ctx context.Context, _ Attempt) error {
+	return retry(ctx, opts, nil, func(ctx context.Context, _ Attempt) error {
 		if ctx.Err() != nil {
 			return refusedByContext{ctx}
 		}

@@ -74,11 +74,7 @@ func (r *Retrier) Attempts(ctx context.Context, fn func(context.Context, Attempt
 	case fn == nil:
 		return invalidCall("Retrier.Attempts was given a nil function")
 	}
-	o := r.options()
-	if o.err != nil {
-		return &Error{Cause: o.err}
-	}
-	return retry(ctx, o, func(ctx context.Context, a Attempt) error {
+	return retry(ctx, nil, r.options(), func(ctx context.Context, a Attempt) error {
 		if ctx.Err() != nil {
 			return refusedByContext{ctx}
 		}

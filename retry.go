@@ -39,25 +39,12 @@ func RetryCtx[T any](ctx context.Context, operation Operation[T], opts ...RetryO
 	if operation == nil {
 		return res, invalidCall("RetryCtx was given a nil operation")
 	}
-	err := run(ctx, opts, func(context.Context, Attempt) error {
+	err := retry(ctx, opts, nil, func(context.Context, Attempt) error {
 		var err error
 		res, err = operation()
 		return err
 	})
 	return res, err
-}
-
-// run is the setup of every entry point that takes options: it builds the
-// options opts make and runs op under them.
-func run(ctx context.Context, opts []RetryOption, op func(context.Context, Attempt) error) error {
-	o, err := build(opts)
-	if err == nil {
-		err = retry(ctx, o, op)
-	} else {
-		err = &Error{Cause: err}
-	}
-	o.release()
-	return err
 }
 
 // WithoutWaits returns a copy of ctx under which the driver and a Loop wait
@@ -79,11 +66,21 @@ func invalidCall(msg string) error {
 }
 
 // retry is the loop: it runs op until it succeeds or the options say stop,
-// and returns nil or the *Error that says why. A turn (an attempt and its
-// decision) is out of line: a goroutine parked in a wait holds less.
-func retry(ctx context.Context, o *options, op func(context.Context, Attempt) error) error {
+// and returns nil or the *Error that says why. Its options are o, built
+// once (a Retrier's), or else those opts make, built for the call and
+// given back after it: the one setup of every entry point. A turn (an
+// attempt and its decision) is out of line: a goroutine parked in a wait
+// holds less.
+func retry(ctx context.Context, opts []RetryOption, o *options, op func(context.Context, Attempt) error) error {
 	if ctx == nil {
 		return invalidCall("the driver was given a nil context")
+	}
+	if o == nil {
+		o, _ = build(opts)
+		defer o.release()
+	}
+	if o.err != nil {
+		return &Error{Cause: o.err}
 	}
 	p := progress{o: o}
 	if _, ok := ctx.Deadline(); ok || o.maxElapsed > 0 || o.direct != nil {

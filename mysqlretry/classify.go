@@ -4,10 +4,7 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
-	"io"
-	"net"
 	"strings"
-	"syscall"
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/herdsafe/backoff/sqlretry"
@@ -59,18 +56,10 @@ func Classify(err error) sqlretry.Class {
 }
 
 // Retryable reports whether a statement that failed with err may succeed
-// if run again: Classify gives sqlretry.Retry, sqlretry.Connection or
-// sqlretry.ReadOnly. Use it with backoff.WithRetryable for a statement
-// outside a transaction only if running it twice does no harm: a
-// connection lost while a write was in flight leaves its outcome unknown.
-// For transactions use a Runner, which knows COMMIT from the rest.
-func Retryable(err error) bool {
-	switch Classify(err) {
-	case sqlretry.Retry, sqlretry.Connection, sqlretry.ReadOnly, sqlretry.Unsent:
-		return true
-	}
-	return false
-}
+// if run again: Classify(err).Retryable() (see sqlretry.Class.Retryable).
+// Use it with backoff.WithRetryable for a statement outside a transaction
+// only if running it twice does no harm; for transactions use a Runner.
+func Retryable(err error) bool { return Classify(err).Retryable() }
 
 // classifyNumber returns the Class of a server's error.
 func classifyNumber(me *mysql.MySQLError) sqlretry.Class {
@@ -89,11 +78,8 @@ func classifyNumber(me *mysql.MySQLError) sqlretry.Class {
 	return sqlretry.Permanent
 }
 
-// connectionLost reports whether err says the connection failed.
+// connectionLost reports whether err says the connection failed: as
+// sqlretry.ConnectionLost, or by the driver's own errors.
 func connectionLost(err error) bool {
-	var ne net.Error
-	return errors.Is(err, mysql.ErrInvalidConn) ||
-		errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
-		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed)
+	return sqlretry.ConnectionLost(err) || errors.Is(err, mysql.ErrInvalidConn)
 }
