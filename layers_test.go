@@ -1,6 +1,7 @@
 package backoff_test
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -71,12 +72,26 @@ func layerAllows(dir, pkg string) bool {
 	return pkg == "" || pkg == "guard" || pkg != "hedge" && slices.Contains(guards, pkg)
 }
 
-// violations returns what is wrong with the imports of the non-test files
-// of the package in dir (a slash-separated path from the repository's
-// root, "" for the root): imports, the module's packages it imports as
-// paths inside the module ("" for the core), and whether it imports
-// package testing.
-func violations(dir string, imports []string, importsTesting bool) []string {
+// facts is what the non-test files of a package say of its dependencies.
+type facts struct {
+	imports []string // the module's packages imported, as paths inside the module ("" for the core)
+	testing bool     // package testing imported
+	init    bool     // a func init declared (looked for in the layers and internal/ only)
+}
+
+// layered reports whether the package in dir is one of the core's layers
+// or of internal/, whose dependencies are all in their imports: none of
+// them has an init function, which would make a dependency at load time
+// that no import shows.
+func layered(dir string) bool {
+	return dir == "" || dir == "guard" || dir == "policy" || slices.Contains(guards, dir) || strings.HasPrefix(dir, "internal/")
+}
+
+// violations returns what is wrong with the dependencies of the package
+// in dir (a slash-separated path from the repository's root, "" for the
+// root), as its non-test files state them.
+func violations(dir string, f facts) []string {
+	imports := f.imports
 	var out []string
 	bad := func(pkg, why string) {
 		out = append(out, "package "+path.Join(module, dir)+" imports "+path.Join(module, pkg)+": "+why)
@@ -105,7 +120,10 @@ func violations(dir string, imports []string, importsTesting bool) []string {
 	case strings.HasPrefix(dir, "internal/"):
 		out = append(out, "package "+path.Join(module, dir)+" has no floor: list it in internalLeaves or internalProduction, or move a test kit under "+testKits)
 	}
-	if importsTesting && strings.HasPrefix(dir, "internal/") {
+	if f.init && layered(dir) {
+		out = append(out, "package "+path.Join(module, dir)+" has an init function: a dependency made at load time, which no import shows; export what the other package calls instead")
+	}
+	if f.testing && strings.HasPrefix(dir, "internal/") {
 		out = append(out, "package "+path.Join(module, dir)+" imports testing in a non-test file: it is a test kit, and belongs under "+testKits)
 	}
 	for _, pkg := range imports {
@@ -122,8 +140,8 @@ func violations(dir string, imports []string, importsTesting bool) []string {
 func treeViolations(t *testing.T, root string) []string {
 	t.Helper()
 	type pkgImports struct {
-		mod     map[string]bool
-		testing bool
+		mod           map[string]bool
+		testing, init bool
 	}
 	pkgs := map[string]*pkgImports{}
 	err := filepath.WalkDir(root, func(name string, d fs.DirEntry, err error) error {
@@ -145,7 +163,11 @@ func treeViolations(t *testing.T, root string) []string {
 			return err
 		}
 		dir := strings.TrimPrefix(filepath.ToSlash(rel), ".")
-		f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ImportsOnly)
+		mode := parser.ImportsOnly
+		if layered(dir) {
+			mode = parser.SkipObjectResolution // the declarations too, for an init function
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, mode)
 		if err != nil {
 			return err
 		}
@@ -153,6 +175,11 @@ func treeViolations(t *testing.T, root string) []string {
 		if p == nil {
 			p = &pkgImports{mod: map[string]bool{}}
 			pkgs[dir] = p
+		}
+		for _, d := range f.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "init" {
+				p.init = true
+			}
 		}
 		for _, spec := range f.Imports {
 			ip, _ := strconv.Unquote(spec.Path.Value)
@@ -175,14 +202,15 @@ func treeViolations(t *testing.T, root string) []string {
 			imports = append(imports, pkg)
 		}
 		slices.Sort(imports)
-		out = append(out, violations(dir, imports, p.testing)...)
+		out = append(out, violations(dir, facts{imports: imports, testing: p.testing, init: p.init})...)
 	}
 	slices.Sort(out)
 	return out
 }
 
 // The layers import downwards only (layerAllows); internal/ has floors,
-// leaves, production internals and test kits; and no package of the
+// leaves, production internals and test kits; none of them has an init
+// function that wires one package into another; and no package of the
 // repository, in any of its modules, builds a test kit into its non-test
 // code.
 func TestLayersImportDownwards(t *testing.T) {
@@ -212,7 +240,9 @@ func TestLayersCatchWrongImports(t *testing.T) {
 		"a.go":                      imp(module + "/internal/setting"),
 		"guard/a.go":                imp(module),
 		"breaker/a.go":              imp(module+"/guard", module+"/internal/window", module+"/internal/fleet"),
-		"breaker/a_test.go":         imp(module+"/policy", module+"/internal/testkit/kit"),
+		"breaker/a_test.go":         imp(module+"/policy", module+"/internal/testkit/kit") + "func init() {}\n",
+		"breaker/b.go":              "func (b) init() {}\n",
+		"httpretry/b.go":            "func init() {}\n",
 		"internal/setting/a.go":     imp(module + "/internal/typednil"),
 		"internal/typednil/a.go":    "",
 		"internal/telemetry/a.go":   imp(module, module+"/policy", module+"/breaker", module+"/internal/setting"),
@@ -229,6 +259,7 @@ func TestLayersCatchWrongImports(t *testing.T) {
 		"internal/telemetry/b.go": imp(module + "/httpretry"),
 		"internal/helper/a.go":    "",
 		"internal/fleet/a.go":     imp("testing"),
+		"budget/a.go":             imp(module+"/internal/fleet") + "func init() {}\n",
 		"otel/a.go":               imp(module + "/internal/testkit/kit"),
 	}
 	for name, src := range files {
@@ -242,6 +273,7 @@ func TestLayersCatchWrongImports(t *testing.T) {
 	}
 	m := module + "/"
 	want := []string{
+		"package " + m + "budget has an init function: a dependency made at load time, which no import shows; export what the other package calls instead",
 		"package " + m + "bulkhead imports " + m + "internal/telemetry: a layer above it, beside the composition, or a package of internal/ above the leaves",
 		"package " + m + "internal/fleet imports testing in a non-test file: it is a test kit, and belongs under internal/testkit",
 		"package " + m + "internal/helper has no floor: list it in internalLeaves or internalProduction, or move a test kit under internal/testkit",
