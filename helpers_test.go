@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/herdsafe/backoff/internal/spectest"
+	"github.com/herdsafe/backoff/internal/testkit/spectest"
 )
 
 // The mock clock and its driver are spectest's: specClock reports every

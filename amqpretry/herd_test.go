@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/herdsafe/backoff"
-	"github.com/herdsafe/backoff/internal/fleettest"
+	"github.com/herdsafe/backoff/internal/testkit/fleettest"
 	amqp "github.com/rabbitmq/amqp091-go"
 )
 

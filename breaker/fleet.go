@@ -1,25 +1,27 @@
 package breaker
 
-import (
-	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/internal/fleet"
-)
+import "github.com/herdsafe/backoff/internal/fleet"
 
-// A fleet-wide breaker (module redisguard) takes its settings from a
-// Breaker made by New, its local fallback.
-func init() { fleet.TakeBreaker = takeFleet }
-
-// fleetRules are the trip rules as package fleet names them.
-var fleetRules = [...]int{consecutiveRule: fleet.Consecutive, countRule: fleet.RateOfCalls, timeRule: fleet.RateOverTime}
-
-// takeFleet is fleet.TakeBreaker.
-func takeFleet(g guard.Guard) (fleet.Breaker, bool) {
-	b, ok := g.(*Breaker)
-	if !ok || b == nil || b.cur.Load() == nil {
-		return fleet.Breaker{}, false
-	}
+// NewFleetFallback returns the Breaker that New makes of opts, to be the
+// local fallback of a breaker that a fleet shares (module redisguard's
+// NewBreaker), and the settings that the shared breaker keeps for the
+// whole fleet, read from opts as New reads them, with its defaults and
+// ranges. A bad option is b's Validate error, as New reports it.
+//
+// The shared breaker classifies the errors and reports the changes of
+// state itself, so b does neither: it counts every error it is told of as
+// a failure and reports no change of state, and s carries WithIsFailure's
+// classifier and WithStateChange's hook instead. s.Unshared names
+// WithOpenBackOff if it was given: a shared breaker cannot grow its open
+// duration.
+//
+// The settings' type is internal to this repository's modules:
+// NewFleetFallback is the hand-over between this package and module
+// redisguard, which calls it where it builds a shared breaker.
+func NewFleetFallback(opts ...Option) (b *Breaker, s fleet.Breaker) {
+	b = New(opts...)
 	c := &b.cfg
-	s := fleet.Breaker{
+	s = fleet.Breaker{
 		Rule:      fleetRules[c.rule],
 		Threshold: int(c.threshold),
 		Rate:      c.rate,
@@ -41,5 +43,8 @@ func takeFleet(g guard.Guard) (fleet.Breaker, bool) {
 		s.Unshared = "WithOpenBackOff"
 	}
 	c.isFailure, c.onChange = nil, nil
-	return s, true
+	return b, s
 }
+
+// fleetRules are the trip rules as package fleet names them.
+var fleetRules = [...]int{consecutiveRule: fleet.Consecutive, countRule: fleet.RateOfCalls, timeRule: fleet.RateOverTime}

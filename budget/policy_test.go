@@ -9,7 +9,7 @@ import (
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/internal/guardtest"
+	"github.com/herdsafe/backoff/internal/testkit/guardtest"
 	"github.com/herdsafe/backoff/policy"
 )
 

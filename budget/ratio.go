@@ -25,7 +25,7 @@ type ratioBudget struct {
 	mu      sync.Mutex    // makes a retry's check and its count one step
 	reserve uint64        // retries allowed per window whatever the traffic
 	ratio   uint64        // retries allowed per million first attempts
-	offset  time.Duration // WithWindowOffset's, for fleet.TakeRatio
+	offset  time.Duration // WithWindowOffset's, for NewRatioFallback
 }
 
 // newRatioBudget returns the ratio budget of c, its window empty.

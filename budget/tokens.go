@@ -20,7 +20,7 @@ type tokenBucket struct {
 	max     int64
 	ratio   int64
 	failure func(error) bool // nil: every error
-	clock   clock.Clock      // WithClock's, which the bucket does not read: for a fleet-wide one (fleet.TakeTokenBucket)
+	clock   clock.Clock      // WithClock's, which the bucket does not read: for a fleet-wide one (NewTokenBucketFallback)
 }
 
 // newTokenBucket returns the token bucket of c, full.

@@ -12,7 +12,7 @@ import (
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/internal/guardtest"
+	"github.com/herdsafe/backoff/internal/testkit/guardtest"
 )
 
 // A bad capacity and a bad option are both reported: neither masks the

@@ -13,7 +13,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/internal/guardtest"
+	"github.com/herdsafe/backoff/internal/testkit/guardtest"
 )
 
 // draws returns a Rand that returns ds in turn, and a count of the draws

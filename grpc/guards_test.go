@@ -17,7 +17,7 @@ import (
 	grpcbackoff "github.com/herdsafe/backoff/grpc"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/hedge"
-	"github.com/herdsafe/backoff/internal/spectest"
+	"github.com/herdsafe/backoff/internal/testkit/spectest"
 	"github.com/herdsafe/backoff/policy"
 	slogbackoff "github.com/herdsafe/backoff/slog"
 	"google.golang.org/grpc"

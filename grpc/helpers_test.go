@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/herdsafe/backoff"
-	"github.com/herdsafe/backoff/internal/spectest"
+	"github.com/herdsafe/backoff/internal/testkit/spectest"
 	"github.com/herdsafe/backoff/policy"
 	"go.uber.org/goleak"
 	"google.golang.org/grpc"

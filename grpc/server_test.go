@@ -13,7 +13,7 @@ import (
 	"github.com/herdsafe/backoff/chaos"
 	grpcbackoff "github.com/herdsafe/backoff/grpc"
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/internal/spectest"
+	"github.com/herdsafe/backoff/internal/testkit/spectest"
 	"github.com/herdsafe/backoff/throttle"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"

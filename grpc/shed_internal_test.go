@@ -12,8 +12,8 @@ import (
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/httpshed"
-	"github.com/herdsafe/backoff/internal/guardstate"
-	"github.com/herdsafe/backoff/internal/spectest"
+	"github.com/herdsafe/backoff/internal/testkit/guardstate"
+	"github.com/herdsafe/backoff/internal/testkit/spectest"
 	"github.com/herdsafe/backoff/limiter"
 	"github.com/herdsafe/backoff/throttle"
 )

@@ -11,7 +11,7 @@ import (
 	"github.com/herdsafe/backoff/bulkhead"
 	grpcbackoff "github.com/herdsafe/backoff/grpc"
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/internal/guardstate"
+	"github.com/herdsafe/backoff/internal/testkit/guardstate"
 	"github.com/herdsafe/backoff/limiter"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"

@@ -10,7 +10,7 @@ import (
 
 	"github.com/herdsafe/backoff"
 	grpcbackoff "github.com/herdsafe/backoff/grpc"
-	"github.com/herdsafe/backoff/internal/spectest"
+	"github.com/herdsafe/backoff/internal/testkit/spectest"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"

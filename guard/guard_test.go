@@ -12,7 +12,7 @@ import (
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/internal/spectest"
+	"github.com/herdsafe/backoff/internal/testkit/spectest"
 )
 
 // recorder is a Guard that admits every call unless allow says otherwise,

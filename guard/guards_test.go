@@ -12,7 +12,7 @@ import (
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/chaos"
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/internal/guardtest"
+	"github.com/herdsafe/backoff/internal/testkit/guardtest"
 	adaptive "github.com/herdsafe/backoff/limiter" // as adaptive: the package example has a limiter of its own
 	"github.com/herdsafe/backoff/throttle"
 )

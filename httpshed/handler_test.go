@@ -14,7 +14,7 @@ import (
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/chaos"
 	"github.com/herdsafe/backoff/httpretry"
-	"github.com/herdsafe/backoff/internal/spectest"
+	"github.com/herdsafe/backoff/internal/testkit/spectest"
 )
 
 // A full bulkhead sheds a request at once, with 503 and a Retry-After,

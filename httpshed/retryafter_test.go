@@ -9,7 +9,7 @@ import (
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/internal/guardstate"
+	"github.com/herdsafe/backoff/internal/testkit/guardstate"
 )
 
 // The wait for each state of a guard, and its spread, are package

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/herdsafe/backoff/internal/fleettest"
+	"github.com/herdsafe/backoff/internal/testkit/fleettest"
 	"github.com/nats-io/nats.go"
 )
 

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/herdsafe/backoff"
-	"github.com/herdsafe/backoff/internal/fleettest"
+	"github.com/herdsafe/backoff/internal/testkit/fleettest"
 	"github.com/nats-io/nats.go"
 )
 

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/herdsafe/backoff"
-	"github.com/herdsafe/backoff/internal/telemetry/telemetrytest"
+	"github.com/herdsafe/backoff/internal/testkit/telemetrytest"
 	otelbackoff "github.com/herdsafe/backoff/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"

@@ -14,7 +14,7 @@ import (
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
-	"github.com/herdsafe/backoff/internal/telemetry/telemetrytest"
+	"github.com/herdsafe/backoff/internal/testkit/telemetrytest"
 	otelbackoff "github.com/herdsafe/backoff/otel"
 	"github.com/herdsafe/backoff/policy"
 	"go.opentelemetry.io/otel/codes"

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/herdsafe/backoff"
-	"github.com/herdsafe/backoff/internal/telemetry/telemetrytest"
+	"github.com/herdsafe/backoff/internal/testkit/telemetrytest"
 	slogbackoff "github.com/herdsafe/backoff/slog"
 	"go.opentelemetry.io/otel/trace"
 )

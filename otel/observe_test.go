@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/herdsafe/backoff/internal/telemetry"
-	"github.com/herdsafe/backoff/internal/telemetry/telemetrytest"
+	"github.com/herdsafe/backoff/internal/testkit/telemetrytest"
 	otelbackoff "github.com/herdsafe/backoff/otel"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )

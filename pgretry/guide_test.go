@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/herdsafe/backoff/internal/guidetest"
+	"github.com/herdsafe/backoff/internal/testkit/guidetest"
 )
 
 // Every Go block of docs/databases.md that imports this package is a whole

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/herdsafe/backoff/internal/telemetry/telemetrytest"
+	"github.com/herdsafe/backoff/internal/testkit/telemetrytest"
 	prombackoff "github.com/herdsafe/backoff/prometheus"
 	"github.com/prometheus/client_golang/prometheus"
 )

@@ -9,7 +9,7 @@ import (
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
-	"github.com/herdsafe/backoff/internal/telemetry/telemetrytest"
+	"github.com/herdsafe/backoff/internal/testkit/telemetrytest"
 	"github.com/herdsafe/backoff/policy"
 	prombackoff "github.com/herdsafe/backoff/prometheus"
 )

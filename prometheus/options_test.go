@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/herdsafe/backoff"
-	"github.com/herdsafe/backoff/internal/telemetry/telemetrytest"
+	"github.com/herdsafe/backoff/internal/testkit/telemetrytest"
 	prombackoff "github.com/herdsafe/backoff/prometheus"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"

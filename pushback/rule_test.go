@@ -16,7 +16,7 @@ import (
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/internal/guardstate"
+	"github.com/herdsafe/backoff/internal/testkit/guardstate"
 	"github.com/herdsafe/backoff/limiter"
 	"github.com/herdsafe/backoff/pushback"
 	"github.com/herdsafe/backoff/throttle"

@@ -11,7 +11,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/internal/guardtest"
+	"github.com/herdsafe/backoff/internal/testkit/guardtest"
 	"github.com/herdsafe/backoff/ratelimit"
 	"golang.org/x/time/rate"
 )

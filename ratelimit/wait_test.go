@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/internal/spectest"
+	"github.com/herdsafe/backoff/internal/testkit/spectest"
 	"github.com/herdsafe/backoff/ratelimit"
 )
 

@@ -66,8 +66,8 @@ type Breaker struct {
 // reports them.
 func NewBreaker(client redis.Scripter, name string, opts ...Option) *Breaker {
 	c := newConfig(breakerKind, "NewBreaker", name, opts)
-	b := &Breaker{cfg: c, local: breaker.New(c.breaker...)}
-	s, _ := fleet.TakeBreaker(b.local)
+	local, s := breaker.NewFleetFallback(c.breaker...)
+	b := &Breaker{cfg: c, local: local}
 	var unshared error
 	if s.Unshared != "" {
 		unshared = settings.Invalid("WithBreaker was given breaker.%s, which a shared breaker does not support", s.Unshared)

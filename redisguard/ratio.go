@@ -9,7 +9,6 @@ import (
 
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/internal/fleet"
 	"github.com/herdsafe/backoff/internal/setting"
 	"github.com/redis/go-redis/v9"
 )
@@ -78,8 +77,8 @@ type seenWindow struct {
 // reports them.
 func NewRatio(client redis.Scripter, name string, opts ...Option) *Budget {
 	c := newConfig(budgetKind, "NewRatio", name, opts)
-	b := &Budget{cfg: c, local: budget.NewRatio(c.budget...)}
-	s, _ := fleet.TakeRatio(b.local)
+	local, s := budget.NewRatioFallback(c.budget...)
+	b := &Budget{cfg: c, local: local}
 	var offsetErr error
 	if s.Offset != 0 {
 		offsetErr = settings.Invalid("NewRatio: WithBudget was given budget.WithWindowOffset(%v), which a shared ratio budget cannot use: its window is the fleet's, laid out on Redis's clock, and an offset would move only the local fallback's", s.Offset)

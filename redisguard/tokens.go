@@ -7,7 +7,6 @@ import (
 
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/internal/fleet"
 	"github.com/herdsafe/backoff/internal/setting"
 	"github.com/redis/go-redis/v9"
 )
@@ -62,8 +61,8 @@ const (
 // them.
 func NewTokenBucket(client redis.Scripter, name string, opts ...Option) *Budget {
 	c := newConfig(budgetKind, "NewTokenBucket", name, opts)
-	b := &Budget{cfg: c, local: budget.NewTokenBucket(c.budget...)}
-	s, _ := fleet.TakeTokenBucket(b.local)
+	local, s := budget.NewTokenBucketFallback(c.budget...)
+	b := &Budget{cfg: c, local: local}
 	b.err = setting.Join(checkClient(client), c.nameErr, c.err, b.local.Validate())
 	if b.err != nil {
 		return b

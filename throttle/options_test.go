@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/internal/guardtest"
+	"github.com/herdsafe/backoff/internal/testkit/guardtest"
 	"github.com/herdsafe/backoff/internal/window"
 )
 

@@ -6,15 +6,16 @@
 // budget, validated by the local guard that is also its fallback, and
 // copies none of them.
 //
-// The functions are set by packages breaker and budget when they are
-// loaded (package fleet cannot import them: they import it).
+// Packages breaker and budget hand them over where redisguard asks for its
+// fallback: breaker.NewFleetFallback, budget.NewTokenBucketFallback and
+// budget.NewRatioFallback. Package fleet holds the settings' types only, and
+// imports nothing of the module.
 package fleet
 
 import (
 	"time"
 
 	"github.com/benbjohnson/clock"
-	"github.com/herdsafe/backoff/guard"
 )
 
 // The trip rules of a Breaker.
@@ -51,14 +52,6 @@ type Breaker struct {
 	Unshared string
 }
 
-// TakeBreaker returns the settings of g, a *breaker.Breaker that New made
-// and that nothing has used yet, and takes its classifier and its
-// state-change hook away from it: g, the local fallback of a fleet-wide
-// breaker, then counts every error it is told of as a failure and reports
-// no change of state, and the fleet-wide breaker does both. ok is false if
-// g is not a *breaker.Breaker that New made.
-var TakeBreaker func(g guard.Guard) (s Breaker, ok bool)
-
 // TokenBucket is what a fleet-wide token bucket takes of a
 // budget.NewTokenBucket.
 type TokenBucket struct {
@@ -69,12 +62,6 @@ type TokenBucket struct {
 	Clock     clock.Clock // WithClock's, which a local token bucket does not read
 }
 
-// TakeTokenBucket returns the settings of g, a token bucket of
-// budget.NewTokenBucket that nothing has used yet, and takes its
-// classifier away from it, as TakeBreaker does. ok is false if g is not
-// such a token bucket.
-var TakeTokenBucket func(g guard.Guard) (s TokenBucket, ok bool)
-
 // Ratio is what a fleet-wide ratio budget takes of a budget.NewRatio.
 type Ratio struct {
 	Window  time.Duration // the window's length (WithWindow)
@@ -83,7 +70,3 @@ type Ratio struct {
 	Clock   clock.Clock   // WithClock's
 	Offset  time.Duration // WithWindowOffset's, which a fleet-wide budget cannot use
 }
-
-// TakeRatio returns the settings of g, a ratio budget of budget.NewRatio
-// that nothing has used yet. ok is false if g is not such a budget.
-var TakeRatio func(g guard.Guard) (s Ratio, ok bool)

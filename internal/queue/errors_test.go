@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/benbjohnson/clock"
-	"github.com/herdsafe/backoff/internal/guardtest"
 	"github.com/herdsafe/backoff/internal/queue"
+	"github.com/herdsafe/backoff/internal/testkit/guardtest"
 )
 
 // Each guard's refusals match its own sentinel, and not another guard's:

@@ -9,8 +9,8 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/internal/guardtest"
 	"github.com/herdsafe/backoff/internal/queue"
+	"github.com/herdsafe/backoff/internal/testkit/guardtest"
 )
 
 // errFull is the sentinel of the tests' guard, and errUnbalanced its panic

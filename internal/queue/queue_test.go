@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/benbjohnson/clock"
-	"github.com/herdsafe/backoff/internal/guardtest"
 	"github.com/herdsafe/backoff/internal/queue"
+	"github.com/herdsafe/backoff/internal/testkit/guardtest"
 )
 
 // A freed slot goes to the caller that has waited longest, without being

@@ -14,7 +14,7 @@ import (
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
-	"github.com/herdsafe/backoff/internal/telemetry/telemetrytest"
+	"github.com/herdsafe/backoff/internal/testkit/telemetrytest"
 	"github.com/herdsafe/backoff/limiter"
 	"github.com/herdsafe/backoff/policy"
 	"github.com/herdsafe/backoff/throttle"
@@ -71,8 +71,8 @@ func TestErrorType(t *testing.T) {
 		{"limit_exceeded_wrapped", fmt.Errorf("%w, and so is its queue", limiter.ErrLimitExceeded), "limiter.ErrLimitExceeded"},
 		{"error_type_method", telemetrytest.SelfNamed("db.timeout"), "db.timeout"},
 		{"error_type_method_wrapped", backoff.Permanent(fmt.Errorf("q: %w", telemetrytest.SelfNamed("db.timeout"))), "db.timeout"},
-		{"error_type_method_empty", telemetrytest.SelfNamed(""), "github.com/herdsafe/backoff/internal/telemetry/telemetrytest.SelfNamed"},
-		{"uncomparable", telemetrytest.Uncomparable{io.EOF}, "github.com/herdsafe/backoff/internal/telemetry/telemetrytest.Uncomparable"},
+		{"error_type_method_empty", telemetrytest.SelfNamed(""), "github.com/herdsafe/backoff/internal/testkit/telemetrytest.SelfNamed"},
+		{"uncomparable", telemetrytest.Uncomparable{io.EOF}, "github.com/herdsafe/backoff/internal/testkit/telemetrytest.Uncomparable"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

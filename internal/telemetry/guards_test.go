@@ -15,9 +15,9 @@ import (
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/internal/guardstate"
 	"github.com/herdsafe/backoff/internal/setting"
-	"github.com/herdsafe/backoff/internal/telemetry/telemetrytest"
+	"github.com/herdsafe/backoff/internal/testkit/guardstate"
+	"github.com/herdsafe/backoff/internal/testkit/telemetrytest"
 	"github.com/herdsafe/backoff/limiter"
 	"github.com/herdsafe/backoff/throttle"
 )

@@ -6,7 +6,7 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff/bulkhead"
-	"github.com/herdsafe/backoff/internal/guardtest"
+	"github.com/herdsafe/backoff/internal/testkit/guardtest"
 )
 
 // The queue's own behaviour (hand-off, maximum wait, cancellation, under
