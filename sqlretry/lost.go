@@ -12,7 +12,9 @@ import (
 // connection), a connection refused, reset or broken, or a use of a
 // closed connection. A driver's own errors for the same (pgconn's
 // ErrConnClosed, mysql's ErrInvalidConn) are its classifier's to add. It
-// looks through wrapping.
+// looks through wrapping. context.DeadlineExceeded is a net.Error too: a
+// classifier asks about the context's errors first, as pgretry's and
+// mysqlretry's do.
 func ConnectionLost(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ne) ||
