@@ -10,7 +10,6 @@ import (
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/hop"
-	"github.com/herdsafe/backoff/policy"
 )
 
 // A response that says not to retry (X-Do-Not-Retry, or Envoy's
@@ -65,7 +64,7 @@ func TestGiveUpMarksTheTier(t *testing.T) {
 	if p, err := open.Allow(context.Background(), guard.Call{Attempt: 1}); err == nil {
 		open.Record(p, guard.Outcome{Err: errors.New("down")})
 	}
-	withBreaker := NewTransport(fail.base, WithPolicy(policy.New(Retry(constantWait(0)), policy.Guard(open))))
+	withBreaker := NewTransport(fail.base, constantWait(0), WithAttemptGuards(open))
 	canceled, cancel := context.WithCancel(context.Background())
 	cancel()
 	cases := []struct {
