@@ -443,3 +443,23 @@ func TestSpentBudgetDoesNotWaitTheRetryAfter(t *testing.T) {
 		}
 	}
 }
+
+// Guards cost a request no allocation: a guarded Transport allocates what
+// a bare one does on a success.
+func TestGuardsAllocateNothingMore(t *testing.T) {
+	resp := &http.Response{StatusCode: http.StatusOK, Body: http.NoBody}
+	stub := roundTripperFunc(func(*http.Request) (*http.Response, error) { return resp, nil })
+	req, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1/", nil)
+	allocs := func(rt http.RoundTripper) float64 {
+		return testing.AllocsPerRun(100, func() {
+			if _, err := rt.RoundTrip(req); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	bare := allocs(NewTransport(stub))
+	guarded := allocs(NewTransport(stub, WithRequestGuards(bulkhead.New(10)), WithAttemptGuards(breaker.New(), PerHost(func(string) guard.Guard { return breaker.New() }))))
+	if guarded > bare {
+		t.Errorf("a guarded request allocates %v times, a bare one %v", guarded, bare)
+	}
+}

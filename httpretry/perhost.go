@@ -2,6 +2,7 @@ package httpretry
 
 import (
 	"context"
+	"net/url"
 	"sync"
 	"time"
 
@@ -245,22 +246,22 @@ func (h *HostGuard) evict() {
 // hostOf returns the host of the request a Transport runs its guards for
 // with the context ctx, "" if there is none.
 func hostOf(ctx context.Context) string {
-	host, _ := ctx.Value(hostKey{}).(string)
-	return host
+	if u, _ := ctx.Value(hostKey{}).(*url.URL); u != nil {
+		return u.Host
+	}
+	return ""
 }
 
-// hostKey is the context key of the host of a Transport's request: the
+// hostKey is the context key of the URL of a Transport's request: the
 // context a Transport runs its guards with (its call) answers it.
 type hostKey struct{}
 
-// Value returns the request's host for hostKey, and what the request's
-// context holds for any other key.
+// Value returns the request's URL for hostKey (a pointer, which costs no
+// allocation, as a string would), and what the request's context holds for
+// any other key.
 func (c *call) Value(key any) any {
 	if _, ok := key.(hostKey); ok {
-		if c.req.URL == nil {
-			return ""
-		}
-		return c.req.URL.Host
+		return c.req.URL
 	}
 	return c.Context.Value(key)
 }
