@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
@@ -92,5 +93,32 @@ func TestGiveUpMarksTheTier(t *testing.T) {
 				t.Errorf("the tier was given up with %q, want %q", reason, c.reason)
 			}
 		})
+	}
+}
+
+// With WithAttemptTimeout, each attempt tells the server the time left of
+// its own bound, not of the request's.
+func TestAttemptTimeoutTravels(t *testing.T) {
+	var got []hop.Caller
+	base := roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+		got = append(got, hop.ReadHeader(r.Header))
+		return &http.Response{StatusCode: http.StatusServiceUnavailable, Body: http.NoBody}, nil
+	})
+	rt := NewTransport(base, noWait, WithAttemptTimeout(2*time.Second))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1/", nil)
+	resp, err := rt.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if len(got) != DefaultMaxTries {
+		t.Fatalf("%d attempts, want %d", len(got), DefaultMaxTries)
+	}
+	for i, c := range got {
+		if c.Attempt != i+1 || !c.HasTimeout || c.Timeout > 2*time.Second || c.Timeout < time.Second {
+			t.Errorf("attempt %d told %+v; want its number and at most 2s left", i+1, c)
+		}
 	}
 }
