@@ -23,7 +23,8 @@ import (
 // A Transport runs each request through one policy.Policy, built by
 // NewTransport from its options: the guards of WithRequestGuards around
 // the whole request, then its one retry stage, then the guards of
-// WithAttemptGuards around each attempt.
+// WithAttemptGuards and the bound of WithAttemptTimeout around each
+// attempt.
 //
 // A Transport is immutable once built and safe for concurrent use, as long
 // as its base RoundTripper, classifier, instrumenters and guards are. The
