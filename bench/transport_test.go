@@ -13,7 +13,6 @@ import (
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/httpretry"
-	"github.com/herdsafe/backoff/policy"
 )
 
 // transportRow is one way to send a request: the bare base transport, or a
@@ -32,15 +31,14 @@ var transportRows = []transportRow{
 	{"herdsafe", func(base *http.Transport) *http.Client {
 		return &http.Client{Transport: httpretry.NewTransport(base, httpretry.WithMaxTries(maxAttempts))}
 	}},
-	// The same Transport, its retry stage between a bulkhead and a
-	// breaker that see its requests (httpretry.WithPolicy).
+	// The same Transport, with a bulkhead around each request and a
+	// breaker around each attempt.
 	{"herdsafe-guarded", func(base *http.Transport) *http.Client {
-		p := policy.New(
-			policy.Guard(bulkhead.New(100)),
-			httpretry.Retry(httpretry.WithMaxTries(maxAttempts)),
-			policy.Guard(breaker.New()),
-		)
-		return &http.Client{Transport: httpretry.NewTransport(base, httpretry.WithPolicy(p))}
+		return &http.Client{Transport: httpretry.NewTransport(base,
+			httpretry.WithMaxTries(maxAttempts),
+			httpretry.WithRequestGuards(bulkhead.New(100)),
+			httpretry.WithAttemptGuards(breaker.New()),
+		)}
 	}},
 	{"retryablehttp", func(base *http.Transport) *http.Client {
 		rc := retryablehttp.NewClient()

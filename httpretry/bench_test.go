@@ -5,6 +5,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/bulkhead"
 )
 
 // BenchmarkTransportOverhead measures a successful GET to a loopback server
@@ -54,6 +57,7 @@ func BenchmarkTransportOverheadNoNetwork(b *testing.B) {
 		{"base", stub},
 		{"httpretry", NewTransport(stub)},
 		{"httpretry_instrumented", NewTransport(stub, WithInstrumenter(nopInstrumenter{}))},
+		{"httpretry_guarded", NewTransport(stub, WithRequestGuards(bulkhead.New(100)), WithAttemptGuards(breaker.New()))},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			req, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1/", nil)

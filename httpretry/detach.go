@@ -3,17 +3,17 @@ package httpretry
 import (
 	"context"
 	"io"
+	"net/http"
 )
 
-// detached is the context an attempt of a Policy given to WithPolicy is
-// sent with. The stages of such a Policy may cancel the attempt's context
-// as soon as they return (a Timeout stage does), which would cut off the
-// body of the response the caller is about to read. So the request goes
-// with a context of its own, which carries the attempt's values and
-// follows the attempt's cancellation while the attempt runs, then only the
-// caller's, until the response's body is closed. An attempt whose context
-// is done exactly when the caller's is (the same Done channel: no stage
-// derived a context that can be cancelled on its own) needs none of this.
+// detached is the context an attempt is sent with when WithAttemptTimeout
+// bounds it. The timeout cancels the attempt's context as soon as the
+// attempt returns, which would cut off the body of the response the caller
+// is about to read. So the request goes with a context of its own, which
+// carries the attempt's values and follows the attempt's cancellation
+// while the attempt runs, then only the caller's, until the response's
+// body is closed. An attempt whose context is done exactly when the
+// caller's is (the same Done channel) needs none of this.
 type detached struct {
 	cancel context.CancelCauseFunc
 	stop   func() bool // stops following the context it follows
@@ -35,6 +35,19 @@ func detach(actx context.Context) (context.Context, *detached) {
 func (d *detached) returned(caller context.Context) {
 	d.stop()
 	d.stop = context.AfterFunc(caller, func() { d.cancel(context.Cause(caller)) })
+}
+
+// attach is what the attempt does with d once the base has returned resp
+// and err: the context follows caller, the request's own, from then on
+// (see returned), until resp's body is closed; with no body to read, it
+// is released at once.
+func (d *detached) attach(caller context.Context, resp *http.Response, err error) {
+	d.returned(caller)
+	if err != nil || resp == nil || resp.Body == nil {
+		d.release()
+		return
+	}
+	resp.Body = d.wrap(resp.Body)
 }
 
 // release cancels the context, and stops following any other: the

@@ -10,8 +10,9 @@
 // full-jitter exponential waits from 100 ms, each capped at 5 s (see
 // [DefaultBackOff]): the defaults of a retry stage of package policy. It
 // may spend at most 30 s ([DefaultMaxElapsedTime]), counted from the call
-// to RoundTrip, its attempts and waits included; a retry stage has no such
-// budget, but a Transport is often used without a deadline. It is retried
+// to RoundTrip, its attempts and waits included; a retry stage of package
+// policy has no such budget, but a Transport is often used without a
+// deadline. It is retried
 // after the transient failures
 // [DefaultRetryable] recognizes: network errors worth retrying, HTTP/2
 // stream resets that say the server did not finish the request, and the
@@ -76,29 +77,32 @@
 //
 // # Guards
 //
-// A Transport runs each request through a policy.Policy: by default its
-// own, of one retry stage built from its options. [WithPolicy] gives it one
-// of yours instead, holding exactly one retry stage made by [Retry] and,
-// around it or inside it, the guards that should see its requests:
+// A Transport takes guards by where they go. [WithRequestGuards] puts them
+// around each request as a whole, its retries and their waits included:
+// a bulkhead that bounds the requests in flight, a rate limiter.
+// [WithAttemptGuards] puts them around each attempt: a breaker that
+// judges the server by every answer, a retry budget that refuses retries.
+// [WithAttemptTimeout] bounds each attempt until its response's headers.
 //
-//	p := policy.New(
-//		policy.Guard(bulkhead.New(100)),       // at most 100 requests in flight
-//		httpretry.Retry(),                     // the Transport's retry stage
-//		policy.Guard(breaker.New()),           // each attempt: 503s trip it, 404s do not
-//		policy.Guard(budget.NewTokenBucket()), // refuses retries, never first attempts
-//	)
-//	client := &http.Client{Transport: httpretry.NewTransport(http.DefaultTransport, httpretry.WithPolicy(p))}
+//	client := &http.Client{Transport: httpretry.NewTransport(http.DefaultTransport,
+//		httpretry.WithRequestGuards(bulkhead.New(100)),     // at most 100 requests in flight
+//		httpretry.WithAttemptGuards(
+//			breaker.New(),               // each attempt: 503s trip it, 404s do not
+//			budget.NewTokenBucket(),     // refuses retries, never first attempts
+//		),
+//	)}
 //
-// The Transport's judging is the Policy's innermost function, one attempt:
-// what the classifier retries is a failure to the guards (a 503, a reset
-// connection), what it hands back a success (a 404), and an attempt the
-// request's own context ended is abandoned, neither. A refusal ends the
-// request with a [*backoff.Error] whose Cause matches backoff.ErrRefused
-// and the guard's own error (breaker.ErrCircuitOpen...), and the telemetry
-// modules count it under that guard's name. The replay rules, the drain
-// and what the caller gets are the same as with the Transport's own
-// Policy; WithPolicy says what else holds. [PerHost] gives each host a
-// guard of its own (a breaker per backend), bounded in memory.
+// NewTransport builds from them one policy.Policy, which every request
+// runs through: the request guards, then the Transport's one retry stage,
+// of its options, then the attempt guards. What the classifier retries
+// is a failure to the guards (a 503, a reset connection), what it hands
+// back a success (a 404), and an attempt the request's own context ended
+// is abandoned, neither. A refusal ends the request with a
+// [*backoff.Error] whose Cause matches backoff.ErrRefused and the guard's
+// own error (breaker.ErrCircuitOpen...), and the telemetry modules count
+// it under that guard's name. The replay rules, the drain and what the
+// caller gets are the same with guards as without. [PerHost] gives each
+// host a guard of its own (a breaker per backend), bounded in memory.
 //
 // # Across tiers
 //
@@ -130,8 +134,8 @@
 // # Observability
 //
 // [WithInstrumenter] passes an Instrumenter to the core package's driver
-// (of the retry stage),
-// which reports each attempt's number and the wait before the next, and
+// (of the Transport's retry stage), which reports each attempt's number
+// and the wait before the next, and
 // [WithLogger] logs the retries and the failures through the slog
 // Instrumenter of package github.com/herdsafe/backoff/slog, under the
 // operation name [WithName] sets. [AttemptStatus] adds the status: an

@@ -124,8 +124,7 @@ func (e *getBodyError) Unwrap() []error {
 	return []error{ErrBodyNotReplayable, e.err}
 }
 
-// settings makes the errors of the settings a Transport, or a retry stage
-// made by Retry, cannot use.
+// settings makes the errors of the settings a Transport cannot use.
 const settings = setting.Package("httpretry")
 
 // errZero is the error of a Transport NewTransport did not make.
@@ -134,7 +133,3 @@ var errZero = settings.NotMade("Transport", "NewTransport")
 // errNilResponse is returned when the base RoundTripper breaks its contract
 // by returning neither a response nor an error.
 var errNilResponse = errors.New("httpretry: the base RoundTripper returned a nil response and a nil error")
-
-// errNoResponse is returned when a Policy given to WithPolicy ends a
-// request with neither an error nor a response: only a Fallback stage can.
-var errNoResponse = settings.Invalid("WithPolicy was given a Policy that returned no response and no error: a Fallback stage cannot make a response")

@@ -14,7 +14,6 @@ import (
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/httpretry"
-	"github.com/herdsafe/backoff/policy"
 )
 
 func ExampleNewTransport() {
@@ -100,22 +99,20 @@ func ExampleAttemptStatus() {
 	// attempt 2: 404, done
 }
 
-func ExampleWithPolicy() {
+func ExampleWithAttemptGuards() {
 	// A server that is down.
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "down", http.StatusServiceUnavailable)
 	}))
 	defer srv.Close()
 
-	// One Policy for every request of the client: at most 10 in flight, and
-	// a breaker that sees each attempt and opens after 3 failures in a row.
+	// A breaker that sees each attempt of every request of the client, and
+	// opens after 3 failures in a row.
 	cb := breaker.New(breaker.WithConsecutiveFailures(3), breaker.WithOpenDuration(time.Minute))
-	p := policy.New(
-		policy.Guard(bulkhead.New(10)),
-		httpretry.Retry(httpretry.WithBackOff(&backoff.ZeroBackOff{})),
-		policy.Guard(cb),
-	)
-	client := &http.Client{Transport: httpretry.NewTransport(http.DefaultTransport, httpretry.WithPolicy(p))}
+	client := &http.Client{Transport: httpretry.NewTransport(http.DefaultTransport,
+		httpretry.WithBackOff(&backoff.ZeroBackOff{}),
+		httpretry.WithAttemptGuards(cb),
+	)}
 	defer client.CloseIdleConnections()
 
 	resp, err := client.Get(srv.URL)
@@ -131,6 +128,41 @@ func ExampleWithPolicy() {
 	// Output:
 	// first request: 503 Service Unavailable
 	// second request: refused, after 0 attempts
+}
+
+func ExampleWithRequestGuards() {
+	// A server that answers the first request only when told to.
+	arrived, release := make(chan struct{}), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(arrived)
+		<-release
+	}))
+	defer srv.Close()
+
+	// At most one request of the client in flight, its retries included.
+	client := &http.Client{Transport: httpretry.NewTransport(http.DefaultTransport,
+		httpretry.WithRequestGuards(bulkhead.New(1)),
+	)}
+	defer client.CloseIdleConnections()
+
+	first := make(chan string)
+	go func() {
+		resp, err := client.Get(srv.URL)
+		if err != nil {
+			first <- err.Error()
+			return
+		}
+		resp.Body.Close()
+		first <- resp.Status
+	}()
+	<-arrived
+	_, err := client.Get(srv.URL)
+	fmt.Println("second request refused:", errors.Is(err, bulkhead.ErrBulkheadFull))
+	close(release)
+	fmt.Println("first request:", <-first)
+	// Output:
+	// second request refused: true
+	// first request: 200 OK
 }
 
 func ExampleRetryAfterWait() {
@@ -160,8 +192,10 @@ func ExamplePerHost() {
 	defer good.Close()
 
 	hosts := httpretry.PerHost(func(string) guard.Guard { return breaker.New(breaker.WithConsecutiveFailures(3)) })
-	p := policy.New(httpretry.Retry(httpretry.WithBackOff(&backoff.ZeroBackOff{})), policy.Guard(hosts))
-	client := &http.Client{Transport: httpretry.NewTransport(nil, httpretry.WithPolicy(p))}
+	client := &http.Client{Transport: httpretry.NewTransport(nil,
+		httpretry.WithBackOff(&backoff.ZeroBackOff{}),
+		httpretry.WithAttemptGuards(hosts),
+	)}
 	defer client.CloseIdleConnections()
 
 	for _, url := range []string{bad.URL, bad.URL, good.URL} {

@@ -2,7 +2,6 @@ package httpretry
 
 import (
 	"context"
-	"errors"
 	"net/http"
 
 	"github.com/herdsafe/backoff"
@@ -53,15 +52,15 @@ func (e *stopReason) Unwrap() error { return hop.ErrDoNotRetry }
 // failed for a reason worth a retry after it had retried, when the tier
 // below said not to retry, and when a guard refused an attempt. A call
 // whose own context ended says nothing: its caller gave up first. err is
-// what the Policy returned.
+// what the Transport's Policy returned.
 func (c *call) giveUp(err error) {
 	switch {
 	case c.Context.Err() != nil:
 	case c.stopped:
 		hop.GiveUp(c.Context, hop.ReasonExhausted)
-	case err != nil && errors.Is(err, backoff.ErrRefused):
+	case err != nil && backoff.MarksOf(err).Refused:
 		hop.GiveUp(c.Context, hop.ReasonOverloaded)
-	case c.failing && c.attempts > 1:
+	case c.failing && c.number > 1:
 		hop.GiveUp(c.Context, hop.ReasonExhausted)
 	}
 }

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/hop"
-	"github.com/herdsafe/backoff/policy"
 )
 
 // A response that says not to retry (X-Do-Not-Retry, or Envoy's
@@ -65,7 +65,7 @@ func TestGiveUpMarksTheTier(t *testing.T) {
 	if p, err := open.Allow(context.Background(), guard.Call{Attempt: 1}); err == nil {
 		open.Record(p, guard.Outcome{Err: errors.New("down")})
 	}
-	withBreaker := NewTransport(fail.base, WithPolicy(policy.New(Retry(constantWait(0)), policy.Guard(open))))
+	withBreaker := NewTransport(fail.base, constantWait(0), WithAttemptGuards(open))
 	canceled, cancel := context.WithCancel(context.Background())
 	cancel()
 	cases := []struct {
@@ -93,5 +93,32 @@ func TestGiveUpMarksTheTier(t *testing.T) {
 				t.Errorf("the tier was given up with %q, want %q", reason, c.reason)
 			}
 		})
+	}
+}
+
+// With WithAttemptTimeout, each attempt tells the server the time left of
+// its own bound, not of the request's.
+func TestAttemptTimeoutTravels(t *testing.T) {
+	var got []hop.Caller
+	base := roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+		got = append(got, hop.ReadHeader(r.Header))
+		return &http.Response{StatusCode: http.StatusServiceUnavailable, Body: http.NoBody}, nil
+	})
+	rt := NewTransport(base, noWait, WithAttemptTimeout(2*time.Second))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1/", nil)
+	resp, err := rt.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if len(got) != DefaultMaxTries {
+		t.Fatalf("%d attempts, want %d", len(got), DefaultMaxTries)
+	}
+	for i, c := range got {
+		if c.Attempt != i+1 || !c.HasTimeout || c.Timeout > 2*time.Second || c.Timeout < time.Second {
+			t.Errorf("attempt %d told %+v; want its number and at most 2s left", i+1, c)
+		}
 	}
 }

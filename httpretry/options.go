@@ -10,6 +10,7 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/internal/setting"
 	"github.com/herdsafe/backoff/policy"
 )
@@ -29,32 +30,27 @@ const (
 	DefaultMaxRetryAfter = backoff.DefaultMaxRetryAfter
 )
 
-// Option configures a Transport, or a retry stage made by Retry. Options
-// are applied in order; a later option replaces an earlier one of the same
-// kind, except WithInstrumenter, which adds to the others. An option given
-// a value it cannot use makes every RoundTrip fail with an error matching
-// ErrInvalidConfiguration.
-//
-// Options are of two kinds. WithBackOff, WithMaxTries, WithMaxElapsedTime,
-// WithInstrumenter, WithLogger and WithName configure a retry stage: the
-// Transport's own, given to NewTransport, or one made by Retry for a
-// Policy given to WithPolicy. The others configure the Transport and go to
-// NewTransport only; WithClock goes to either, and configures what it is
-// given to.
+// Option configures a Transport. Options are applied in order; a later
+// option replaces an earlier one of the same kind, except
+// WithInstrumenter, WithRequestGuards and WithAttemptGuards, which add to
+// the ones before. An option given a value it cannot use makes every
+// RoundTrip fail with an error matching ErrInvalidConfiguration.
 type Option func(*config)
 
 // config is what the options set.
 type config struct {
-	// The Transport's.
 	retryable     func(*http.Request, *http.Response, error) bool
 	methods       []string
 	idemHeaders   []string
 	maxRetryAfter time.Duration
 	clock         clock.Clock
 	random        func() float64
-	policy        *policy.Policy
-	transportOpt  string // the first option given that configures the Transport only
 	hopHeaders    bool
+
+	// Where the guards go, and the bound of each attempt.
+	requestGuards  []guard.Guard
+	attemptGuards  []guard.Guard
+	attemptTimeout time.Duration
 
 	// The retry stage's: the core's options, in the order given, and what
 	// the Transport itself reads of them.
@@ -63,12 +59,11 @@ type config struct {
 	instrumenters []backoff.Instrumenter
 	logger        *slog.Logger
 	name          string
-	stageOpt      string // the first option given that configures a retry stage only
 
 	err error // the first invalid setting
 }
 
-// newConfig returns the defaults of a Transport and of its retry stage.
+// newConfig returns the defaults of a Transport.
 func newConfig() config {
 	return config{
 		maxTries:      DefaultMaxTries,
@@ -86,21 +81,11 @@ func newConfig() config {
 // fail records the first invalid setting.
 func (c *config) fail(format string, args ...any) { settings.Fail(&c.err, format, args...) }
 
-// transport records that the option named name configures the Transport.
-func (c *config) transport(name string) {
-	if c.transportOpt == "" {
-		c.transportOpt = name
-	}
-}
-
-// stage records that the option named name configures a retry stage, and
-// adds ro, if not nil, to the stage's options, once the core has checked
-// it (see checked).
-func (c *config) stage(name string, ro backoff.RetryOption) {
-	if c.stageOpt == "" {
-		c.stageOpt = name
-	}
-	if ro != nil && c.checked(name, ro) {
+// retryOption adds ro, the core's option that the option named name
+// gives, to the retry stage's options, once the core has checked it (see
+// checked).
+func (c *config) retryOption(name string, ro backoff.RetryOption) {
+	if c.checked(name, ro) {
 		c.retry = append(c.retry, ro)
 	}
 }
@@ -122,13 +107,13 @@ func (c *config) checked(name string, ro backoff.RetryOption) bool {
 	return false
 }
 
-// stageOptions returns the options of the driver of the retry stage c
-// describes: a Transport's defaults, then the options given, then the
-// hooks every such stage has. The Notify hook drains an intermediate
-// response before the wait (see discardRetried); the marker, when
-// asked for, is the first Instrumenter, so that every other one, and the
-// logger, receives a context derived from the attempt's (see marker).
-func (c *config) stageOptions(withMarker bool) []backoff.RetryOption {
+// retryOptions returns the options of the driver of the Transport's retry
+// stage: a Transport's defaults, then the options given, then the hooks
+// every such stage has. The Notify hook drains an intermediate response
+// before the wait (see discardRetried); statusSlot, when AttemptStatus is
+// read, is the first Instrumenter, so that every other one, and the
+// logger, receives a context derived from the attempt's.
+func (c *config) retryOptions(status bool) []backoff.RetryOption {
 	ro := make([]backoff.RetryOption, 0, 6+len(c.retry)+len(c.instrumenters))
 	ro = append(ro,
 		backoff.WithBackOff(defaultBackOff),
@@ -141,8 +126,8 @@ func (c *config) stageOptions(withMarker bool) []backoff.RetryOption {
 	)
 	ro = append(ro, c.retry...)
 	ro = append(ro, backoff.WithNotify(discardRetried))
-	if withMarker {
-		ro = append(ro, backoff.WithInstrumenter(marker{}))
+	if status {
+		ro = append(ro, backoff.WithInstrumenter(statusSlot{}))
 	}
 	if c.logger != nil {
 		ro = append(ro, backoff.WithInstrumenter(logInstrumenter(c.logger, c.name)))
@@ -171,28 +156,25 @@ var defaultBackOff = DefaultBackOff()
 // retries never consume another's. b must therefore have a Clone method, as
 // every BackOff of the core package does; one that does not is invalid, and so
 // is a nil b, typed or not, and one whose Validate fails, as for
-// backoff.WithBackOff. The default is DefaultBackOff. It configures a
-// retry stage.
+// backoff.WithBackOff. The default is DefaultBackOff.
 func WithBackOff(b backoff.BackOff) Option {
-	return func(c *config) {
-		c.stage("WithBackOff", backoff.WithBackOff(b))
-	}
+	return func(c *config) { c.retryOption("WithBackOff", backoff.WithBackOff(b)) }
 }
 
 // WithMaxTries limits the attempts a request gets, the first one included:
 // WithMaxTries(1) disables retries, and 0 means no limit but
 // WithMaxElapsedTime and the context, as in the core package. The default
-// is DefaultMaxTries. It configures a retry stage.
+// is DefaultMaxTries.
 func WithMaxTries(n uint) Option {
 	return func(c *config) {
-		c.stage("WithMaxTries", backoff.WithMaxTries(n))
+		c.retryOption("WithMaxTries", backoff.WithMaxTries(n))
 		c.maxTries = n
 	}
 }
 
 // WithMaxElapsedTime limits the time a request may spend, its attempts
-// and waits included, counted from the call to RoundTrip (from the start
-// of the retry stage, in a Policy given to WithPolicy): a retry whose wait
+// and waits included, counted from the call to RoundTrip (once the guards
+// of WithRequestGuards have admitted the request): a retry whose wait
 // would end after the limit is not started, and the caller gets what the
 // Transport has (see Transport). The limit is checked again after an
 // intermediate response is drained, so a slow drain cannot start a wait
@@ -200,10 +182,9 @@ func WithMaxTries(n uint) Option {
 // context for that. Because it counts from the call, a first attempt that
 // itself runs past the limit is not retried. It is
 // backoff.WithMaxElapsedTime, with a default of DefaultMaxElapsedTime
-// (30 s); 0 sets no such limit, and a negative d is invalid. It configures
-// a retry stage.
+// (30 s); 0 sets no such limit, and a negative d is invalid.
 func WithMaxElapsedTime(d time.Duration) Option {
-	return func(c *config) { c.stage("WithMaxElapsedTime", backoff.WithMaxElapsedTime(d)) }
+	return func(c *config) { c.retryOption("WithMaxElapsedTime", backoff.WithMaxElapsedTime(d)) }
 }
 
 // WithRetryable replaces DefaultRetryable, the classifier that says
@@ -215,13 +196,11 @@ func WithMaxElapsedTime(d time.Duration) Option {
 // are applied whatever it returns. A nil classifier is invalid. If it
 // panics, the response it was judging is closed before the panic goes on.
 //
-// What it finds retryable is also what the guards of a Policy (see
-// WithPolicy) count as a failed attempt: a response it does not retry,
-// such as a 404 or, by default, a 500, is a success to a breaker. It
-// configures the Transport.
+// What it finds retryable is also what the guards (see WithAttemptGuards)
+// count as a failed attempt: a response it does not retry, such as a 404
+// or, by default, a 500, is a success to a breaker.
 func WithRetryable(retryable func(req *http.Request, resp *http.Response, err error) bool) Option {
 	return func(c *config) {
-		c.transport("WithRetryable")
 		setting.NotNil(settings, &c.err, &c.retryable, retryable, "WithRetryable", "classifier")
 	}
 }
@@ -234,11 +213,10 @@ func WithRetryable(retryable func(req *http.Request, resp *http.Response, err er
 // invalid.
 //
 // Only list methods whose requests are safe to repeat on your servers: a
-// retried request may be carried out twice. It configures the Transport.
+// retried request may be carried out twice.
 func WithRetryableMethods(methods ...string) Option {
 	methods = append([]string(nil), methods...)
 	return func(c *config) {
-		c.transport("WithRetryableMethods")
 		for _, m := range methods {
 			if !validToken(m) {
 				c.fail("WithRetryableMethods was given %q, which is not a valid method", m)
@@ -261,10 +239,9 @@ func WithRetryableMethods(methods ...string) Option {
 // the rule; a name that is not a valid header name is invalid.
 //
 // The header is a promise the client makes: a retry is safe only if the
-// server honours it. It configures the Transport.
+// server honours it.
 func WithIdempotencyKeyHeader(name string) Option {
 	return func(c *config) {
-		c.transport("WithIdempotencyKeyHeader")
 		if name == "" {
 			c.idemHeaders = nil
 			return
@@ -281,8 +258,8 @@ func WithIdempotencyKeyHeader(name string) Option {
 // retried: it is handed to the caller at once, so a server cannot hold the
 // caller's goroutine for as long as it likes. The default is
 // DefaultMaxRetryAfter; 0 obeys only "Retry-After: 0". A negative d is
-// invalid. It configures the Transport, and bounds the requests' driver
-// as backoff.WithMaxRetryAfter does (the same rule, with room for the
+// invalid. It bounds the requests' driver as backoff.WithMaxRetryAfter
+// does (the same rule, with room for the
 // random extra of RetryAfterWait).
 //
 // A Retry-After that is obeyed replaces the computed wait before that
@@ -294,7 +271,6 @@ func WithIdempotencyKeyHeader(name string) Option {
 // sequence starts over from that point.
 func WithMaxRetryAfter(d time.Duration) Option {
 	return func(c *config) {
-		c.transport("WithMaxRetryAfter")
 		setting.NotNegative(settings, &c.err, &c.maxRetryAfter, d, "WithMaxRetryAfter")
 	}
 }
@@ -308,14 +284,13 @@ func WithMaxRetryAfter(d time.Duration) Option {
 // will not wait for its queue; a server that knows nothing of them ignores
 // them. The default is true; turn them off for a server that must not
 // learn them, such as a third party's. Values the caller's request has
-// under these names are replaced. It configures the Transport.
+// under these names are replaced.
 //
 // Whatever this setting, a response carrying hop.StopHeader
 // (X-Do-Not-Retry) or Envoy's X-Envoy-Overloaded is not retried (see
 // Transport.RoundTrip).
 func WithHopHeaders(send bool) Option {
 	return func(c *config) {
-		c.transport("WithHopHeaders")
 		c.hopHeaders = send
 	}
 }
@@ -326,10 +301,9 @@ func WithHopHeaders(send bool) Option {
 // math/rand/v2's Float64. A test passes a function that returns a fixed
 // value: 0 makes every Retry-After obeyed exactly. A draw outside [0, 1)
 // (or NaN) is taken as the nearest bound of it, so the extra never exceeds
-// its bound. A nil fn is invalid. It configures the Transport.
+// its bound. A nil fn is invalid.
 func WithRandom(fn func() float64) Option {
 	return func(c *config) {
-		c.transport("WithRandom")
 		setting.NotNil(settings, &c.err, &c.random, fn, "WithRandom", "function")
 	}
 }
@@ -343,13 +317,17 @@ func WithRandom(fn func() float64) Option {
 // an attempt whose response is handed to the caller because the classifier
 // does not retry it. The context BeforeAttempt returns is the attempt's request
 // context, so it must stay usable after the attempt: the caller reads the
-// response body with it. A nil i, typed or not, is invalid. It configures
-// a retry stage.
+// response body with it. A nil i, typed or not, is invalid.
+//
+// It observes the Transport's retry stage: a guard of WithAttemptGuards
+// that refuses a retry ends the request with a State.Cause that matches
+// backoff.ErrRefused and the guard's error; a guard of WithRequestGuards
+// refuses before the stage starts, so count those with the telemetry
+// modules' Observe methods.
 func WithInstrumenter(i backoff.Instrumenter) Option {
 	return func(c *config) {
-		c.stage("WithInstrumenter", nil)
 		if c.checked("WithInstrumenter", backoff.WithInstrumenter(i)) {
-			c.instrumenters = append(c.instrumenters, i) // after the marker and the logger
+			c.instrumenters = append(c.instrumenters, i) // after statusSlot and the logger
 		}
 	}
 }
@@ -362,11 +340,9 @@ func WithInstrumenter(i backoff.Instrumenter) Option {
 // retry.attempt, retry.delay, error.message...). A record about an attempt
 // that got a response has the attribute LogKeyStatus (http.status), its
 // status code. URL passwords and queries are redacted from the records. A
-// nil l logs nothing; a later WithLogger replaces an earlier one. It
-// configures a retry stage.
+// nil l logs nothing; a later WithLogger replaces an earlier one.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) {
-		c.stage("WithLogger", nil)
 		c.logger = l
 	}
 }
@@ -374,11 +350,9 @@ func WithLogger(l *slog.Logger) Option {
 // WithName names the operation in the records of WithLogger (their
 // attribute retry.name). The default is "httpretry"; "" leaves the records
 // unnamed. An Instrumenter given to WithInstrumenter carries its own name,
-// such as the one the telemetry modules' Named methods give it. It
-// configures a retry stage.
+// such as the one the telemetry modules' Named methods give it.
 func WithName(name string) Option {
 	return func(c *config) {
-		c.stage("WithName", nil)
 		c.name = name
 	}
 }
@@ -393,12 +367,8 @@ func WithName(name string) Option {
 // package is a wall-clock time, which the mock's time is far from. (Without
 // WithClock, a test inside a testing/synctest bubble runs on virtual time,
 // as long as nothing it waits for does real network I/O.) A nil c, typed
-// or not, is invalid.
-//
-// Given to NewTransport, it sets the clock of the Transport and of its own
-// retry stage; given to Retry, the clock of that stage (the waits, its
-// WithMaxElapsedTime, the deadline), and the Transport's (the drain,
-// Retry-After dates) is the one NewTransport is given.
+// or not, is invalid. The guards keep their own clocks: give them the same
+// one (breaker.WithClock...).
 func WithClock(c clock.Clock) Option {
 	return func(cfg *config) {
 		if cfg.checked("WithClock", backoff.WithClock(c)) {

@@ -2,6 +2,7 @@ package httpretry
 
 import (
 	"context"
+	"net/url"
 	"sync"
 	"time"
 
@@ -23,15 +24,15 @@ const (
 // HostGuard is a guard.Guard that gives each host a Transport sends to a
 // guard of its own, so that one bad backend does not open the circuit for
 // all: Envoy's per-host outlier detection, Polly's partitioned
-// strategies. Make one with PerHost, and put it in the Policy given to
-// WithPolicy, inside the retry stage so that it sees each attempt:
+// strategies. Make one with PerHost, and give it to WithAttemptGuards, so
+// that it sees each attempt:
 //
 //	hosts := httpretry.PerHost(func(string) guard.Guard { return breaker.New() })
-//	p := policy.New(httpretry.Retry(), policy.Guard(hosts))
-//	client := &http.Client{Transport: httpretry.NewTransport(nil, httpretry.WithPolicy(p))}
+//	client := &http.Client{Transport: httpretry.NewTransport(nil, httpretry.WithAttemptGuards(hosts))}
 //
-// The host is the request's URL.Host (its port included), as the Policy's
-// context carries it; a call that is not a Transport's shares the key "".
+// The host is the request's URL.Host (its port included), as the context
+// a Transport runs its guards with carries it; a call that is not a
+// Transport's shares the key "".
 // Memory is bounded: at most WithMaxHosts hosts have a guard (a new host
 // past that replaces the one used least recently), and a host unused for
 // WithIdleHost gets a new guard when it is used again, so a breaker that
@@ -242,11 +243,25 @@ func (h *HostGuard) evict() {
 	delete(h.hosts, oldest)
 }
 
-// hostOf returns the host of the request a Transport runs through the
-// Policy whose context ctx is, "" if there is none.
+// hostOf returns the host of the request a Transport runs its guards for
+// with the context ctx, "" if there is none.
 func hostOf(ctx context.Context) string {
-	if c, _ := ctx.Value(callKey{}).(*call); c != nil && c.req.URL != nil {
-		return c.req.URL.Host
+	if u, _ := ctx.Value(hostKey{}).(*url.URL); u != nil {
+		return u.Host
 	}
 	return ""
+}
+
+// hostKey is the context key of the URL of a Transport's request: the
+// context a Transport runs its guards with (its call) answers it.
+type hostKey struct{}
+
+// Value returns the request's URL for hostKey (a pointer, which costs no
+// allocation, as a string would), and what the request's context holds for
+// any other key.
+func (c *call) Value(key any) any {
+	if _, ok := key.(hostKey); ok {
+		return c.req.URL
+	}
+	return c.Context.Value(key)
 }

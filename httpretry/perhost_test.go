@@ -13,7 +13,6 @@ import (
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/policy"
 )
 
 // sameServer returns srv's URL under another host name, "localhost"
@@ -36,8 +35,7 @@ func TestPerHostBreaker(t *testing.T) {
 		}
 	})
 	hosts := PerHost(func(string) guard.Guard { return breaker.New(breaker.WithConsecutiveFailures(3)) })
-	p := policy.New(Retry(constantWait(0)), policy.Guard(hosts))
-	rt := NewTransport(srv.base, WithPolicy(p))
+	rt := NewTransport(srv.base, constantWait(0), WithAttemptGuards(hosts))
 
 	resp, err := get(t, rt, srv.URL) // 3 failures: its breaker opens
 	if err != nil {
@@ -65,7 +63,7 @@ func TestPerHostBreaker(t *testing.T) {
 	}
 }
 
-// allowHost asks h to admit a call to host, as a Transport's Policy does,
+// allowHost asks h to admit a call to host, as a Transport does,
 // and records it as ending with err.
 func allowHost(t *testing.T, h *HostGuard, host string, err error) error {
 	t.Helper()

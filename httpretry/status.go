@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"sync/atomic"
+
+	"github.com/herdsafe/backoff"
 )
 
 // LogKeyStatus is the attribute WithLogger adds to a record about an
@@ -46,7 +48,6 @@ type statusKey struct{}
 type attemptContext struct {
 	context.Context
 	status atomic.Uint64 // 0: none; else haveStatus | the code
-	call   *call         // the RoundTrip the attempt is of, if any
 }
 
 // haveStatus marks a recorded status, so that any code, even 0, can be told
@@ -67,6 +68,18 @@ func recordStatus(ctx context.Context, code int) {
 		a.status.Store(haveStatus | uint64(uint32(int32(code))))
 	}
 }
+
+// statusSlot is the first Instrumenter of a Transport's retry stage when
+// an Instrumenter or the logger reads AttemptStatus: it gives each attempt
+// its attemptContext, which the attempt records its status in, and which
+// every later Instrumenter, and the logger, receives or derives from.
+type statusSlot struct{}
+
+func (statusSlot) BeforeAttempt(ctx context.Context, _ backoff.State) context.Context {
+	return &attemptContext{Context: ctx}
+}
+
+func (statusSlot) AfterAttempt(context.Context, backoff.State) {}
 
 // statusHandler adds the attempt's status, from the record's context, to
 // the records of a logger given to WithLogger.

@@ -20,9 +20,11 @@ import (
 // replay. Build one with NewTransport; the package documentation describes
 // what it retries and what the caller gets.
 //
-// A Transport runs each request through a Policy: its own, of one retry
-// stage built from its options, or the one given to WithPolicy, whose
-// guards then see its requests.
+// A Transport runs each request through one policy.Policy, built by
+// NewTransport from its options: the guards of WithRequestGuards around
+// the whole request, then its one retry stage, then the guards of
+// WithAttemptGuards and the bound of WithAttemptTimeout around each
+// attempt.
 //
 // A Transport is immutable once built and safe for concurrent use, as long
 // as its base RoundTripper, classifier, instrumenters and guards are. The
@@ -36,10 +38,11 @@ type Transport struct {
 	maxRetryAfter time.Duration
 	clock         clock.Clock
 	random        func() float64
-	policy        *policy.Policy // what each request runs through
-	own           bool           // the Policy is the Transport's own: one retry stage, of its options
-	marked        bool           // the retry stage has the marker: it is the user's, or it is observed
-	maxTries      uint           // the own retry stage's attempt budget
+	policy        *policy.Policy // the request guards, the retry stage, the attempt guards
+	maxTries      uint           // the retry stage's attempt budget
+	status        bool           // an Instrumenter or the logger reads AttemptStatus
+	guarded       bool           // guards see the requests: the call is their context (see hostKey)
+	detach        bool           // a per-attempt timeout can cancel an attempt's context
 	hopHeaders    bool           // send the attempt and the deadline with every attempt
 	err           error          // the first invalid setting
 }
@@ -67,7 +70,6 @@ func NewTransport(base http.RoundTripper, opts ...Option) *Transport {
 		base = nil // so that CloseIdleConnections does not call it either
 	}
 	setting.Apply(settings, &c.err, "NewTransport", &c, opts)
-	c.err = setting.Join(baseErr, c.err)
 	t := &Transport{
 		base:          base,
 		retryable:     c.retryable,
@@ -76,29 +78,16 @@ func NewTransport(base http.RoundTripper, opts ...Option) *Transport {
 		maxRetryAfter: c.maxRetryAfter,
 		clock:         c.clock,
 		random:        c.random,
-		policy:        c.policy,
 		maxTries:      c.maxTries,
+		status:        c.logger != nil || len(c.instrumenters) > 0,
+		guarded:       len(c.requestGuards)+len(c.attemptGuards) > 0,
+		detach:        c.attemptTimeout > 0,
 		hopHeaders:    c.hopHeaders,
-		err:           c.err,
 	}
-	switch {
-	case t.err != nil:
-		return t
-	case t.policy != nil && c.stageOpt != "":
-		t.err = settings.Invalid("%s configures the Transport's own retry stage, which WithPolicy replaces: give it to httpretry.Retry, in the Policy", c.stageOpt)
-		return t
-	case t.policy != nil:
-		t.marked = true
-		return t
+	if c.err == nil {
+		t.policy, c.err = c.build(t.status)
 	}
-	// The Transport's own Policy: one retry stage, which needs the marker
-	// only when an Instrumenter or the logger reads AttemptStatus.
-	t.own = true
-	t.marked = c.logger != nil || len(c.instrumenters) > 0
-	ro := c.stageOptions(t.marked)
-	if t.err = backoff.NewRetrier(ro...).Validate(); t.err == nil {
-		t.policy = policy.New(policy.Retry(ro...))
-	}
+	t.err = setting.Join(baseErr, c.err)
 	return t
 }
 
@@ -123,14 +112,14 @@ func NewTransport(base http.RoundTripper, opts ...Option) *Transport {
 // another attempt, backoff.ErrMaxElapsedTime when WithMaxElapsedTime
 // does, ErrBodyNotReplayable (and GetBody's error, if it failed) when the
 // body stopped a retry after a transport error, backoff.ErrRefused and the
-// guard's own error when a guard of the Policy given to WithPolicy refused
-// an attempt, and ErrInvalidConfiguration when a setting cannot be used:
-// reported before anything is sent, except a BackOff that returns a
-// negative wait and the misuses of WithPolicy it names. When such an error
-// replaces a response RoundTrip had to close, or had drained already for
-// the retry that was then not made (the context was cancelled during the
-// wait, the drain took the time left, or a guard refused the retry), its
-// LastErr is that response's *StatusError.
+// guard's own error when a guard of WithRequestGuards or WithAttemptGuards
+// refused the request or an attempt, and ErrInvalidConfiguration when a
+// setting cannot be used: reported before anything is sent, except a
+// BackOff that returns a negative wait. When such an error replaces a
+// response RoundTrip had to close, or had drained already for the retry
+// that was then not made (the context was cancelled during the wait, the
+// drain took the time left, or a guard refused the retry), its LastErr is
+// that response's *StatusError.
 //
 // Cancelling the request's context ends a wait at once; RoundTrip then
 // closes any response it holds and returns an error matching the context's
@@ -154,28 +143,28 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	c.replayable = req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
 	defer c.cleanUp()
 
-	// The call is the context of the user's Policy, so that its retry
-	// stage's marker finds it; the Transport's own needs nothing of it.
-	ctx := context.Context(c)
-	if t.own {
-		ctx = c.Context
+	ctx := c.Context
+	if t.guarded {
+		ctx = c // the guards' context: a HostGuard reads the host from it
 	}
-	err := t.policy.DoErr(ctx, c.attempt)
+	// One attempt: the request goes to the base from here, with nothing of
+	// the Transport's between (see TestFramesToTheBase).
+	err := t.policy.Attempts(ctx, func(actx context.Context, a backoff.Attempt) error {
+		r, d, err := c.begin(actx, a)
+		if err != nil {
+			return err
+		}
+		resp, err := t.base.RoundTrip(r)
+		return c.received(actx, d, resp, err)
+	})
 	resp := c.resp
 	c.resp = nil
-	if c.misused != "" {
-		err = c.misuseError(err)
-	}
 	c.giveUp(err)
 	if err == nil {
-		if resp == nil { // a Fallback of the user's Policy
-			return nil, &backoff.Error{Cause: errNoResponse}
-		}
-		return resp, nil
+		return resp, nil // only an attempt that got a response succeeds
 	}
 	if resp != nil {
-		var e *backoff.Error
-		if c.Context.Err() == nil && !(errors.As(err, &e) && errors.Is(e.Cause, ErrInvalidConfiguration)) {
+		if e := backoff.MarksOf(err).Run; c.Context.Err() == nil && !(e != nil && errors.Is(e.Cause, ErrInvalidConfiguration)) {
 			return resp, nil // the last response, unread: the caller gets what the server said
 		}
 		closeResponse(resp)
@@ -210,9 +199,8 @@ func (t *Transport) eligible(req *http.Request) bool {
 	return false
 }
 
-// call is the state of one RoundTrip. It is also the context a Policy
-// given to WithPolicy runs with: the request's context, through which the
-// marker of the Policy's retry stage finds the call.
+// call is the state of one RoundTrip. It is also the context the guards
+// of a Transport run with: the request's, which answers hostKey.
 type call struct {
 	context.Context                // the request's
 	t               *Transport     //
@@ -220,12 +208,7 @@ type call struct {
 	eligible        bool           // the method or an idempotency key allows a retry
 	replayable      bool           // the body can be recreated
 	sent            bool           // req, and so its body, went to the base
-	attempts        int            // attempts started
-	number          int            // the retry stage's number for the current attempt
-	tries           uint           // the retry stage's attempt budget (0: none)
-	marked          bool           // the marker began an attempt that has not run yet
-	stages          int            // runs of the retry stage the marker saw
-	misused         string         // how the Policy misuses the Transport, if it does
+	number          int            // the number of the attempt that ran last (backoff.Attempt's)
 	next            io.ReadCloser  // the next attempt's body, from GetBody
 	resp            *http.Response // the last attempt's response, while the call holds it
 	retried         *StatusError   // the last attempt's, if it asked for a retry
@@ -256,23 +239,17 @@ func (c *call) cleanUp() {
 	}
 }
 
-// attempt is the innermost function of the Policy: one round trip. The
-// call holds the response it gets until RoundTrip hands it to the caller,
-// the Notify hook discards it before a retry, or cleanUp closes it; judge
-// says whether it is retried.
-func (c *call) attempt(actx context.Context) error {
-	c.attempts++
-	if c.t.own {
-		c.number, c.tries = c.attempts, c.t.maxTries
-	} else if err := c.check(); err != nil {
-		return err
-	}
-	if c.resp != nil { // only a Policy that misuses the Transport gets here with one
+// begin starts attempt a, whose context is actx: it returns the request
+// to send, and, when a per-attempt timeout may cancel actx before the
+// caller has read the body, the detached context it is sent with.
+func (c *call) begin(actx context.Context, a backoff.Attempt) (*http.Request, *detached, error) {
+	c.number = a.Number
+	if c.resp != nil { // discardRetried took it unless the retry stage broke its word
 		closeResponse(c.resp)
 		c.resp = nil
 	}
 	rctx, d := actx, (*detached)(nil)
-	if !c.t.own && actx.Done() != c.Context.Done() { // a stage can cancel the attempt's context
+	if c.t.detach {
 		rctx, d = detach(actx)
 	}
 	r, err := c.request(rctx)
@@ -280,49 +257,39 @@ func (c *call) attempt(actx context.Context) error {
 		if d != nil {
 			d.release()
 		}
-		return backoff.Permanent(err)
+		return nil, nil, backoff.Permanent(err)
 	}
 	c.sent = true
 	if c.t.hopHeaders {
 		c.hopHeader(actx, r.Header)
 	}
 	c.failing, c.stopped = false, false
-	resp, err := c.roundTrip(r, d)
+	return r, d, nil
+}
+
+// received judges what the base returned for the attempt whose context
+// is actx, sent with d's context if d is not nil. The call holds the
+// response until RoundTrip hands it to the caller, discardRetried discards
+// it before a retry, or cleanUp closes it; judge says whether it is
+// retried.
+func (c *call) received(actx context.Context, d *detached, resp *http.Response, err error) error {
+	if d != nil {
+		d.attach(c.Context, resp, err)
+	}
 	if err != nil {
+		if resp != nil && resp.Body != nil { // the base broke its contract
+			resp.Body.Close()
+		}
 		return c.failed(err)
 	}
 	if resp == nil {
 		return backoff.Permanent(errNilResponse)
 	}
 	c.resp = resp
-	if c.t.marked {
+	if c.t.status {
 		recordStatus(actx, resp.StatusCode)
 	}
 	return c.judge(resp)
-}
-
-// roundTrip sends r through the base. With d, the context r was sent with
-// follows the request's own once the base returns, and is released when
-// the response's body is closed, or at once if there is none.
-func (c *call) roundTrip(r *http.Request, d *detached) (resp *http.Response, err error) {
-	if d != nil {
-		defer func() {
-			d.returned(c.Context)
-			if resp == nil || resp.Body == nil || err != nil {
-				d.release()
-				return
-			}
-			resp.Body = d.wrap(resp.Body)
-		}()
-	}
-	resp, err = c.t.base.RoundTrip(r)
-	if err != nil {
-		if resp != nil && resp.Body != nil { // the base broke its contract
-			resp.Body.Close()
-		}
-		return nil, err
-	}
-	return resp, nil
 }
 
 // judge judges the response the call holds: nil hands it to the caller; a
@@ -372,20 +339,17 @@ func (c *call) judge(resp *http.Response) error {
 }
 
 // discardRetried is the Notify hook of every Transport's retry stage (see
-// config.stageOptions): the driver calls
-// it after an attempt it will retry, before the wait, and checks its time
-// limits again after it. If the attempt got a response, the hook finds the
-// call that holds it through the attempt's *StatusError (the error itself,
-// or the one a RetryAfterError wraps, as judge returns them) and discards it:
+// config.retryOptions): the driver calls it after an attempt it will
+// retry, before the wait, and checks its time limits again after it. If
+// the attempt got a response, the hook finds the call that holds it
+// through the attempt's *StatusError (the error as the driver reads it:
+// backoff.MarksOf's Last, what a named wait wraps) and discards it:
 // the body is drained, so that the connection can be reused, and closed.
 // From then on the call holds no response, so a run that stops before the
 // retry (the context is cancelled during the wait, or the drain took the
 // time that was left) returns its error, never a closed response.
 func discardRetried(err error, _ time.Duration) {
-	serr, _ := err.(*StatusError) // what judge returns for a retry
-	if ra, ok := err.(*backoff.RetryAfterError); ok {
-		serr, _ = ra.Unwrap().(*StatusError)
-	}
+	serr, _ := backoff.MarksOf(err).Last.(*StatusError) // what judge returns for a retry
 	if serr == nil || serr.call == nil {
 		return // a transport error: there is no response
 	}
@@ -403,7 +367,7 @@ func discardRetried(err error, _ time.Duration) {
 // and the one prepare obtained for a retry.
 func (c *call) request(actx context.Context) (*http.Request, error) {
 	r := c.req.Clone(actx)
-	if c.attempts == 1 || c.req.Body == nil || c.req.Body == http.NoBody {
+	if !c.sent || c.req.Body == nil || c.req.Body == http.NoBody {
 		return r, nil
 	}
 	if c.next == nil { // every path to a retry calls prepare
@@ -469,7 +433,7 @@ func (c *call) failed(err error) error {
 // last reports whether the attempt that just ended was the last one the
 // retry stage's budget allows, so that no other reason for not retrying
 // applies.
-func (c *call) last() bool { return c.tries > 0 && uint(c.number) >= c.tries }
+func (c *call) last() bool { return c.t.maxTries > 0 && uint(c.number) >= c.t.maxTries }
 
 func method(req *http.Request) string {
 	if req.Method == "" {

@@ -14,12 +14,10 @@ import (
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/httpretry"
-	"github.com/herdsafe/backoff/policy"
 )
 
-// The guards of a Policy given to an httpretry.Transport refuse its
-// requests under their own cause, and the instrumenter of its retry stage
-// counts them so: an open circuit, an exhausted budget and a full
+// The attempt guards of an httpretry.Transport refuse its requests under
+// their own cause, and the instrumenter of its retry stage counts them so: an open circuit, an exhausted budget and a full
 // bulkhead, each against a loopback server that is down.
 func TestHTTPRetryRefusalsAreCountedByCause(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -45,11 +43,11 @@ func TestHTTPRetryRefusalsAreCountedByCause(t *testing.T) {
 		{"budget", budget.NewTokenBucket(budget.WithMaxTokens(2)), budget.ErrBudgetExhausted},
 		{"bulkhead", full, bulkhead.ErrBulkheadFull},
 	} {
-		p := policy.New(
-			httpretry.Retry(httpretry.WithBackOff(&backoff.ZeroBackOff{}), httpretry.WithInstrumenter(in.Named(c.name))),
-			policy.Guard(c.guard),
-		)
-		client := &http.Client{Transport: httpretry.NewTransport(base, httpretry.WithPolicy(p))}
+		client := &http.Client{Transport: httpretry.NewTransport(base,
+			httpretry.WithBackOff(&backoff.ZeroBackOff{}),
+			httpretry.WithInstrumenter(in.Named(c.name)),
+			httpretry.WithAttemptGuards(c.guard),
+		)}
 		resp, err := client.Get(srv.URL)
 		if err == nil {
 			io.Copy(io.Discard, resp.Body)

@@ -19,7 +19,6 @@ import (
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/chaos"
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/policy"
 )
 
 // A breaker inside the retry stage sees each attempt: a 503 is a failure,
@@ -38,7 +37,7 @@ func TestBreakerSeesEachAttempt(t *testing.T) {
 		}
 	})
 	cb := breaker.New(breaker.WithConsecutiveFailures(100))
-	rt := NewTransport(srv.base, WithPolicy(policy.New(Retry(noWait), policy.Guard(cb))))
+	rt := NewTransport(srv.base, noWait, WithAttemptGuards(cb))
 
 	resp, err := get(t, rt, srv.URL+"/busy")
 	if err != nil || resp.StatusCode != 503 {
@@ -77,7 +76,7 @@ func TestBreakerSeesEachAttempt(t *testing.T) {
 func TestOpenBreakerRefuses(t *testing.T) {
 	srv := statusServer(t, http.StatusServiceUnavailable)
 	cb := breaker.New(breaker.WithConsecutiveFailures(2), breaker.WithOpenDuration(time.Hour))
-	rt := NewTransport(srv.base, WithPolicy(policy.New(Retry(noWait), policy.Guard(cb))))
+	rt := NewTransport(srv.base, noWait, WithAttemptGuards(cb))
 
 	// The first request trips it on its second attempt: the third is
 	// refused, and the response drained for it is gone.
@@ -106,7 +105,7 @@ func TestOpenBreakerRefuses(t *testing.T) {
 func TestBudgetRefusesRetriesOnly(t *testing.T) {
 	srv := statusServer(t, http.StatusServiceUnavailable)
 	b := budget.NewTokenBucket(budget.WithMaxTokens(2)) // one failure leaves no retry
-	rt := NewTransport(srv.base, WithPolicy(policy.New(Retry(noWait), policy.Guard(b))))
+	rt := NewTransport(srv.base, noWait, WithAttemptGuards(b))
 	for i := range 3 {
 		_, err := get(t, rt, srv.URL)
 		e := asBackoffError(t, err)
@@ -130,7 +129,7 @@ func TestBulkheadBoundsRequestsInFlight(t *testing.T) {
 		}
 	})
 	bh := bulkhead.New(1)
-	rt := NewTransport(srv.base, WithPolicy(policy.New(policy.Guard(bh), Retry(noWait))))
+	rt := NewTransport(srv.base, noWait, WithRequestGuards(bh))
 	req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
 	first := goRoundTrip(rt, req)
 	<-in
@@ -156,7 +155,7 @@ func TestChaosInsideTheRetryStage(t *testing.T) {
 	srv := statusServer(t, http.StatusServiceUnavailable)
 	n := 0
 	injector := failFirst{n: &n}
-	rt := NewTransport(srv.base, WithPolicy(policy.New(Retry(noWait), policy.Guard(injector))))
+	rt := NewTransport(srv.base, noWait, WithAttemptGuards(injector))
 	resp, err := get(t, rt, srv.URL)
 	if err != nil || resp.StatusCode != 503 || srv.hits.Load() != DefaultMaxTries-1 {
 		t.Fatalf("got %v, %v after %d requests; want the last 503 after %d", resp, err, srv.hits.Load(), DefaultMaxTries-1)
@@ -179,10 +178,10 @@ func (g failFirst) Allow(context.Context, guard.Call) (guard.Permit, error) {
 func (failFirst) Record(guard.Permit, guard.Outcome) {}
 
 // The replay rules, the drain and the caller's last response are the same
-// through a Policy of the user's.
-func TestPolicyKeepsTheTransportsRules(t *testing.T) {
+// with guards.
+func TestGuardsKeepTheTransportsRules(t *testing.T) {
 	srv := statusServer(t, http.StatusServiceUnavailable)
-	rt := NewTransport(srv.base, WithPolicy(policy.New(Retry(noWait, WithMaxTries(5)), policy.Guard(breaker.New(breaker.WithConsecutiveFailures(100))))))
+	rt := NewTransport(srv.base, noWait, WithMaxTries(5), WithRequestGuards(bulkhead.New(10)), WithAttemptGuards(breaker.New(breaker.WithConsecutiveFailures(100))))
 	resp, err := do(t, rt, context.Background(), http.MethodPost, srv.URL, strings.NewReader("x"))
 	if err != nil || resp.StatusCode != 503 || srv.hits.Load() != 1 {
 		t.Fatalf("a POST got %v, %v after %d requests; want the first 503, not retried", resp, err, srv.hits.Load())
@@ -200,12 +199,12 @@ func TestPolicyKeepsTheTransportsRules(t *testing.T) {
 	}
 }
 
-// A Timeout stage bounds each attempt until its headers, but the caller
-// reads the body after RoundTrip returned, when the stage has cancelled
-// its context (pitfall 28): the Transport's requests follow their
-// request's context then. A cancellation of that context still ends the
+// WithAttemptTimeout bounds each attempt until its headers, but the
+// caller reads the body after RoundTrip returned, when the timeout has
+// cancelled the attempt's context (pitfall 28): the Transport's requests
+// follow their request's context then. A cancellation of that context still ends the
 // read. Over HTTP/1 and HTTP/2.
-func TestTimeoutStageLeavesTheBodyReadable(t *testing.T) {
+func TestAttemptTimeoutLeavesTheBodyReadable(t *testing.T) {
 	const size = 1 << 20
 	chunk := strings.Repeat("x", 64<<10)
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -244,13 +243,13 @@ func TestTimeoutStageLeavesTheBodyReadable(t *testing.T) {
 		defer srv.base.CloseIdleConnections()
 		for _, c := range []struct {
 			name string
-			p    *policy.Policy
+			opts []Option
 		}{
-			{"inside", policy.New(Retry(noWait), policy.Timeout(time.Minute))},
-			{"outside", policy.New(policy.Timeout(time.Minute), Retry(noWait))},
+			{"timeout", []Option{noWait, WithAttemptTimeout(time.Minute)}},
+			{"timeout_and_guards", []Option{noWait, WithAttemptTimeout(time.Minute), WithAttemptGuards(breaker.New())}},
 		} {
 			t.Run(srv.proto+"/"+c.name, func(t *testing.T) {
-				rt := NewTransport(srv.base, WithPolicy(c.p))
+				rt := NewTransport(srv.base, c.opts...)
 				resp, err := get(t, rt, srv.url)
 				if err != nil {
 					t.Fatal(err)
@@ -284,7 +283,7 @@ func TestTimeoutStageLeavesTheBodyReadable(t *testing.T) {
 }
 
 // A per-attempt timeout ends a slow attempt, which is retried.
-func TestTimeoutStageBoundsEachAttempt(t *testing.T) {
+func TestAttemptTimeoutBoundsEachAttempt(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
@@ -297,7 +296,7 @@ func TestTimeoutStageBoundsEachAttempt(t *testing.T) {
 		}
 		io.WriteString(w, "fast")
 	})
-	rt := NewTransport(srv.base, WithPolicy(policy.New(Retry(noWait), policy.Timeout(50*time.Millisecond))))
+	rt := NewTransport(srv.base, noWait, WithAttemptTimeout(50*time.Millisecond))
 	resp, err := get(t, rt, srv.URL)
 	if err != nil || srv.hits.Load() != 2 {
 		t.Fatalf("got %v, %v after %d requests; want the second attempt's answer", resp, err, srv.hits.Load())
@@ -307,64 +306,19 @@ func TestTimeoutStageBoundsEachAttempt(t *testing.T) {
 	}
 }
 
-// A Policy that cannot run the Transport's requests is reported as
-// ErrInvalidConfiguration: before anything is sent when it has no retry
-// stage of Retry's or two, before the request is sent again when another
-// retry stage repeats it.
-func TestPolicyMisuse(t *testing.T) {
-	cases := []struct {
-		name string
-		p    *policy.Policy
-		sent int64 // the requests sent before the misuse shows
-		want string
-	}{
-		{"no_retry_stage", policy.New(policy.Guard(breaker.New())), 0, "no retry stage made by httpretry.Retry"},
-		{"policy_retry", policy.New(policy.Retry(backoff.WithBackOff(&backoff.ZeroBackOff{}))), 0, "no retry stage made by httpretry.Retry"},
-		{"empty", policy.New(), 0, "no retry stage made by httpretry.Retry"},
-		{"nested", policy.New(Retry(noWait), Retry(noWait)), 0, "inside another one"},
-		{"retried_inside", policy.New(Retry(noWait), policy.Retry(backoff.WithBackOff(&backoff.ZeroBackOff{}))), 1, "a retry stage inside httpretry.Retry"},
-		{"retried_around", policy.New(policy.Retry(backoff.WithBackOff(&backoff.ZeroBackOff{})), Retry(noWait)), DefaultMaxTries, "a retry stage around httpretry.Retry"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			srv := statusServer(t, http.StatusServiceUnavailable)
-			body := &trackedBody{Reader: strings.NewReader("x")}
-			req, _ := http.NewRequest(http.MethodPut, srv.URL, body)
-			req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader("x")), nil }
-			req.Header.Set("Idempotency-Key", "k")
-			_, err := roundTrip(t, NewTransport(srv.base, WithPolicy(c.p)), req)
-			if !errors.Is(err, ErrInvalidConfiguration) {
-				t.Fatalf("got %v; want ErrInvalidConfiguration", err)
-			}
-			cause := fmt.Sprint(asBackoffError(t, err).Cause)
-			mustContain(t, cause, c.want)
-			mustContain(t, cause, "httpretry: WithPolicy was given a Policy that cannot run the Transport's requests: ")
-			if srv.hits.Load() != c.sent {
-				t.Errorf("%d requests sent; want %d", srv.hits.Load(), c.sent)
-			}
-			if !body.closedSoon() {
-				t.Error("the body was not closed")
-			}
-		})
-	}
-}
-
-// The options of WithPolicy and Retry are checked.
-func TestPolicyOptions(t *testing.T) {
+// A guard that cannot be used, and a bad timeout, are reported as
+// ErrInvalidConfiguration naming the option, before anything is sent.
+func TestGuardOptionsInvalid(t *testing.T) {
 	cases := []struct {
 		name string
 		opts []Option
 		want string
 	}{
-		{"nil_policy", []Option{WithPolicy(nil)}, "httpretry: WithPolicy was given a nil *policy.Policy"},
-		{"stage_option_with_policy", []Option{WithPolicy(policy.New(Retry())), WithMaxTries(2)},
-			"httpretry: WithMaxTries configures the Transport's own retry stage, which WithPolicy replaces: give it to httpretry.Retry"},
-		{"logger_with_policy", []Option{WithLogger(nil), WithPolicy(policy.New(Retry()))}, "httpretry: WithLogger configures the Transport's own retry stage"},
-		{"transport_option_in_retry", []Option{WithPolicy(policy.New(Retry(WithMaxRetryAfter(time.Second))))},
-			"stage 1: backoff: invalid configuration: httpretry: WithMaxRetryAfter configures a Transport, not its retry stage"},
-		{"invalid_retry", []Option{WithPolicy(policy.New(Retry(WithBackOff(plainBackOff{}))))}, "has no Clone method"},
-		{"invalid_core_option_in_retry", []Option{WithPolicy(policy.New(Retry(WithMaxElapsedTime(-1))))}, "httpretry: WithMaxElapsedTime was given a negative duration"},
-		{"invalid_policy", []Option{WithPolicy(policy.New(Retry(), policy.Timeout(-1)))}, "Timeout was given a duration that is not positive"},
+		{"nil_request_guard", []Option{WithRequestGuards(bulkhead.New(1), nil)}, "httpretry: WithRequestGuards was given a nil guard.Guard (guard 2)"},
+		{"typed_nil_attempt_guard", []Option{WithAttemptGuards((*breaker.Breaker)(nil))}, "httpretry: WithAttemptGuards was given a nil *breaker.Breaker (guard 1)"},
+		{"unusable_attempt_guard", []Option{WithAttemptGuards(PerHost(nil))}, "httpretry: WithAttemptGuards was given a *httpretry.HostGuard that cannot be used (guard 1): httpretry: PerHost was given a nil function"},
+		{"zero_guard", []Option{WithRequestGuards(&HostGuard{})}, "httpretry: WithRequestGuards was given a *httpretry.HostGuard that cannot be used (guard 1)"},
+		{"negative_attempt_timeout", []Option{WithAttemptTimeout(-time.Second)}, "httpretry: WithAttemptTimeout was given a negative duration (-1s)"},
 		{"nil_random", []Option{WithRandom(nil)}, "httpretry: WithRandom was given a nil function"},
 	}
 	srv := statusServer(t, 200)
@@ -376,34 +330,53 @@ func TestPolicyOptions(t *testing.T) {
 	}
 }
 
-// A Fallback that turns a failure into a success without a response is
-// reported, never a nil response with a nil error.
-func TestFallbackWithoutResponse(t *testing.T) {
-	srv := statusServer(t, 200)
-	p := policy.New(policy.FallbackErr(func(context.Context, error) error { return nil }), Retry(), policy.Guard(refuseAll{}))
-	_, err := get(t, NewTransport(srv.base, WithPolicy(p)), srv.URL)
-	if !errors.Is(err, ErrInvalidConfiguration) || !strings.Contains(err.Error(), "no response and no error") {
-		t.Errorf("got %v; want the Fallback's success without a response reported", err)
+// Guards are placed where their option says, in the order given: the
+// request guards once a request, outermost first, the attempt guards once
+// an attempt.
+func TestGuardsPlacement(t *testing.T) {
+	srv := flakyServer(t, 2, http.StatusServiceUnavailable)
+	var log []string
+	g := func(name string) guard.Guard { return &logGuard{name: name, log: &log} }
+	rt := NewTransport(srv.base, noWait,
+		WithRequestGuards(g("r1")), WithRequestGuards(g("r2")),
+		WithAttemptGuards(g("a1"), g("a2")))
+	resp, err := get(t, rt, srv.URL)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("got %v, %v; want the third attempt's 200", resp, err)
+	}
+	resp.Body.Close()
+	want := "r1 r2 a1#1 a2#1 /a2 /a1 a1#2 a2#2 /a2 /a1 a1#3 a2#3 /a2 /a1 /r2 /r1"
+	if got := strings.Join(log, " "); got != want {
+		t.Errorf("the guards saw\n%s\nwant\n%s", got, want)
 	}
 }
 
-// refuseAll refuses every call.
-type refuseAll struct{}
-
-func (refuseAll) Allow(context.Context, guard.Call) (guard.Permit, error) {
-	return guard.Permit{}, errors.New("refused")
+// logGuard logs each admission, with the attempt's number when it is not
+// the first, and each record.
+type logGuard struct {
+	name string
+	log  *[]string
 }
-func (refuseAll) Record(guard.Permit, guard.Outcome) {}
 
-// AttemptStatus and the logger work for a retry stage of Retry's, and one
-// Policy serves several Transports at once.
-func TestRetryStageIsObserved(t *testing.T) {
+func (g *logGuard) Allow(_ context.Context, c guard.Call) (guard.Permit, error) {
+	if g.name[0] == 'a' {
+		*g.log = append(*g.log, fmt.Sprintf("%s#%d", g.name, c.Attempt))
+	} else {
+		*g.log = append(*g.log, g.name)
+	}
+	return guard.Permit{}, nil
+}
+
+func (g *logGuard) Record(guard.Permit, guard.Outcome) { *g.log = append(*g.log, "/"+g.name) }
+
+// AttemptStatus works with guards, and a guarded Transport serves several
+// requests at once.
+func TestGuardedTransportIsObserved(t *testing.T) {
 	srv := flakyServer(t, 1, http.StatusServiceUnavailable)
 	statuses := &statusRecorder{}
-	p := policy.New(Retry(noWait, WithInstrumenter(statuses)), policy.Guard(chaos.New(chaos.Config{})))
+	rt := NewTransport(srv.base, noWait, WithInstrumenter(statuses), WithAttemptGuards(chaos.New(chaos.Config{})))
 	var wg sync.WaitGroup
 	for range 4 {
-		rt := NewTransport(srv.base, WithPolicy(p))
 		wg.Go(func() {
 			req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
 			if resp, err := rt.RoundTrip(req); err == nil {
@@ -428,12 +401,12 @@ func TestRetryStageIsObserved(t *testing.T) {
 	}
 }
 
-// Through a Policy of the user's, a refusal's error redacts the URL's
-// password and query as the Transport's own errors do.
-func TestPolicyErrorsAreRedacted(t *testing.T) {
+// A guard's refusal's error redacts the URL's password and query as the
+// Transport's own errors do.
+func TestRefusalsAreRedacted(t *testing.T) {
 	srv := statusServer(t, http.StatusServiceUnavailable)
 	cb := breaker.New(breaker.WithConsecutiveFailures(2), breaker.WithOpenDuration(time.Hour))
-	rt := NewTransport(srv.base, WithPolicy(policy.New(Retry(noWait), policy.Guard(cb))))
+	rt := NewTransport(srv.base, noWait, WithAttemptGuards(cb))
 	url := strings.Replace(srv.URL, "http://", "http://user:hunter2@", 1) + "/?token=s3cret"
 	_, err := get(t, rt, url)
 	if !errors.Is(err, breaker.ErrCircuitOpen) {
@@ -456,7 +429,7 @@ func TestSpentBudgetDoesNotWaitTheRetryAfter(t *testing.T) {
 	})
 	clk := newSkipClock()
 	b := budget.NewTokenBucket(budget.WithMaxTokens(2)) // one failure leaves no retry
-	rt := NewTransport(srv.base, WithPolicy(policy.New(Retry(WithClock(clk)), policy.Guard(b))))
+	rt := NewTransport(srv.base, WithClock(clk), WithAttemptGuards(b))
 	_, err := get(t, rt, srv.URL)
 	e := asBackoffError(t, err)
 	if !errors.Is(e.Cause, budget.ErrBudgetExhausted) || e.Attempts != 1 {
@@ -468,5 +441,25 @@ func TestSpentBudgetDoesNotWaitTheRetryAfter(t *testing.T) {
 		if d > 0 {
 			t.Fatalf("the request waited %v (waits %v) for a retry its spent budget refuses", d, clk.waits)
 		}
+	}
+}
+
+// Guards cost a request no allocation: a guarded Transport allocates what
+// a bare one does on a success.
+func TestGuardsAllocateNothingMore(t *testing.T) {
+	resp := &http.Response{StatusCode: http.StatusOK, Body: http.NoBody}
+	stub := roundTripperFunc(func(*http.Request) (*http.Response, error) { return resp, nil })
+	req, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1/", nil)
+	allocs := func(rt http.RoundTripper) float64 {
+		return testing.AllocsPerRun(100, func() {
+			if _, err := rt.RoundTrip(req); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	bare := allocs(NewTransport(stub))
+	guarded := allocs(NewTransport(stub, WithRequestGuards(bulkhead.New(10)), WithAttemptGuards(breaker.New(), PerHost(func(string) guard.Guard { return breaker.New() }))))
+	if guarded > bare {
+		t.Errorf("a guarded request allocates %v times, a bare one %v", guarded, bare)
 	}
 }
