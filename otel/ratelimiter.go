@@ -11,9 +11,5 @@ import (
 // the tokens in its bucket, the calls waiting for theirs, and the calls it
 // admitted after a wait and refused.
 func (in *Instrumenter) ObserveRateLimiter(name string, l *ratelimit.Limiter) (*Registration, error) {
-	return in.observe(name, telemetry.RateLimiter(l == nil, func() telemetry.RateLimitStats {
-		s := l.Stats()
-		return telemetry.RateLimitStats{Rate: float64(s.Rate), Burst: int64(s.Burst), Tokens: s.Tokens,
-			Waiting: s.Waiting, Waited: s.Waited, Refused: s.Refused}
-	}))
+	return in.observe(name, telemetry.Guard("ObserveRateLimiter", l))
 }
