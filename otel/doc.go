@@ -105,16 +105,21 @@
 //
 // # Guards
 //
-// The Observe methods report the state of a guard: each registers a
+// Observe reports the state of a guard of any kind: it registers a
 // callback with the meter that reads the guard when the metrics are
 // collected, on the collecting goroutine, with no goroutine of its own and
-// nothing added to the guard's call path. Each takes the name the guard is
+// nothing added to the guard's call path. It reads the metrics the guard
+// describes itself (guard.Describer), which every guard of this
+// repository does, and a guard of your own may: such a guard is observed
+// as these are, with no change here. Observe takes the name the guard is
 // reported under, the attribute guard.name, and returns a *Registration;
 // Unregister it to stop, and the name may then be observed again. A nil
-// guard, an empty name, or a name this Instrumenter already observes a
-// guard of the same kind under is reported as an error matching
-// backoff.ErrInvalidConfiguration. The methods and the metrics are those
-// of prombackoff:
+// guard, an empty name, a Description that cannot be reported, or a name
+// this Instrumenter already observes a guard of the same kind under is
+// reported as an error matching backoff.ErrInvalidConfiguration. The
+// methods of each kind (ObserveBreaker...) are Observe, kept for the code
+// that calls them. The metrics of this repository's guards are those of
+// prombackoff:
 //
 //	backoff.breaker.state                   gauge          1             breaker.state
 //	backoff.breaker.transitions             counter        {transition}

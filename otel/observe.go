@@ -41,6 +41,9 @@ func (in *Instrumenter) Observe(name string, g guard.Describer) (*Registration, 
 // in the package documentation). Reading the state may move an open
 // breaker whose open duration has passed to half-open, and so run its
 // WithStateChange hook on the collecting goroutine.
+//
+// Deprecated: use Observe, which takes a guard of any kind and reports
+// the same metrics under the same names.
 func (in *Instrumenter) ObserveBreaker(name string, b *breaker.Breaker) (*Registration, error) {
 	return in.observe(name, telemetry.Guard("ObserveBreaker", b))
 }
@@ -48,6 +51,9 @@ func (in *Instrumenter) ObserveBreaker(name string, b *breaker.Breaker) (*Regist
 // ObserveBulkhead reports b under name, read from b.Stats when the
 // metrics are collected: the backoff.bulkhead metrics (see Guards in the
 // package documentation).
+//
+// Deprecated: use Observe, which takes a guard of any kind and reports
+// the same metrics under the same names.
 func (in *Instrumenter) ObserveBulkhead(name string, b *bulkhead.Bulkhead) (*Registration, error) {
 	return in.observe(name, telemetry.Guard("ObserveBulkhead", b))
 }
@@ -56,6 +62,9 @@ func (in *Instrumenter) ObserveBulkhead(name string, b *bulkhead.Bulkhead) (*Reg
 // metrics are collected: the backoff.bulkhead metrics, its refusals by
 // priority and no backoff.bulkhead.queued (see Guards in the package
 // documentation).
+//
+// Deprecated: use Observe, which takes a guard of any kind and reports
+// the same metrics under the same names.
 func (in *Instrumenter) ObservePriorityBulkhead(name string, b *bulkhead.PriorityBulkhead) (*Registration, error) {
 	return in.observe(name, telemetry.Guard("ObservePriorityBulkhead", b))
 }
@@ -63,6 +72,9 @@ func (in *Instrumenter) ObservePriorityBulkhead(name string, b *bulkhead.Priorit
 // ObserveLimiter reports l under name, read from l.Stats when the metrics
 // are collected: the backoff.limiter metrics (see Guards in the package
 // documentation).
+//
+// Deprecated: use Observe, which takes a guard of any kind and reports
+// the same metrics under the same names.
 func (in *Instrumenter) ObserveLimiter(name string, l *limiter.Limiter) (*Registration, error) {
 	return in.observe(name, telemetry.Guard("ObserveLimiter", l))
 }
@@ -70,6 +82,9 @@ func (in *Instrumenter) ObserveLimiter(name string, l *limiter.Limiter) (*Regist
 // ObserveBudget reports b under name, read from b.Stats when the metrics
 // are collected: the backoff.budget metrics (see Guards in the package
 // documentation). A ratio budget reads its clock.
+//
+// Deprecated: use Observe, which takes a guard of any kind and reports
+// the same metrics under the same names.
 func (in *Instrumenter) ObserveBudget(name string, b *budget.Budget) (*Registration, error) {
 	return in.observe(name, telemetry.Guard("ObserveBudget", b))
 }
@@ -86,6 +101,9 @@ func (in *Instrumenter) ObserveShedder(name string, s *httpshed.Shedder) (*Regis
 // ObserveThrottle reports t under name, read from t.Stats when the metrics
 // are collected: the backoff.throttle metrics (see Guards in the package
 // documentation). It reads t's clock.
+//
+// Deprecated: use Observe, which takes a guard of any kind and reports
+// the same metrics under the same names.
 func (in *Instrumenter) ObserveThrottle(name string, t *throttle.Throttle) (*Registration, error) {
 	return in.observe(name, telemetry.Guard("ObserveThrottle", t))
 }

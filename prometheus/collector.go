@@ -39,6 +39,9 @@ func (in *Instrumenter) Observe(name string, g guard.Describer) (*Registration, 
 // package documentation). Reading the state may move an open breaker
 // whose open duration has passed to half-open, and so run its
 // WithStateChange hook on the scraping goroutine.
+//
+// Deprecated: use Observe, which takes a guard of any kind and reports
+// the same metrics under the same names.
 func (in *Instrumenter) ObserveBreaker(name string, b *breaker.Breaker) (*Registration, error) {
 	return in.observe(name, telemetry.Guard("ObserveBreaker", b))
 }
@@ -46,6 +49,9 @@ func (in *Instrumenter) ObserveBreaker(name string, b *breaker.Breaker) (*Regist
 // ObserveBulkhead registers a collector of b under name, read from b.Stats
 // at each scrape: the bulkhead metrics, its refusals with an empty
 // priority label (see Guards in the package documentation).
+//
+// Deprecated: use Observe, which takes a guard of any kind and reports
+// the same metrics under the same names.
 func (in *Instrumenter) ObserveBulkhead(name string, b *bulkhead.Bulkhead) (*Registration, error) {
 	return in.observe(name, telemetry.Guard("ObserveBulkhead", b))
 }
@@ -53,6 +59,9 @@ func (in *Instrumenter) ObserveBulkhead(name string, b *bulkhead.Bulkhead) (*Reg
 // ObservePriorityBulkhead registers a collector of b under name, read from
 // b.Stats at each scrape: the bulkhead metrics, its refusals by priority
 // and no bulkhead_queued (see Guards in the package documentation).
+//
+// Deprecated: use Observe, which takes a guard of any kind and reports
+// the same metrics under the same names.
 func (in *Instrumenter) ObservePriorityBulkhead(name string, b *bulkhead.PriorityBulkhead) (*Registration, error) {
 	return in.observe(name, telemetry.Guard("ObservePriorityBulkhead", b))
 }
@@ -60,6 +69,9 @@ func (in *Instrumenter) ObservePriorityBulkhead(name string, b *bulkhead.Priorit
 // ObserveLimiter registers a collector of l under name, read from l.Stats
 // at each scrape: the limiter metrics (see Guards in the package
 // documentation).
+//
+// Deprecated: use Observe, which takes a guard of any kind and reports
+// the same metrics under the same names.
 func (in *Instrumenter) ObserveLimiter(name string, l *limiter.Limiter) (*Registration, error) {
 	return in.observe(name, telemetry.Guard("ObserveLimiter", l))
 }
@@ -67,6 +79,9 @@ func (in *Instrumenter) ObserveLimiter(name string, l *limiter.Limiter) (*Regist
 // ObserveBudget registers a collector of b under name, read from b.Stats
 // at each scrape: the budget metrics (see Guards in the package
 // documentation). A ratio budget reads its clock.
+//
+// Deprecated: use Observe, which takes a guard of any kind and reports
+// the same metrics under the same names.
 func (in *Instrumenter) ObserveBudget(name string, b *budget.Budget) (*Registration, error) {
 	return in.observe(name, telemetry.Guard("ObserveBudget", b))
 }
@@ -84,6 +99,9 @@ func (in *Instrumenter) ObserveShedder(name string, s *httpshed.Shedder) (*Regis
 // ObserveThrottle registers a collector of t under name, read from t.Stats
 // at each scrape: the throttle metrics (see Guards in the package
 // documentation). It reads t's clock.
+//
+// Deprecated: use Observe, which takes a guard of any kind and reports
+// the same metrics under the same names.
 func (in *Instrumenter) ObserveThrottle(name string, t *throttle.Throttle) (*Registration, error) {
 	return in.observe(name, telemetry.Guard("ObserveThrottle", t))
 }
