@@ -3,6 +3,9 @@ package telemetry
 import (
 	"context"
 	"errors"
+	"go/parser"
+	"go/token"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -74,5 +77,23 @@ func TestHostileDescriptions(t *testing.T) {
 	if err := Guard("Observe", nilQuota).Check(settings, "api"); !errors.Is(err, backoff.ErrInvalidConfiguration) ||
 		!strings.Contains(err.Error(), "Observe was given a nil guard") {
 		t.Errorf("a typed nil guard: %v, want a nil guard reported", err)
+	}
+}
+
+// What reads the guards' metrics (guards.go) names no guard: it reads
+// their Descriptions, so that a guard added later is observed with no
+// change here. (errortype.go names the guards' errors.)
+func TestGuardsNamesNoGuard(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "guards.go", nil, parser.ImportsOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, imp := range f.Imports {
+		path, _ := strconv.Unquote(imp.Path.Value)
+		for _, g := range []string{"breaker", "bulkhead", "budget", "throttle", "limiter", "chaos", "ratelimit", "redisguard"} {
+			if path == "github.com/herdsafe/backoff/"+g {
+				t.Errorf("guards.go imports %s: read the guard through guard.Describer instead", path)
+			}
+		}
 	}
 }
