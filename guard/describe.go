@@ -20,7 +20,8 @@ type Describer interface {
 	// Describe returns what the guard reports: its kind and the series of
 	// its metrics. It returns the same Description at each call, and the
 	// caller must not change it. A nil guard, typed or not, is not
-	// observed: Describe is not called on it.
+	// observed: Describe is not called on it. A panic in it goes on to
+	// the caller of Observe.
 	Describe() Description
 	// ReadMetrics writes the value now of each series of the
 	// Description, values[i] that of Series[i], to values, which is as
