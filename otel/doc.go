@@ -153,6 +153,10 @@
 //	backoff.shared_guard.local              gauge          1
 //	backoff.shared_guard.fallbacks          counter        {fallback}
 //	backoff.shared_guard.recoveries         counter        {recovery}
+//	backoff.chaos.calls                     counter        {call}
+//	backoff.chaos.injected_errors           counter        {call}
+//	backoff.chaos.injected_delays           counter        {call}
+//	backoff.per_host.hosts                  updowncounter  {host}
 //
 // Each has the attribute guard.name, and those listed. What they are:
 //
@@ -195,7 +199,13 @@
 //   - backoff.shared_guard.local is 1 while the guard decides on its local
 //     fallback, 0 while on the shared state; backoff.shared_guard.fallbacks
 //     and backoff.shared_guard.recoveries count its turns to the fallback
-//     and back.
+//     and back. A shared guard's own metrics are those of the guard it
+//     stands for (a breaker's, a budget's), reported by Observe.
+//   - backoff.chaos.calls counts the calls a chaos.Injector was asked to
+//     admit, backoff.chaos.injected_errors and .injected_delays those it
+//     failed and delayed.
+//   - backoff.per_host.hosts is the hosts an httpretry HostGuard keeps a
+//     guard for now (each host's guard is observed on its own).
 //
 // # Error types and causes
 //

@@ -100,6 +100,10 @@
 //	backoff_shared_guard_local              gauge
 //	backoff_shared_guard_fallbacks_total    counter
 //	backoff_shared_guard_recoveries_total   counter
+//	backoff_chaos_calls_total               counter
+//	backoff_chaos_injected_errors_total     counter
+//	backoff_chaos_injected_delays_total     counter
+//	backoff_per_host_hosts                  gauge
 //
 // Each has the label name, and those listed. What they are:
 //
@@ -143,7 +147,13 @@
 //   - shared_guard_local is 1 while the guard decides on its local
 //     fallback, 0 while on the shared state; shared_guard_fallbacks_total
 //     and shared_guard_recoveries_total count its turns to the fallback and
-//     back.
+//     back. A shared guard's own metrics are those of the guard it stands
+//     for (a breaker's, a budget's), reported by Observe.
+//   - chaos_calls_total counts the calls a chaos.Injector was asked to
+//     admit, chaos_injected_errors_total and chaos_injected_delays_total
+//     those it failed and delayed.
+//   - per_host_hosts is the hosts an httpretry HostGuard keeps a guard for
+//     now (each host's guard is observed on its own).
 //
 // # Label values
 //
