@@ -62,6 +62,7 @@ func TestHostileDescriptions(t *testing.T) {
 		says string
 	}{
 		"no kind":         {guard.Description{Series: []guard.Series{{Metric: quotaOut}}}, "no Kind"},
+		"no series":       {guard.Description{Kind: "quota"}, "has no Series"},
 		"nil metric":      {guard.Description{Kind: "quota", Series: []guard.Series{{}}}, "series 0 has no metric name"},
 		"no metric name":  {guard.Description{Kind: "quota", Series: []guard.Series{{Metric: &guard.Metric{}}}}, "no metric name"},
 		"value, no label": {guard.Description{Kind: "quota", Series: []guard.Series{{Metric: quotaOut, Value: "gold"}}}, `label value "gold" but no Label`},

@@ -87,15 +87,18 @@ func Guard(method string, g guard.Describer) Observed {
 }
 
 // described reports what makes o's Description unusable, in the words of
-// settings: no kind, a series with no metric or no metric name, or a
-// label value with no label. It is nil for the Observed of a nil guard,
+// settings: no kind, no series, a series with no metric or no metric
+// name, or a label value with no label. It is nil for the Observed of a nil guard,
 // which Check reports.
 func (o Observed) described(settings setting.Package) error {
 	if o.Read == nil {
 		return nil
 	}
-	if o.Kind == "" {
+	switch {
+	case o.Kind == "":
 		return settings.Invalid("%s was given a guard whose Description has no Kind", o.Method)
+	case len(o.Series) == 0:
+		return settings.Invalid("%s was given a %s whose Description has no Series: nothing to report", o.Method, o.Kind)
 	}
 	for i, s := range o.Series {
 		switch {
