@@ -28,9 +28,9 @@ import (
 //
 // A name is taken by one guard of each kind (Description.Kind) until its
 // Registration is unregistered. A nil g, typed or not, an empty name and
-// a Description that cannot be reported (no kind, no series, a series with no metric
-// name, a label value with no label) are reported as an error matching
-// backoff.ErrInvalidConfiguration. g.ReadMetrics is called on the
+// a Description that cannot be reported (no kind, no series, a series
+// with no metric name, a label value with no label) are reported as an
+// error matching backoff.ErrInvalidConfiguration. g.ReadMetrics is called on the
 // collecting goroutine; if it panics, the panic goes on to the collector.
 func (in *Instrumenter) Observe(name string, g guard.Describer) (*Registration, error) {
 	return in.observe(name, telemetry.Guard("Observe", g))

@@ -24,8 +24,8 @@ import (
 // your own that implements it: see Guards in the package documentation.
 //
 // A nil g, typed or not, an empty name and a Description that cannot be
-// reported (no kind, no series, a series with no metric name, a label value with no
-// label) are reported as an error matching
+// reported (no kind, no series, a series with no metric name, a label
+// value with no label) are reported as an error matching
 // backoff.ErrInvalidConfiguration, and so is a collector the registry
 // refuses (a name observed twice for one kind of guard). g.ReadMetrics is
 // called on the scraping goroutine; if it panics, the panic goes on to the
