@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/limiter"
 	"github.com/herdsafe/backoff/policy"
@@ -463,17 +462,14 @@ func (s *sim) sampleLimits(t time.Duration) {
 	}
 }
 
-// fleetLimit returns the sum of the fleet's limits: its limiters' and its
-// bulkheads'.
+// fleetLimit returns the sum of the fleet's limits: the capacity each
+// guard's Load tells (a limiter's current limit, a bulkhead's slots).
 func (s *sim) fleetLimit() int {
 	n := 0
 	for _, gs := range s.ov.guards {
 		for _, g := range gs {
-			switch g := g.(type) {
-			case *limiter.Limiter:
-				n += g.Stats().Limit
-			case *bulkhead.Bulkhead:
-				n += g.Stats().Capacity
+			if l, ok := g.(guard.Loader); ok {
+				n += max(l.Load().Capacity, 0)
 			}
 		}
 	}

@@ -105,16 +105,21 @@
 //
 // # Guards
 //
-// The Observe methods report the state of a guard: each registers a
+// Observe reports the state of a guard of any kind: it registers a
 // callback with the meter that reads the guard when the metrics are
 // collected, on the collecting goroutine, with no goroutine of its own and
-// nothing added to the guard's call path. Each takes the name the guard is
+// nothing added to the guard's call path. It reads the metrics the guard
+// describes itself (guard.Describer), which every guard of this
+// repository does, and a guard of your own may: such a guard is observed
+// as these are, with no change here. Observe takes the name the guard is
 // reported under, the attribute guard.name, and returns a *Registration;
 // Unregister it to stop, and the name may then be observed again. A nil
-// guard, an empty name, or a name this Instrumenter already observes a
-// guard of the same kind under is reported as an error matching
-// backoff.ErrInvalidConfiguration. The methods and the metrics are those
-// of prombackoff:
+// guard, an empty name, a Description that cannot be reported, or a name
+// this Instrumenter already observes a guard of the same kind under is
+// reported as an error matching backoff.ErrInvalidConfiguration. The
+// methods of each kind (ObserveBreaker...) are Observe, kept for the code
+// that calls them. The metrics of this repository's guards are those of
+// prombackoff:
 //
 //	backoff.breaker.state                   gauge          1             breaker.state
 //	backoff.breaker.transitions             counter        {transition}
@@ -148,6 +153,10 @@
 //	backoff.shared_guard.local              gauge          1
 //	backoff.shared_guard.fallbacks          counter        {fallback}
 //	backoff.shared_guard.recoveries         counter        {recovery}
+//	backoff.chaos.calls                     counter        {call}
+//	backoff.chaos.injected_errors           counter        {call}
+//	backoff.chaos.injected_delays           counter        {call}
+//	backoff.per_host.hosts                  updowncounter  {host}
 //
 // Each has the attribute guard.name, and those listed. What they are:
 //
@@ -190,7 +199,13 @@
 //   - backoff.shared_guard.local is 1 while the guard decides on its local
 //     fallback, 0 while on the shared state; backoff.shared_guard.fallbacks
 //     and backoff.shared_guard.recoveries count its turns to the fallback
-//     and back.
+//     and back. A shared guard's own metrics are those of the guard it
+//     stands for (a breaker's, a budget's), reported by Observe.
+//   - backoff.chaos.calls counts the calls a chaos.Injector was asked to
+//     admit, backoff.chaos.injected_errors and .injected_delays those it
+//     failed and delayed.
+//   - backoff.per_host.hosts is the hosts an httpretry HostGuard keeps a
+//     guard for now (each host's guard is observed on its own).
 //
 // # Error types and causes
 //

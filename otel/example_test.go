@@ -155,8 +155,9 @@ func Example() {
 	// backoff.retries{error.type=*net.OpError,retry.name=load-user} 1
 }
 
-// A breaker's state, read when the metrics are collected.
-func ExampleInstrumenter_ObserveBreaker() {
+// A breaker's state, read when the metrics are collected: Observe takes a
+// guard of any kind.
+func ExampleInstrumenter_Observe() {
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	defer mp.Shutdown(context.Background())
@@ -166,7 +167,7 @@ func ExampleInstrumenter_ObserveBreaker() {
 		return
 	}
 	cb := breaker.New(breaker.WithConsecutiveFailures(1))
-	reg, err := in.ObserveBreaker("payments", cb)
+	reg, err := in.Observe("payments", cb)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -8,6 +8,7 @@ import (
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
+	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/httpshed"
 	"github.com/herdsafe/backoff/internal/telemetry"
 	"github.com/herdsafe/backoff/limiter"
@@ -16,42 +17,76 @@ import (
 	"go.opentelemetry.io/otel/metric"
 )
 
+// Observe reports g, a guard of any kind, under name, read from
+// g.ReadMetrics when the metrics are collected: the metrics its Describe
+// names, each an instrument named backoff. and the metric's name (a
+// Counter an observable counter, a Level an up-down counter, a Gauge or a
+// metric with a fraction a gauge), with the attribute guard.name and, for
+// a metric with a Label, the label's attribute. Every guard of this
+// repository is a guard.Describer, and so is a guard of your own that
+// implements it: see Guards in the package documentation.
+//
+// A name is taken by one guard of each kind (Description.Kind) until its
+// Registration is unregistered. A nil g, typed or not, an empty name and
+// a Description that cannot be reported (no kind, no series, a series
+// with no metric name, a label value with no label) are reported as an
+// error matching backoff.ErrInvalidConfiguration. g.ReadMetrics is called on the
+// collecting goroutine; if it panics, the panic goes on to the collector.
+func (in *Instrumenter) Observe(name string, g guard.Describer) (*Registration, error) {
+	return in.observe(name, telemetry.Guard("Observe", g))
+}
+
 // ObserveBreaker reports b under name, read from b.State and b.Counts
 // when the metrics are collected: the backoff.breaker metrics (see Guards
 // in the package documentation). Reading the state may move an open
 // breaker whose open duration has passed to half-open, and so run its
 // WithStateChange hook on the collecting goroutine.
+//
+// Deprecated: use Observe, which takes a guard of any kind and reports
+// the same metrics under the same names.
 func (in *Instrumenter) ObserveBreaker(name string, b *breaker.Breaker) (*Registration, error) {
-	return in.observe(name, telemetry.Breaker(b))
+	return in.observe(name, telemetry.Guard("ObserveBreaker", b))
 }
 
 // ObserveBulkhead reports b under name, read from b.Stats when the
 // metrics are collected: the backoff.bulkhead metrics (see Guards in the
 // package documentation).
+//
+// Deprecated: use Observe, which takes a guard of any kind and reports
+// the same metrics under the same names.
 func (in *Instrumenter) ObserveBulkhead(name string, b *bulkhead.Bulkhead) (*Registration, error) {
-	return in.observe(name, telemetry.Bulkhead(b))
+	return in.observe(name, telemetry.Guard("ObserveBulkhead", b))
 }
 
 // ObservePriorityBulkhead reports b under name, read from b.Stats when the
 // metrics are collected: the backoff.bulkhead metrics, its refusals by
 // priority and no backoff.bulkhead.queued (see Guards in the package
 // documentation).
+//
+// Deprecated: use Observe, which takes a guard of any kind and reports
+// the same metrics under the same names.
 func (in *Instrumenter) ObservePriorityBulkhead(name string, b *bulkhead.PriorityBulkhead) (*Registration, error) {
-	return in.observe(name, telemetry.PriorityBulkhead(b))
+	return in.observe(name, telemetry.Guard("ObservePriorityBulkhead", b))
 }
 
 // ObserveLimiter reports l under name, read from l.Stats when the metrics
 // are collected: the backoff.limiter metrics (see Guards in the package
 // documentation).
+//
+// Deprecated: use Observe, which takes a guard of any kind and reports
+// the same metrics under the same names.
 func (in *Instrumenter) ObserveLimiter(name string, l *limiter.Limiter) (*Registration, error) {
-	return in.observe(name, telemetry.Limiter(l))
+	return in.observe(name, telemetry.Guard("ObserveLimiter", l))
 }
 
 // ObserveBudget reports b under name, read from b.Stats when the metrics
 // are collected: the backoff.budget metrics (see Guards in the package
 // documentation). A ratio budget reads its clock.
+//
+// Deprecated: use Observe, which takes a guard of any kind and reports
+// the same metrics under the same names.
 func (in *Instrumenter) ObserveBudget(name string, b *budget.Budget) (*Registration, error) {
-	return in.observe(name, telemetry.Budget(b))
+	return in.observe(name, telemetry.Guard("ObserveBudget", b))
 }
 
 // ObserveShedder reports s, an httpshed middleware, under name, read from
@@ -66,8 +101,11 @@ func (in *Instrumenter) ObserveShedder(name string, s *httpshed.Shedder) (*Regis
 // ObserveThrottle reports t under name, read from t.Stats when the metrics
 // are collected: the backoff.throttle metrics (see Guards in the package
 // documentation). It reads t's clock.
+//
+// Deprecated: use Observe, which takes a guard of any kind and reports
+// the same metrics under the same names.
 func (in *Instrumenter) ObserveThrottle(name string, t *throttle.Throttle) (*Registration, error) {
-	return in.observe(name, telemetry.Throttle(t))
+	return in.observe(name, telemetry.Guard("ObserveThrottle", t))
 }
 
 // Registration is the observation of a guard that an Observe method
@@ -88,8 +126,8 @@ func (r *Registration) Unregister() error {
 
 // observedKey names an observed guard.
 type observedKey struct {
-	method string // the method that observes it
-	name   string
+	kind string // its Description's Kind
+	name string
 }
 
 // observe checks the arguments of an Observe method, takes the guard's
@@ -99,7 +137,7 @@ func (in *Instrumenter) observe(name string, o telemetry.Observed) (*Registratio
 	if err := o.Check(settings, name); err != nil {
 		return nil, err
 	}
-	key := observedKey{o.Method, name}
+	key := observedKey{o.Kind, name}
 	in.mu.Lock()
 	taken := in.observed[key]
 	in.observed[key] = true

@@ -5,8 +5,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/herdsafe/backoff/breaker"
+	"github.com/herdsafe/backoff/bulkhead"
+	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/internal/telemetry"
 	"github.com/herdsafe/backoff/internal/testkit/telemetrytest"
+	"github.com/herdsafe/backoff/limiter"
 	otelbackoff "github.com/herdsafe/backoff/otel"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )
@@ -37,14 +41,14 @@ func TestObserveReportsEverySeries(t *testing.T) {
 		o       telemetry.Observed
 		observe func() (*otelbackoff.Registration, error)
 	}{
-		{"cb", telemetry.Breaker(busy.Breaker), func() (*otelbackoff.Registration, error) { return h.in.ObserveBreaker("cb", busy.Breaker) }},
-		{"plain", telemetry.Bulkhead(busy.Bulkhead), func() (*otelbackoff.Registration, error) { return h.in.ObserveBulkhead("plain", busy.Bulkhead) }},
-		{"prio", telemetry.PriorityBulkhead(busy.PriorityBulkhead), func() (*otelbackoff.Registration, error) {
+		{"cb", telemetry.Guard("ObserveBreaker", busy.Breaker), func() (*otelbackoff.Registration, error) { return h.in.ObserveBreaker("cb", busy.Breaker) }},
+		{"plain", telemetry.Guard("ObserveBulkhead", busy.Bulkhead), func() (*otelbackoff.Registration, error) { return h.in.ObserveBulkhead("plain", busy.Bulkhead) }},
+		{"prio", telemetry.Guard("ObservePriorityBulkhead", busy.PriorityBulkhead), func() (*otelbackoff.Registration, error) {
 			return h.in.ObservePriorityBulkhead("prio", busy.PriorityBulkhead)
 		}},
-		{"budget", telemetry.Budget(busy.Budget), func() (*otelbackoff.Registration, error) { return h.in.ObserveBudget("budget", busy.Budget) }},
-		{"throttle", telemetry.Throttle(busy.Throttle), func() (*otelbackoff.Registration, error) { return h.in.ObserveThrottle("throttle", busy.Throttle) }},
-		{"limiter", telemetry.Limiter(busy.Limiter), func() (*otelbackoff.Registration, error) { return h.in.ObserveLimiter("limiter", busy.Limiter) }},
+		{"budget", telemetry.Guard("ObserveBudget", busy.Budget), func() (*otelbackoff.Registration, error) { return h.in.ObserveBudget("budget", busy.Budget) }},
+		{"throttle", telemetry.Guard("ObserveThrottle", busy.Throttle), func() (*otelbackoff.Registration, error) { return h.in.ObserveThrottle("throttle", busy.Throttle) }},
+		{"limiter", telemetry.Guard("ObserveLimiter", busy.Limiter), func() (*otelbackoff.Registration, error) { return h.in.ObserveLimiter("limiter", busy.Limiter) }},
 		{"shared", telemetry.Shared(busy.Shared), func() (*otelbackoff.Registration, error) { return h.in.ObserveShared("shared", busy.Shared) }},
 	}
 	for _, g := range observed {
@@ -114,12 +118,25 @@ func (h *harness) kind(t *testing.T, name string) string {
 // observations use.
 func TestLabelKeys(t *testing.T) {
 	for key, l := range map[string]*telemetry.Label{
-		string(otelbackoff.BreakerStateKey):   telemetry.StateLabel,
-		string(otelbackoff.BreakerOutcomeKey): telemetry.OutcomeLabel,
-		string(otelbackoff.PriorityKey):       telemetry.PriorityLabel,
+		string(otelbackoff.BreakerStateKey):    labelOf(t, breaker.New(), "breaker.state"),
+		string(otelbackoff.BreakerOutcomeKey):  labelOf(t, breaker.New(), "breaker.calls"),
+		string(otelbackoff.PriorityKey):        labelOf(t, bulkhead.NewPriority(1), "bulkhead.refusals"),
+		string(otelbackoff.LimiterPriorityKey): labelOf(t, limiter.New(), "limiter.refusals"),
 	} {
 		if key != l.Attribute {
 			t.Errorf("the key %q is reported as %q", key, l.Attribute)
 		}
 	}
+}
+
+// labelOf returns the label of g's metric named metric.
+func labelOf(t *testing.T, g guard.Describer, metric string) *guard.Label {
+	t.Helper()
+	for _, s := range g.Describe().Series {
+		if s.Metric.Name == metric {
+			return s.Metric.Label
+		}
+	}
+	t.Fatalf("%T describes no metric %s", g, metric)
+	return nil
 }

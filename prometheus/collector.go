@@ -7,6 +7,7 @@ import (
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
+	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/httpshed"
 	"github.com/herdsafe/backoff/internal/telemetry"
 	"github.com/herdsafe/backoff/limiter"
@@ -14,41 +15,75 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
+// Observe registers a collector of g, a guard of any kind, under name,
+// read from g.ReadMetrics at each scrape: the metrics its Describe names,
+// each named with the namespace and the metric's name, its dots made
+// underscores (a Counter with _total, and a counter; any other a gauge),
+// with the label guard and, for a metric with a Label, the label. Every
+// guard of this repository is a guard.Describer, and so is a guard of
+// your own that implements it: see Guards in the package documentation.
+//
+// A nil g, typed or not, an empty name and a Description that cannot be
+// reported (no kind, no series, a series with no metric name, a label
+// value with no label) are reported as an error matching
+// backoff.ErrInvalidConfiguration, and so is a collector the registry
+// refuses (a name observed twice for one kind of guard). g.ReadMetrics is
+// called on the scraping goroutine; if it panics, the panic goes on to the
+// registry's Gather.
+func (in *Instrumenter) Observe(name string, g guard.Describer) (*Registration, error) {
+	return in.observe(name, telemetry.Guard("Observe", g))
+}
+
 // ObserveBreaker registers a collector of b under name, read from b.State
 // and b.Counts at each scrape: the breaker metrics (see Guards in the
 // package documentation). Reading the state may move an open breaker
 // whose open duration has passed to half-open, and so run its
 // WithStateChange hook on the scraping goroutine.
+//
+// Deprecated: use Observe, which takes a guard of any kind and reports
+// the same metrics under the same names.
 func (in *Instrumenter) ObserveBreaker(name string, b *breaker.Breaker) (*Registration, error) {
-	return in.observe(name, telemetry.Breaker(b))
+	return in.observe(name, telemetry.Guard("ObserveBreaker", b))
 }
 
 // ObserveBulkhead registers a collector of b under name, read from b.Stats
 // at each scrape: the bulkhead metrics, its refusals with an empty
 // priority label (see Guards in the package documentation).
+//
+// Deprecated: use Observe, which takes a guard of any kind and reports
+// the same metrics under the same names.
 func (in *Instrumenter) ObserveBulkhead(name string, b *bulkhead.Bulkhead) (*Registration, error) {
-	return in.observe(name, telemetry.Bulkhead(b))
+	return in.observe(name, telemetry.Guard("ObserveBulkhead", b))
 }
 
 // ObservePriorityBulkhead registers a collector of b under name, read from
 // b.Stats at each scrape: the bulkhead metrics, its refusals by priority
 // and no bulkhead_queued (see Guards in the package documentation).
+//
+// Deprecated: use Observe, which takes a guard of any kind and reports
+// the same metrics under the same names.
 func (in *Instrumenter) ObservePriorityBulkhead(name string, b *bulkhead.PriorityBulkhead) (*Registration, error) {
-	return in.observe(name, telemetry.PriorityBulkhead(b))
+	return in.observe(name, telemetry.Guard("ObservePriorityBulkhead", b))
 }
 
 // ObserveLimiter registers a collector of l under name, read from l.Stats
 // at each scrape: the limiter metrics (see Guards in the package
 // documentation).
+//
+// Deprecated: use Observe, which takes a guard of any kind and reports
+// the same metrics under the same names.
 func (in *Instrumenter) ObserveLimiter(name string, l *limiter.Limiter) (*Registration, error) {
-	return in.observe(name, telemetry.Limiter(l))
+	return in.observe(name, telemetry.Guard("ObserveLimiter", l))
 }
 
 // ObserveBudget registers a collector of b under name, read from b.Stats
 // at each scrape: the budget metrics (see Guards in the package
 // documentation). A ratio budget reads its clock.
+//
+// Deprecated: use Observe, which takes a guard of any kind and reports
+// the same metrics under the same names.
 func (in *Instrumenter) ObserveBudget(name string, b *budget.Budget) (*Registration, error) {
-	return in.observe(name, telemetry.Budget(b))
+	return in.observe(name, telemetry.Guard("ObserveBudget", b))
 }
 
 // ObserveShedder registers a collector of s, an httpshed middleware,
@@ -64,8 +99,11 @@ func (in *Instrumenter) ObserveShedder(name string, s *httpshed.Shedder) (*Regis
 // ObserveThrottle registers a collector of t under name, read from t.Stats
 // at each scrape: the throttle metrics (see Guards in the package
 // documentation). It reads t's clock.
+//
+// Deprecated: use Observe, which takes a guard of any kind and reports
+// the same metrics under the same names.
 func (in *Instrumenter) ObserveThrottle(name string, t *throttle.Throttle) (*Registration, error) {
-	return in.observe(name, telemetry.Throttle(t))
+	return in.observe(name, telemetry.Guard("ObserveThrottle", t))
 }
 
 // Registration is the observation of a guard that an Observe method

@@ -9,14 +9,14 @@
 //
 //	in, err := prombackoff.New(registry, prombackoff.WithNamespace("myapp"))
 //	...
-//	reg, err := in.ObserveBreaker("users-db", cb) // reg.Unregister() to stop
+//	reg, err := in.Observe("users-db", cb) // reg.Unregister() to stop
 //	...
 //	user, err := backoff.Do(ctx, loadUser,
 //		backoff.WithInstrumenter(in.Named("load-user")))
 //
 // New registers the retries' metrics on the prometheus.Registerer it is
 // given (prometheus.DefaultRegisterer, or a registry of your own); the
-// Observe methods register a collector per guard on the same one. An
+// Observe registers a collector per guard on the same one. An
 // [Instrumenter] is safe for concurrent use: make one, and give it to every
 // retry, as the Instrumenter of each operation that [Instrumenter.Named]
 // returns, or itself for an unnamed operation.
@@ -51,17 +51,22 @@
 //
 // # Guards
 //
-// The Observe methods report the state of a guard: each registers a
+// Observe reports the state of a guard of any kind: it registers a
 // collector that reads the guard when the registry is scraped, on the
 // scraping goroutine, with no goroutine of its own and nothing added to the
-// guard's call path. Each takes the name the guard is reported under, the
+// guard's call path. It reads the metrics the guard describes itself
+// (guard.Describer), which every guard of this repository does, and a
+// guard of your own may: such a guard is observed as these are, with no
+// change here. Observe takes the name the guard is reported under, the
 // label name (a constant label of each of its metrics, so that the
 // registry itself refuses a second guard of the same kind and name in the
 // same namespace), and returns a *Registration; Unregister it to stop, and
-// the name may then be observed again. A nil guard, an empty name, or a
-// name the registry refuses is reported as an error matching
-// backoff.ErrInvalidConfiguration. The methods and the metrics are those
-// of otelbackoff:
+// the name may then be observed again. A nil guard, an empty name, a
+// Description that cannot be reported, or a name the registry refuses is
+// reported as an error matching backoff.ErrInvalidConfiguration. The
+// methods of each kind (ObserveBreaker...) are Observe, kept for the code
+// that calls them. The metrics of this repository's guards are those of
+// otelbackoff:
 //
 //	backoff_breaker_state                   gauge    state
 //	backoff_breaker_transitions_total       counter
@@ -95,6 +100,10 @@
 //	backoff_shared_guard_local              gauge
 //	backoff_shared_guard_fallbacks_total    counter
 //	backoff_shared_guard_recoveries_total   counter
+//	backoff_chaos_calls_total               counter
+//	backoff_chaos_injected_errors_total     counter
+//	backoff_chaos_injected_delays_total     counter
+//	backoff_per_host_hosts                  gauge
 //
 // Each has the label name, and those listed. What they are:
 //
@@ -138,7 +147,13 @@
 //   - shared_guard_local is 1 while the guard decides on its local
 //     fallback, 0 while on the shared state; shared_guard_fallbacks_total
 //     and shared_guard_recoveries_total count its turns to the fallback and
-//     back.
+//     back. A shared guard's own metrics are those of the guard it stands
+//     for (a breaker's, a budget's), reported by Observe.
+//   - chaos_calls_total counts the calls a chaos.Injector was asked to
+//     admit, chaos_injected_errors_total and chaos_injected_delays_total
+//     those it failed and delayed.
+//   - per_host_hosts is the hosts an httpretry HostGuard keeps a guard for
+//     now (each host's guard is observed on its own).
 //
 // # Label values
 //

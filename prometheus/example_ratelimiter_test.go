@@ -12,7 +12,7 @@ import (
 
 // A rate limiter's figures, read at each scrape: here after a burst of
 // three calls against a bucket of two.
-func ExampleInstrumenter_ObserveRateLimiter() {
+func ExampleInstrumenter_Observe() {
 	reg := prometheus.NewRegistry()
 	in, err := prombackoff.New(reg)
 	if err != nil {
@@ -20,7 +20,7 @@ func ExampleInstrumenter_ObserveRateLimiter() {
 		return
 	}
 	lim := ratelimit.New(100, 2) // 100 calls a second, bursts of 2
-	if _, err := in.ObserveRateLimiter("api", lim); err != nil {
+	if _, err := in.Observe("api", lim); err != nil {
 		fmt.Println(err)
 		return
 	}

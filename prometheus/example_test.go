@@ -40,7 +40,7 @@ func Example() {
 		return
 	}
 	cb := breaker.New()
-	if _, err := in.ObserveBreaker("users-db", cb); err != nil {
+	if _, err := in.Observe("users-db", cb); err != nil {
 		fmt.Println(err)
 		return
 	}

@@ -17,8 +17,8 @@ type SharedGuard = interface {
 // ObserveShared registers a collector of whether g decides on its local
 // fallback under name, read from g.Fallback at each scrape: the
 // shared_guard metrics (see Guards in the package documentation). g's own
-// counts (a breaker's state, a budget's refusals) are read from its Stats,
-// which this package does not know.
+// metrics (a breaker's state, a budget's refusals) are reported by
+// Observe, of the guard's own kind: observe a shared guard with both.
 //
 // A nil g, typed or not, is a nil guard. g.Fallback is called on the
 // scraping goroutine; if it panics, the panic goes on to the registry's

@@ -9,6 +9,7 @@ import (
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/limiter"
 	"github.com/herdsafe/backoff/pushback"
 	"github.com/herdsafe/backoff/throttle"
 )
@@ -44,6 +45,30 @@ func BenchmarkWait(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				_ = r.Wait(bc.g, bc.refusal)
+			}
+		})
+	}
+}
+
+// BenchmarkPressure is the cost of a guard's pressure, read for each
+// retry a server is asked to admit: a bulkhead's, a limiter's, a
+// throttle's (which reads its clock), a breaker's, and a guard that tells
+// nothing.
+func BenchmarkPressure(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		g    guard.Guard
+	}{
+		{"bulkhead", bulkhead.New(10)},
+		{"limiter", limiter.New()},
+		{"throttle", throttle.New()},
+		{"breaker", breaker.New()},
+		{"other", budget.NewTokenBucket()},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = pushback.Pressure(bc.g)
 			}
 		})
 	}

@@ -11,22 +11,29 @@
 // # The wait a guard's state asks for
 //
 // The wait starts from the Rule's Base, the shortest wait asked for, and
-// the guard's state can only lengthen it:
+// the guard's state can only lengthen it. The state is what the refusal
+// says of itself (read with backoff.MarksOf) and what the guard says of its
+// load (guard.Loader, which every guard of this repository whose state
+// tells something implements, and a guard of your own may):
 //
-//   - A refusal with a RetryAfter() time.Duration method (found in its
-//     chain, as errors.As would) that returns more than 0 asks for that
+//   - A refusal that names its wait (a RetryAfter() time.Duration method,
+//     found in its chain as errors.As would) of more than 0 asks for that
 //     wait: a breaker's *breaker.OpenError, the time until the breaker
 //     admits a probe; a ratelimit.Limiter's refusal, the time until its
 //     next token; a refusal of a guard of your own that knows when it will
 //     admit a call.
-//   - A *bulkhead.Bulkhead full (bulkhead.ErrBulkheadFull) asks for the
-//     base times its load, (in flight + queued) ÷ capacity: each
-//     capacity's worth of callers ahead adds a base.
-//   - A *limiter.Limiter at its limit (limiter.ErrLimitExceeded) asks the
-//     same of its current limit: (in flight + queued) ÷ limit.
-//   - A *throttle.Throttle's rejection (throttle.ErrThrottled) asks for the
-//     base ÷ (1 − p), p its rejection probability: the wait of a client that
-//     tries once per base and gets through with probability 1 − p.
+//   - A refusal for the guard's load (one that matches its Load's Full)
+//     asks for the base times the larger of its demand, (in flight +
+//     queued) ÷ capacity, and 1 ÷ (1 − p), p its rejection probability:
+//   - a *bulkhead.Bulkhead full (bulkhead.ErrBulkheadFull) asks for the
+//     base times (in flight + queued) ÷ capacity: each capacity's worth
+//     of callers ahead adds a base; a *bulkhead.PriorityBulkhead the same
+//     of its calls in flight;
+//   - a *limiter.Limiter at its limit (limiter.ErrLimitExceeded) asks the
+//     same of its current limit: (in flight + queued) ÷ limit;
+//   - a *throttle.Throttle's rejection (throttle.ErrThrottled) asks for
+//     the base ÷ (1 − p): the wait of a client that tries once per base
+//     and gets through with probability 1 − p.
 //   - Anything else asks for the base.
 //
 // A load below 1, or one that is not a number (a capacity of 0, a NaN

@@ -5,71 +5,39 @@ import (
 	"math"
 	"time"
 
-	"github.com/herdsafe/backoff/bulkhead"
+	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/limiter"
-	"github.com/herdsafe/backoff/throttle"
 )
 
 // hint returns the wait the state of g asks for after it refused a call
 // with refusal, before the spread: base at least, saturating at the
 // largest Duration (see the package documentation).
 func hint(g guard.Guard, refusal error, base time.Duration) time.Duration {
-	if d, _ := named(refusal); d > 0 {
-		return max(d, base)
+	if m := backoff.MarksOf(refusal); m.Named && m.Wait > 0 {
+		return max(m.Wait, base)
 	}
 	return scale(base, load(g, refusal))
 }
 
-// retryAfterer is a refusal that names its own wait.
-type retryAfterer interface{ RetryAfter() time.Duration }
-
-// named returns the wait named by the first error in err's chain that has
-// a RetryAfter method, as errors.As would find it but without an
-// allocation, and whether there is one.
-func named(err error) (time.Duration, bool) {
-	for err != nil {
-		if ra, ok := err.(retryAfterer); ok {
-			return ra.RetryAfter(), true
-		}
-		switch x := err.(type) {
-		case interface{ Unwrap() error }:
-			err = x.Unwrap()
-		case interface{ Unwrap() []error }:
-			for _, inner := range x.Unwrap() {
-				if d, ok := named(inner); ok {
-					return d, true
-				}
-			}
-			return 0, false
-		default:
-			return 0, false
-		}
+// loadOf returns g's Load, the zero Load for a guard that is no
+// guard.Loader.
+func loadOf(g guard.Guard) guard.Load {
+	if l, ok := g.(guard.Loader); ok {
+		return l.Load()
 	}
-	return 0, false
+	return guard.Load{}
 }
 
 // load returns how many times the base the state of g asks for, after it
-// refused a call with refusal: 1 for a guard whose state tells nothing
-// more.
+// refused a call with refusal: the larger of its demand and its
+// rejection's, for a refusal that matches its Load's Full; 1 for any
+// other, and for a guard whose state tells nothing more.
 func load(g guard.Guard, refusal error) float64 {
-	switch g := g.(type) {
-	case *bulkhead.Bulkhead:
-		if errors.Is(refusal, bulkhead.ErrBulkheadFull) {
-			st := g.Stats()
-			return demand(st.InFlight, st.Queued, st.Capacity)
-		}
-	case *limiter.Limiter:
-		if errors.Is(refusal, limiter.ErrLimitExceeded) {
-			st := g.Stats()
-			return demand(st.InFlight, st.Queued, st.Limit)
-		}
-	case *throttle.Throttle:
-		if errors.Is(refusal, throttle.ErrThrottled) {
-			return rejection(g.Stats().Probability)
-		}
+	l := loadOf(g)
+	if l.Full == nil || !errors.Is(refusal, l.Full) {
+		return 1
 	}
-	return 1
+	return max(demand(l.InFlight, l.Queued, l.Capacity), rejection(l.Rejection))
 }
 
 // demand is the load of a guard that admits limit calls at once, with

@@ -6,44 +6,32 @@ import (
 	"time"
 
 	"github.com/benbjohnson/clock"
-	"github.com/herdsafe/backoff/breaker"
-	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/hop"
-	"github.com/herdsafe/backoff/limiter"
-	"github.com/herdsafe/backoff/throttle"
 )
 
 // Pressure returns how close the guard g is to refusing a first call, a
-// server's own guard, read now, as a share of what it admits: a
-// *bulkhead.Bulkhead's or a *limiter.Limiter's (in flight + queued) ÷
-// capacity (at or above 1 once it is full); 1 for a *throttle.Throttle
-// that rejects calls at all (its rejection probability is above 0) and for
-// a *breaker.Breaker that is not closed; 0 for anything else, whose state
-// tells nothing. Servers shed retries once it reaches a threshold
-// (httpshed's and the gRPC module's WithRetryPressure), so that a retry
-// does not take a place a first call needs.
+// server's own guard, read now from its Load (guard.Loader), as a share of
+// what it admits: (in flight + queued) ÷ capacity for a guard that counts
+// its calls, a *bulkhead.Bulkhead's or a *limiter.Limiter's (at or above
+// 1 once it is full); 1 at least for a guard that rejects calls at all
+// (a *throttle.Throttle whose rejection probability is above 0) or
+// refuses them whatever their number (a *breaker.Breaker that is not
+// closed); 0 for a guard that is no Loader, whose state tells nothing.
+// Servers shed retries once it reaches a threshold (httpshed's and the
+// gRPC module's WithRetryPressure), so that a retry does not take a place
+// a first call needs.
 //
-// It is safe for concurrent use, takes what the guard's Stats or State
-// take, and allocates nothing.
+// It is safe for concurrent use, takes what the guard's Load takes (the
+// guards of this repository read their Stats or State), and allocates
+// nothing.
 func Pressure(g guard.Guard) float64 {
-	switch g := g.(type) {
-	case *bulkhead.Bulkhead:
-		st := g.Stats()
-		return share(st.InFlight, st.Queued, st.Capacity)
-	case *limiter.Limiter:
-		st := g.Stats()
-		return share(st.InFlight, st.Queued, st.Limit)
-	case *throttle.Throttle:
-		if g.Stats().Probability > 0 {
-			return 1
-		}
-	case *breaker.Breaker:
-		if s := g.State(); s != breaker.Closed && s != breaker.ForcedClosed {
-			return 1
-		}
+	l := loadOf(g)
+	p := share(l.InFlight, l.Queued, l.Capacity)
+	if l.Refusing || l.Rejection > 0 {
+		p = max(p, 1)
 	}
-	return 0
+	return p
 }
 
 // share is (inFlight + queued) ÷ limit, 0 for a limit of 0 or less.
@@ -54,18 +42,13 @@ func share(inFlight, queued, limit int) float64 {
 	return (float64(inFlight) + float64(queued)) / float64(limit)
 }
 
-// Queued returns the callers the guard g has waiting for a place now: a
-// *bulkhead.Bulkhead's or a *limiter.Limiter's queue; 0 for anything else.
-// A server that measures the time its callers wait in the queue uses it
-// to know that the queue is still there.
+// Queued returns the callers the guard g has waiting for a place now, as
+// its Load tells (a *bulkhead.Bulkhead's or a *limiter.Limiter's queue);
+// 0 for a guard that is no guard.Loader. A server that measures the time
+// its callers wait in the queue uses it to know that the queue is still
+// there.
 func Queued(g guard.Guard) int {
-	switch g := g.(type) {
-	case *bulkhead.Bulkhead:
-		return g.Stats().Queued
-	case *limiter.Limiter:
-		return g.Stats().Queued
-	}
-	return 0
+	return loadOf(g).Queued
 }
 
 // Gate is what a server decides of a request before its guard is asked,
@@ -106,13 +89,9 @@ func (gt *Gate) Stats() GateStats {
 // NewGate returns the Gate of the guard g, reading time on clk, which
 // refuses retries once g's Pressure reaches pressure (+Inf: never). The
 // caller validates its arguments: g and clk not nil, pressure above 0.
+// It reads g's Load once, to learn whether g queues its callers (Queues).
 func NewGate(g guard.Guard, clk clock.Clock, pressure float64) *Gate {
-	var queues bool
-	switch g.(type) {
-	case *bulkhead.Bulkhead, *limiter.Limiter:
-		queues = true
-	}
-	return &Gate{g: g, clock: clk, pressure: pressure, queues: queues}
+	return &Gate{g: g, clock: clk, pressure: pressure, queues: loadOf(g).Queues}
 }
 
 // Refuse returns why the Gate refuses a request, "" if it lets it through
@@ -151,9 +130,9 @@ func (gt *Gate) Admitted(start time.Time) {
 
 // QueueTime returns the time a request waits now for the guard to admit
 // it, as last measured: the wait of the last request the guard admitted,
-// while callers are still queued; 0 when none is, and for a guard that
-// makes no caller wait (only a *bulkhead.Bulkhead and a *limiter.Limiter
-// do).
+// while callers are still queued; 0 when none is, and for a guard whose
+// Load does not say it Queues (a *bulkhead.Bulkhead's and a
+// *limiter.Limiter's do).
 func (gt *Gate) QueueTime() time.Duration {
 	if !gt.queues || Queued(gt.g) == 0 {
 		return 0

@@ -7,8 +7,11 @@
 // once for each operation name (Names): the Instrumenter that each
 // module's Named returns, with its series.
 //
-// It imports the core, its guards and package policy only, never an
-// observability library: it is part of the core's module, which must not
+// It reads a guard's metrics through the guard's own Description
+// (guard.Describer), never by its type, so that a guard added later is
+// observed with no change here; it imports the guards only to name their
+// errors (ErrorType, the causes). It imports the core, its guards and
+// package policy only, never an observability library: it is part of the core's module, which must not
 // require one. Being internal, it is importable by the modules of the
 // repository only.
 package telemetry

@@ -105,8 +105,11 @@ func own(t reflect.Type) bool {
 
 // unwrapOwn looks through the wrappers of packages backoff, guard and
 // policy and of fmt.Errorf. A *PanicError is kept: the panic is what went
-// wrong. An own wrapper that wraps nothing but matches backoff.ErrRefused
-// (the refusal of an attempt Do did not start) is backoff.ErrRefused.
+// wrong. An own wrapper that wraps nothing but is marked refused
+// (backoff.MarksOf: the refusal of an attempt Do did not start) is
+// backoff.ErrRefused. The marks say how an error is handled, not what it
+// is, so the walk that names it is its own: it stops at the first error
+// that is no wrapper of these packages.
 func unwrapOwn(err error) error {
 	for {
 		switch e := err.(type) {
@@ -132,7 +135,7 @@ func unwrapOwn(err error) error {
 			inner = errors.Unwrap(err)
 		case own(t):
 			inner = errors.Unwrap(err)
-			if inner == nil && errors.Is(err, backoff.ErrRefused) {
+			if inner == nil && backoff.MarksOf(err).Refused {
 				return backoff.ErrRefused
 			}
 		}
@@ -233,7 +236,7 @@ var causes = []struct {
 
 // wellKnownCause names cause when it matches a well-known cause with
 // errors.Is: the first of causes it matches, or else "refused" for a
-// guard's refusal. (A refusal wraps the guard's own error, such as
+// guard's refusal (backoff.MarksOf's Refused). (A refusal wraps the guard's own error, such as
 // breaker.ErrCircuitOpen, which names it first.)
 func wellKnownCause(cause error) (string, bool) {
 	for _, c := range causes {
@@ -241,7 +244,7 @@ func wellKnownCause(cause error) (string, bool) {
 			return c.name, true
 		}
 	}
-	if errors.Is(cause, backoff.ErrRefused) {
+	if backoff.MarksOf(cause).Refused {
 		return causeRefused, true
 	}
 	return "", false

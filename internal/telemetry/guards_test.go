@@ -24,6 +24,17 @@ import (
 
 var errDown = errors.New("down")
 
+// The Observed of each guard of the repository, as the per-kind methods
+// of the telemetry modules report them: Guard, with the method's name.
+func Breaker(b *breaker.Breaker) Observed    { return Guard("ObserveBreaker", b) }
+func Bulkhead(b *bulkhead.Bulkhead) Observed { return Guard("ObserveBulkhead", b) }
+func PriorityBulkhead(b *bulkhead.PriorityBulkhead) Observed {
+	return Guard("ObservePriorityBulkhead", b)
+}
+func Limiter(l *limiter.Limiter) Observed    { return Guard("ObserveLimiter", l) }
+func Budget(b *budget.Budget) Observed       { return Guard("ObserveBudget", b) }
+func Throttle(t *throttle.Throttle) Observed { return Guard("ObserveThrottle", t) }
+
 // read returns o's reading, by series: "metric" or "metric{value}".
 func read(t *testing.T, o Observed) map[string]float64 {
 	t.Helper()
