@@ -6,7 +6,6 @@ import (
 
 	"github.com/herdsafe/backoff"
 	grpcbackoff "github.com/herdsafe/backoff/grpc"
-	"github.com/herdsafe/backoff/policy"
 	"google.golang.org/grpc"
 )
 
@@ -15,7 +14,7 @@ import (
 // (gRPC's copy of the trailer the interceptor asks for is gRPC's, on a real
 // call: bench's GRPCUnary counts it.)
 func TestUnarySuccessAllocatesNothing(t *testing.T) {
-	icpt := grpcbackoff.UnaryClientInterceptor(policy.New(policy.Retry(backoff.WithMaxTries(3))))
+	icpt := grpcbackoff.UnaryClientInterceptor(grpcbackoff.WithRetry(backoff.WithMaxTries(3)))
 	invoker := func(context.Context, string, any, any, *grpc.ClientConn, ...grpc.CallOption) error { return nil }
 	ctx := context.Background()
 	opts := []grpc.CallOption{grpc.WaitForReady(true), grpc.CallContentSubtype("proto")}
@@ -31,7 +30,7 @@ func TestUnarySuccessAllocatesNothing(t *testing.T) {
 // BenchmarkUnarySuccess is the interceptor's own cost on a call that
 // succeeds at once.
 func BenchmarkUnarySuccess(b *testing.B) {
-	icpt := grpcbackoff.UnaryClientInterceptor(policy.New(policy.Retry(backoff.WithMaxTries(3))))
+	icpt := grpcbackoff.UnaryClientInterceptor(grpcbackoff.WithRetry(backoff.WithMaxTries(3)))
 	invoker := func(context.Context, string, any, any, *grpc.ClientConn, ...grpc.CallOption) error { return nil }
 	ctx := context.Background()
 	b.ReportAllocs()

@@ -9,7 +9,6 @@ import (
 
 	"github.com/herdsafe/backoff"
 	grpcbackoff "github.com/herdsafe/backoff/grpc"
-	"github.com/herdsafe/backoff/policy"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -56,11 +55,10 @@ func TestUnaryDeadlines(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				p := policy.New(
-					policy.Retry(backoff.WithMaxTries(5), backoff.WithBackOff(&backoff.ZeroBackOff{})),
-					policy.Timeout(time.Second),
-				)
-				icpt := grpcbackoff.UnaryClientInterceptor(p, tc.opts...)
+				icpt := grpcbackoff.UnaryClientInterceptor(append([]grpcbackoff.Option{
+					grpcbackoff.WithRetry(backoff.WithMaxTries(5), backoff.WithBackOff(&backoff.ZeroBackOff{})),
+					grpcbackoff.WithAttemptTimeout(time.Second),
+				}, tc.opts...)...)
 				ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
 				defer cancel()
 				callerDeadline, _ := ctx.Deadline()
