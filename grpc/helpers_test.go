@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/herdsafe/backoff"
-	"github.com/herdsafe/backoff/internal/spectest"
 	grpcbackoff "github.com/herdsafe/backoff/grpc"
+	"github.com/herdsafe/backoff/internal/spectest"
 	"go.uber.org/goleak"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
