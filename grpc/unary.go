@@ -58,11 +58,26 @@ func UnaryClientInterceptor(opts ...Option) grpc.UnaryClientInterceptor {
 				return c.hedge(ctx, h, method, req, reply, cc, invoker, callOpts)
 			}
 		}
-		u := unaryCalls.Get().(*unaryCall)
-		u.c, u.ctx, u.method, u.req, u.reply, u.cc, u.invoker = c, ctx, method, req, reply, cc, invoker
-		u.opts = append(append(u.opts, callOpts...), u.trailerOpt)
-		err := p.Attempts(ctx, u.attempt)
-		u.release()
+		t := trailers.Get().(*trailer)
+		opts := t.opts // the trailer's option, then the caller's
+		if len(callOpts) > 0 {
+			opts = append(opts, callOpts...)
+		}
+		// The attempt calls the invoker itself, so that the interceptor's
+		// frames between its caller and the invoker are two: the
+		// interceptor and the attempt.
+		err := p.Attempts(ctx, func(actx context.Context, a backoff.Attempt) error {
+			if a.Number > 1 {
+				actx = numbered(actx, a.Number)
+				t.md = nil
+			}
+			err := invoker(actx, method, req, reply, cc, opts...)
+			if err != nil {
+				return c.judge(ctx, actx, err, t.md)
+			}
+			return nil
+		})
+		t.release(opts)
 		if err != nil {
 			return failure(ctx, err)
 		}
@@ -70,52 +85,30 @@ func UnaryClientInterceptor(opts ...Option) grpc.UnaryClientInterceptor {
 	}
 }
 
-// unaryCall is a unary call in flight: what its attempts hand gRPC (the
-// call's options and one more, to receive the trailer) and the function
-// the retry stage runs for each attempt. Calls are kept in a pool, so that
-// a call allocates none of it.
-type unaryCall struct {
-	c       *config
-	ctx     context.Context // the caller's
-	method  string
-	req     any
-	reply   any
-	cc      *grpc.ClientConn
-	invoker grpc.UnaryInvoker
-
-	trailer    metadata.MD
-	trailerOpt grpc.CallOption // grpc.Trailer(&trailer)
-	opts       []grpc.CallOption
-	attempt    func(context.Context, backoff.Attempt) error // made once, with the call
+// trailer is where an attempt receives the server's trailer metadata,
+// and the call options it hands gRPC: grpc.Trailer(&md), and the
+// caller's after it. They are kept in a pool, so that a call allocates
+// neither.
+type trailer struct {
+	md   metadata.MD
+	opts []grpc.CallOption // grpc.Trailer(&md) alone, between calls
 }
 
-var unaryCalls = sync.Pool{New: func() any { return newUnaryCall() }}
+var trailers = sync.Pool{New: func() any {
+	t := new(trailer)
+	t.opts = []grpc.CallOption{grpc.Trailer(&t.md)}
+	return t
+}}
 
-func newUnaryCall() *unaryCall {
-	u := new(unaryCall)
-	u.trailerOpt = grpc.Trailer(&u.trailer)
-	// The attempt calls the invoker itself, so that the interceptor's frames
-	// between its caller and the invoker are two: the interceptor and this.
-	u.attempt = func(actx context.Context, a backoff.Attempt) error {
-		if a.Number > 1 {
-			actx = numbered(actx, a.Number)
-			u.trailer = nil
-		}
-		err := u.invoker(actx, u.method, u.req, u.reply, u.cc, u.opts...)
-		if err != nil {
-			return u.c.judge(u.ctx, actx, err, u.trailer)
-		}
-		return nil
+// release lets go of the trailer and of the caller's options, opts, and
+// puts t back in the pool.
+func (t *trailer) release(opts []grpc.CallOption) {
+	if len(opts) > 1 {
+		clear(opts[1:])
+		t.opts = opts[:1]
 	}
-	return u
-}
-
-// release lets go of what the call held and puts it back in the pool.
-func (u *unaryCall) release() {
-	clear(u.opts)
-	u.opts = u.opts[:0]
-	u.c, u.ctx, u.req, u.reply, u.cc, u.invoker, u.trailer = nil, nil, nil, nil, nil, nil, nil
-	unaryCalls.Put(u)
+	t.md = nil
+	trailers.Put(t)
 }
 
 // numbered returns the context of attempt n, made from the attempt's
