@@ -2,12 +2,14 @@ package grpcbackoff_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"time"
 
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
 	grpcbackoff "github.com/herdsafe/backoff/grpc"
@@ -223,4 +225,40 @@ func ExampleA6BackOff() {
 	}
 	fmt.Println()
 	// Output: 1.2s 2.4s 4.8s 9.6s 12s
+}
+
+// A breaker around each attempt learns of every failed attempt: once two
+// in a row have failed, it opens, and the next call is refused before
+// anything is sent, with UNAVAILABLE and the breaker's refusal. A bulkhead
+// around the whole call holds one slot for all of a call's attempts.
+func ExampleWithAttemptGuards() {
+	addr, stop := healthServer(grpc.UnaryInterceptor(func(context.Context, any, *grpc.UnaryServerInfo, grpc.UnaryHandler) (any, error) {
+		return nil, status.Error(codes.Unavailable, "down for maintenance")
+	}))
+	defer stop()
+
+	cb := breaker.New(breaker.WithConsecutiveFailures(2), breaker.WithIsFailure(grpcbackoff.Codes(codes.Unavailable)))
+	icpt := grpcbackoff.UnaryClientInterceptor(
+		grpcbackoff.WithRetry(backoff.WithMaxTries(2), backoff.WithBackOff(&backoff.ZeroBackOff{})),
+		grpcbackoff.WithCallGuards(bulkhead.New(20)),
+		grpcbackoff.WithAttemptGuards(cb),
+	)
+	conn, err := grpc.NewClient("passthrough:///"+addr,
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithChainUnaryInterceptor(icpt),
+		grpc.WithDisableRetry(),
+	)
+	if err != nil {
+		panic(err)
+	}
+	defer conn.Close()
+	client := healthpb.NewHealthClient(conn)
+
+	for range 2 {
+		_, err = client.Check(context.Background(), &healthpb.HealthCheckRequest{})
+		fmt.Println(status.Code(err), "circuit open:", errors.Is(err, breaker.ErrCircuitOpen))
+	}
+	// Output:
+	// Unavailable circuit open: false
+	// Unavailable circuit open: true
 }
