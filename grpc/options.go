@@ -119,6 +119,7 @@ func newConfig(name string, opts []Option) *config {
 // it. A nil RetryOption, or one the driver cannot use, is invalid, and
 // named.
 func WithRetry(opts ...backoff.RetryOption) Option {
+	opts = slices.Clone(opts)
 	return func(c *config) {
 		for i, o := range opts {
 			if o == nil {
@@ -139,6 +140,7 @@ func WithRetry(opts ...backoff.RetryOption) Option {
 // passes them too, once. A nil guard, typed or not, or one whose Validate
 // reports an error, is invalid.
 func WithCallGuards(gs ...guard.Guard) Option {
+	gs = slices.Clone(gs)
 	return func(c *config) {
 		if c.guards("WithCallGuards", gs) {
 			c.callGuards = append(c.callGuards, gs...)
@@ -147,7 +149,7 @@ func WithCallGuards(gs ...guard.Guard) Option {
 }
 
 // WithAttemptGuards puts guards around each attempt, inside the retry
-// stage, outermost first: each sees every attempt, with its number
+// stage and the guards of WithCallGuards, outermost first: each sees every attempt, with its number
 // (guard.Call.Attempt). A breaker there learns of every failed attempt and
 // its refusal stops the retries at once; a retry budget there
 // (budget.NewTokenBucket, gRFC A6's retry throttling) refuses the retries
@@ -155,6 +157,7 @@ func WithCallGuards(gs ...guard.Guard) Option {
 // A hedged method's attempts pass them too, each. A nil guard, typed or
 // not, or one whose Validate reports an error, is invalid.
 func WithAttemptGuards(gs ...guard.Guard) Option {
+	gs = slices.Clone(gs)
 	return func(c *config) {
 		if c.guards("WithAttemptGuards", gs) {
 			c.attemptGuards = append(c.attemptGuards, gs...)
@@ -185,12 +188,12 @@ func (c *config) guards(option string, gs []guard.Guard) bool {
 // grpc-timeout is then the sooner of d and what is left of the caller's
 // deadline, and an attempt cut short by d, while the caller's context is
 // alive, is retried (see WithRetryableCodes). For a stream, d bounds each
-// attempt's whole life, its messages included. A d that is not positive is
-// invalid.
+// attempt's whole life, its messages included. The default, 0, sets no
+// bound but the caller's deadline; a negative d is invalid.
 func WithAttemptTimeout(d time.Duration) Option {
 	return func(c *config) {
-		if d <= 0 {
-			c.fail("WithAttemptTimeout(%v): an attempt's time must be positive", d)
+		if d < 0 {
+			c.fail("WithAttemptTimeout(%v): an attempt's time cannot be negative", d)
 			return
 		}
 		c.attemptTimeout = d
@@ -276,7 +279,8 @@ func WithMaxStreamBuffer(n int) Option {
 // each call runs through hedge.Do with h, not through the retry stage, as
 // gRFC A6 gives a method a retry policy or a hedging policy, never both.
 // The guards of WithCallGuards see the hedged call once, around hedge.Do;
-// those of WithAttemptGuards, and WithAttemptTimeout, each hedged attempt.
+// those of WithAttemptGuards, and WithAttemptTimeout, each hedged attempt;
+// WithRetry's options, its instrumenters included, do not apply.
 // Name only idempotent methods: a hedged call runs more than once, at the
 // same time. Streams are not hedged.
 //

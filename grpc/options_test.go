@@ -37,7 +37,6 @@ func TestClientBadInput(t *testing.T) {
 		{"nil_attempt_guard", []grpcbackoff.Option{grpcbackoff.WithAttemptGuards(nil)}, "WithAttemptGuards was given a nil guard.Guard (guard 1)"},
 		{"typed_nil_attempt_guard", []grpcbackoff.Option{grpcbackoff.WithAttemptGuards((*breaker.Breaker)(nil))}, "WithAttemptGuards was given a nil guard.Guard (guard 1)"},
 		{"invalid_attempt_guard", []grpcbackoff.Option{grpcbackoff.WithAttemptGuards(bulkhead.New(-1))}, "WithAttemptGuards: the guard *bulkhead.Bulkhead (guard 1)"},
-		{"zero_attempt_timeout", []grpcbackoff.Option{grpcbackoff.WithAttemptTimeout(0)}, "WithAttemptTimeout(0s)"},
 		{"negative_attempt_timeout", []grpcbackoff.Option{grpcbackoff.WithAttemptTimeout(-time.Second)}, "WithAttemptTimeout(-1s)"},
 		{"unknown_code", []grpcbackoff.Option{grpcbackoff.WithRetryableCodes(codes.Code(99))}, "WithRetryableCodes(99)"},
 		{"ok_code", []grpcbackoff.Option{grpcbackoff.WithRetryableCodes(codes.OK)}, "WithRetryableCodes(OK)"},

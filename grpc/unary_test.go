@@ -139,10 +139,11 @@ func TestUnaryCallerCancelIsNotRetried(t *testing.T) {
 func TestUnaryAttemptsAreBoundedByTheCallersDeadline(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		timeout time.Duration // WithAttemptTimeout's
+		timeout time.Duration // WithAttemptTimeout's; -1 for none given
 		want    time.Duration // the time each attempt gets, from now
 	}{
-		{"no_timeout", 0, time.Hour},
+		{"no_timeout", -1, time.Hour},
+		{"zero_timeout_is_none", 0, time.Hour},
 		{"shorter_timeout", 10 * time.Minute, 10 * time.Minute},
 		{"longer_timeout", 2 * time.Hour, time.Hour},
 	} {
@@ -155,7 +156,7 @@ func TestUnaryAttemptsAreBoundedByTheCallersDeadline(t *testing.T) {
 			}}
 			clk := spectest.NewClock()
 			opts := []grpcbackoff.Option{retrying(clk, 3)}
-			if tc.timeout > 0 {
+			if tc.timeout >= 0 {
 				opts = append(opts, grpcbackoff.WithAttemptTimeout(tc.timeout))
 			}
 			cc := dial(t, serve(t, e), grpc.WithUnaryInterceptor(grpcbackoff.UnaryClientInterceptor(opts...)))
