@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/bulkhead"
 	grpcbackoff "github.com/herdsafe/backoff/grpc"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/internal/spectest"
@@ -158,4 +159,35 @@ func (r *stateRecorder) numbers() []int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.got)
+}
+
+// A panic in the rest of the chain goes on to the caller, after the
+// guards it passed were told: the bulkheads around the call and around the
+// attempt give their slots back, no attempt follows, and the next call
+// goes through.
+func TestUnaryPanicGoesOn(t *testing.T) {
+	outer, inner := bulkhead.New(1), bulkhead.New(1)
+	icpt := grpcbackoff.UnaryClientInterceptor(grpcbackoff.WithRetry(backoff.WithMaxTries(3)),
+		grpcbackoff.WithCallGuards(outer), grpcbackoff.WithAttemptGuards(inner))
+	calls := 0
+	panicking := func(context.Context, string, any, any, *grpc.ClientConn, ...grpc.CallOption) error {
+		calls++
+		panic("the invoker's own")
+	}
+	func() {
+		defer func() {
+			if r := recover(); r != "the invoker's own" {
+				t.Errorf("recovered %v, want the invoker's panic", r)
+			}
+		}()
+		_ = icpt(context.Background(), callMethod, nil, nil, nil, panicking)
+		t.Error("the call returned")
+	}()
+	if calls != 1 {
+		t.Errorf("%d attempts after a panic, want 1", calls)
+	}
+	ok := func(context.Context, string, any, any, *grpc.ClientConn, ...grpc.CallOption) error { return nil }
+	if err := icpt(context.Background(), callMethod, nil, nil, nil, ok); err != nil {
+		t.Errorf("the call after the panic: %v, want nil (the slots given back)", err)
+	}
 }

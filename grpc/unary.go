@@ -40,6 +40,10 @@ import (
 // its reply is delivered whole or not at all, so the commit rule of streams
 // does not apply.
 //
+// A panic in the rest of the chain goes on to the caller, unchanged, once
+// the guards it passed have been told (guard.ErrPanicked): a bulkhead's
+// slot is given back, and no attempt follows.
+//
 // The interceptor is safe for concurrent use. A call whose first attempt
 // succeeds allocates nothing in it. An invalid option makes every call
 // fail with INTERNAL before anything is sent.
