@@ -7,11 +7,13 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/bulkhead"
 	grpcbackoff "github.com/herdsafe/backoff/grpc"
 	"github.com/herdsafe/backoff/guard"
+	"github.com/herdsafe/backoff/hedge"
 	"github.com/herdsafe/backoff/internal/spectest"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -189,5 +191,26 @@ func TestUnaryPanicGoesOn(t *testing.T) {
 	ok := func(context.Context, string, any, any, *grpc.ClientConn, ...grpc.CallOption) error { return nil }
 	if err := icpt(context.Background(), callMethod, nil, nil, nil, ok); err != nil {
 		t.Errorf("the call after the panic: %v, want nil (the slots given back)", err)
+	}
+}
+
+// A hedged call passes the call guards once, before hedge.Do: a refusal
+// there ends it with UNAVAILABLE and the guard's error, before any
+// attempt.
+func TestHedgedCallRefusedByACallGuard(t *testing.T) {
+	full := bulkhead.New(1)
+	if _, err := full.Allow(context.Background(), guardCall); err != nil {
+		t.Fatal(err)
+	}
+	h := hedge.New(hedge.WithDelay(time.Hour), hedge.WithClock(spectest.NewClock()))
+	icpt := grpcbackoff.UnaryClientInterceptor(grpcbackoff.WithCallGuards(full), grpcbackoff.WithHedging(h, callMethod))
+	invoked := false
+	err := icpt(context.Background(), callMethod, nil, wrapperspb.String(""), nil, func(context.Context, string, any, any, *grpc.ClientConn, ...grpc.CallOption) error {
+		invoked = true
+		return nil
+	})
+	wantCode(t, err, codes.Unavailable)
+	if invoked || !errors.Is(err, bulkhead.ErrBulkheadFull) {
+		t.Errorf("error %v (invoked: %v), want the bulkhead's refusal and no attempt", err, invoked)
 	}
 }
