@@ -120,7 +120,7 @@ func TestStreamAttemptTimeout(t *testing.T) {
 		var opened []time.Duration // each stream's time, from its opening to its deadline
 		streamer := func(ctx context.Context, _ *grpc.StreamDesc, _ *grpc.ClientConn, _ string, _ ...grpc.CallOption) (grpc.ClientStream, error) {
 			dl, _ := ctx.Deadline()
-			opened = append(opened, dl.Sub(time.Now()))
+			opened = append(opened, time.Until(dl))
 			return &hangingStream{ctx: ctx}, nil
 		}
 		cs, err := icpt(context.Background(), watchDesc, nil, watchMethod, streamer)
