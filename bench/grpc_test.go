@@ -11,7 +11,6 @@ import (
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/retry"
 	"github.com/herdsafe/backoff"
 	grpcbackoff "github.com/herdsafe/backoff/grpc"
-	"github.com/herdsafe/backoff/policy"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -46,9 +45,9 @@ type grpcRow struct {
 }
 
 var (
-	// herdsafeGRPC is the interceptor on a Policy of one retry stage with
-	// its defaults but the attempt budget, built once.
-	herdsafeGRPC = grpcbackoff.UnaryClientInterceptor(policy.New(policy.Retry(backoff.WithMaxTries(grpcAttempts))))
+	// herdsafeGRPC is the interceptor with its retry stage's defaults but
+	// the attempt budget, built once.
+	herdsafeGRPC = grpcbackoff.UnaryClientInterceptor(grpcbackoff.WithRetry(backoff.WithMaxTries(grpcAttempts)))
 	// middlewareGRPC is go-grpc-middleware's retry interceptor with the
 	// attempt budget set when it is built, and its defaults otherwise
 	// (UNAVAILABLE and RESOURCE_EXHAUSTED, linear 50 ms waits with ±10%).
@@ -175,8 +174,8 @@ func BenchmarkGRPCInterceptor(b *testing.B) {
 func TestGRPCRowsAlike(t *testing.T) {
 	rows := []grpcRow{
 		{"herdsafe", func() []grpc.DialOption {
-			p := policy.New(policy.Retry(backoff.WithMaxTries(grpcAttempts), backoff.WithBackOff(&backoff.ZeroBackOff{})))
-			return []grpc.DialOption{grpc.WithUnaryInterceptor(grpcbackoff.UnaryClientInterceptor(p))}
+			icpt := grpcbackoff.UnaryClientInterceptor(grpcbackoff.WithRetry(backoff.WithMaxTries(grpcAttempts), backoff.WithBackOff(&backoff.ZeroBackOff{})))
+			return []grpc.DialOption{grpc.WithUnaryInterceptor(icpt)}
 		}},
 		{"grpc-middleware", func() []grpc.DialOption {
 			return []grpc.DialOption{grpc.WithUnaryInterceptor(retry.UnaryClientInterceptor(retry.WithMax(grpcAttempts), retry.WithBackoff(retry.BackoffLinear(0))))}

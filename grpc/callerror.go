@@ -13,8 +13,8 @@ import (
 
 // callError is the error of a call that failed through a client
 // interceptor: a gRPC status error, for the code that reads it with
-// status.Code or status.FromError, that unwraps to the Policy's
-// *backoff.Error, for the code that asks why the retries stopped.
+// status.Code or status.FromError, that unwraps to the *backoff.Error of
+// the interceptor's policy, for the code that asks why the retries stopped.
 type callError struct {
 	st  *status.Status
 	err *backoff.Error
@@ -42,18 +42,19 @@ func (e *callError) Format(f fmt.State, verb rune) {
 }
 
 // failure returns the error a call reports for err, the error of the
-// Policy (or of hedge.Do) that ran it with the caller's context ctx. Its
-// status is the last attempt's, as gRPC's own retries return it; for a
-// call that made no attempt it is the context's (CANCELLED,
-// DEADLINE_EXCEEDED), UNAVAILABLE for a guard's refusal, INTERNAL for an
-// invalid configuration, and UNKNOWN for anything else, as package status
-// converts an error it does not know.
+// interceptor's policy (or of hedge.Do) that ran it with the caller's
+// context ctx. Its status is the last attempt's, as gRPC's own retries
+// return it; for a call that made no attempt it is the context's
+// (CANCELLED, DEADLINE_EXCEEDED), UNAVAILABLE for a guard's refusal,
+// INTERNAL for an invalid configuration, and UNKNOWN for anything else, as
+// package status converts an error it does not know.
 func failure(ctx context.Context, err error) error {
 	be, ok := err.(*backoff.Error)
 	if !ok {
 		be = &backoff.Error{Cause: backoff.ErrExhausted, LastErr: err, Attempts: 1}
 	}
-	giveUp(ctx, be)
+	why := backoff.MarksOf(be.Cause)
+	giveUp(ctx, be, why)
 	st := statusOf(be.LastErr)
 	switch {
 	case st != nil:
@@ -61,7 +62,7 @@ func failure(ctx context.Context, err error) error {
 		st = status.New(codes.Internal, be.Cause.Error())
 	case ctx.Err() != nil && be.LastErr == nil:
 		st = status.FromContextError(ctx.Err())
-	case errors.Is(be.Cause, backoff.ErrRefused):
+	case why.Refused:
 		st = status.New(codes.Unavailable, be.Cause.Error())
 	case be.LastErr != nil:
 		st = status.New(codes.Unknown, be.LastErr.Error())

@@ -10,7 +10,6 @@ import (
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/bulkhead"
 	grpcbackoff "github.com/herdsafe/backoff/grpc"
-	"github.com/herdsafe/backoff/policy"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -29,16 +28,16 @@ func TestCallErrorWithoutAttempt(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		ctx   context.Context
-		p     *policy.Policy
+		opts  []grpcbackoff.Option
 		code  codes.Code
 		match error
 	}{
-		{"refused", context.Background(), policy.New(policy.Guard(full), policy.Retry()), codes.Unavailable, bulkhead.ErrBulkheadFull},
-		{"cancelled", cancelled, policy.New(policy.Retry()), codes.Canceled, context.Canceled},
+		{"refused", context.Background(), []grpcbackoff.Option{grpcbackoff.WithCallGuards(full)}, codes.Unavailable, bulkhead.ErrBulkheadFull},
+		{"cancelled", cancelled, nil, codes.Canceled, context.Canceled},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			invoked := false
-			err := grpcbackoff.UnaryClientInterceptor(tc.p)(tc.ctx, callMethod, nil, nil, nil, func(context.Context, string, any, any, *grpc.ClientConn, ...grpc.CallOption) error {
+			err := grpcbackoff.UnaryClientInterceptor(tc.opts...)(tc.ctx, callMethod, nil, nil, nil, func(context.Context, string, any, any, *grpc.ClientConn, ...grpc.CallOption) error {
 				invoked = true
 				return nil
 			})
@@ -60,7 +59,7 @@ func TestCallErrorWithoutAttempt(t *testing.T) {
 // UNKNOWN, as package status converts it, with its message.
 func TestCallErrorOfAPlainError(t *testing.T) {
 	plain := errors.New("an interceptor's own error")
-	err := grpcbackoff.UnaryClientInterceptor(policy.New(policy.Retry()))(context.Background(), callMethod, nil, nil, nil, func(context.Context, string, any, any, *grpc.ClientConn, ...grpc.CallOption) error {
+	err := grpcbackoff.UnaryClientInterceptor()(context.Background(), callMethod, nil, nil, nil, func(context.Context, string, any, any, *grpc.ClientConn, ...grpc.CallOption) error {
 		return plain
 	})
 	wantCode(t, err, codes.Unknown)

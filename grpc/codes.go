@@ -1,7 +1,6 @@
 package grpcbackoff
 
 import (
-	"errors"
 	"slices"
 
 	"github.com/herdsafe/backoff"
@@ -49,6 +48,6 @@ func Codes(cs ...codes.Code) func(error) bool {
 		} else if in(codeOf(err)) {
 			return true
 		}
-		return errors.Is(err, backoff.ErrRetriesCanceled)
+		return backoff.MarksOf(err).CancelAll
 	}
 }

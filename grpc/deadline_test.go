@@ -3,16 +3,18 @@ package grpcbackoff_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/herdsafe/backoff"
 	grpcbackoff "github.com/herdsafe/backoff/grpc"
-	"github.com/herdsafe/backoff/policy"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
 // hangingInvoker is the rest of a chain whose server never answers: each
@@ -56,11 +58,10 @@ func TestUnaryDeadlines(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				p := policy.New(
-					policy.Retry(backoff.WithMaxTries(5), backoff.WithBackOff(&backoff.ZeroBackOff{})),
-					policy.Timeout(time.Second),
-				)
-				icpt := grpcbackoff.UnaryClientInterceptor(p, tc.opts...)
+				icpt := grpcbackoff.UnaryClientInterceptor(append([]grpcbackoff.Option{
+					grpcbackoff.WithRetry(backoff.WithMaxTries(5), backoff.WithBackOff(&backoff.ZeroBackOff{})),
+					grpcbackoff.WithAttemptTimeout(time.Second),
+				}, tc.opts...)...)
 				ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
 				defer cancel()
 				callerDeadline, _ := ctx.Deadline()
@@ -87,4 +88,55 @@ func TestUnaryDeadlines(t *testing.T) {
 			})
 		})
 	}
+}
+
+// hangingStream is a client stream whose server never answers: RecvMsg
+// ends when the stream's context does, with the status gRPC gives it then.
+type hangingStream struct {
+	grpc.ClientStream
+	ctx context.Context
+}
+
+func (s *hangingStream) RecvMsg(any) error {
+	<-s.ctx.Done()
+	return status.FromContextError(s.ctx.Err()).Err()
+}
+func (s *hangingStream) Header() (metadata.MD, error) { return nil, s.ctx.Err() }
+func (s *hangingStream) Trailer() metadata.MD         { return nil }
+func (s *hangingStream) Context() context.Context     { return s.ctx }
+
+// WithAttemptTimeout bounds each attempt of a stream: a stream whose server
+// never answers is cut short after the attempt's time and opened again,
+// while the caller's context is alive, until the attempts run out. On
+// testing/synctest's virtual time; the bubble also checks that the
+// stream's goroutine ends with the call.
+func TestStreamAttemptTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		icpt := grpcbackoff.StreamClientInterceptor(
+			grpcbackoff.WithRetry(backoff.WithMaxTries(2), backoff.WithBackOff(&backoff.ZeroBackOff{})),
+			grpcbackoff.WithAttemptTimeout(time.Second),
+		)
+		start := time.Now()
+		var opened []time.Duration // each stream's time, from its opening to its deadline
+		streamer := func(ctx context.Context, _ *grpc.StreamDesc, _ *grpc.ClientConn, _ string, _ ...grpc.CallOption) (grpc.ClientStream, error) {
+			dl, _ := ctx.Deadline()
+			opened = append(opened, time.Until(dl))
+			return &hangingStream{ctx: ctx}, nil
+		}
+		cs, err := icpt(context.Background(), watchDesc, nil, watchMethod, streamer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = cs.RecvMsg(new(wrapperspb.StringValue))
+		wantCode(t, err, codes.DeadlineExceeded)
+		if !slices.Equal(opened, []time.Duration{time.Second, time.Second}) {
+			t.Errorf("streams opened with %v to their deadlines, want two of 1s", opened)
+		}
+		if be := backoffError(t, err); be.Attempts != 2 || !errors.Is(be.Cause, backoff.ErrExhausted) {
+			t.Errorf("Cause %v after %d attempts, want ErrExhausted after 2", be.Cause, be.Attempts)
+		}
+		if got := time.Since(start); got != 2*time.Second {
+			t.Errorf("the call took %v, want the two attempts' 2s", got)
+		}
+	})
 }

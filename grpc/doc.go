@@ -1,7 +1,6 @@
-// Package grpcbackoff runs gRPC calls through a policy.Policy of package
-// github.com/herdsafe/backoff/policy, on the client, and sheds load with
-// the server's pushback, on the server. It is a module of its own, so that
-// the core never downloads gRPC.
+// Package grpcbackoff retries gRPC calls, on the client, and sheds load
+// with the server's pushback, on the server. It is a module of its own, so
+// that the core never downloads gRPC.
 //
 // The package is named grpcbackoff, not grpc, so that it does not shadow
 // google.golang.org/grpc in the files that import both, as otelbackoff and
@@ -10,19 +9,27 @@
 // # Clients
 //
 // UnaryClientInterceptor and StreamClientInterceptor run every call of a
-// ClientConn through a Policy: its retry stage retries the attempts that
+// ClientConn through one retry stage, which retries the attempts that
 // failed with a status code that is safe to retry (UNAVAILABLE unless
-// WithRetryableCodes says otherwise), its guards see every attempt, and its
-// instrumenters report them.
+// WithRetryableCodes says otherwise), and through the guards their options
+// place: around the whole call (WithCallGuards: a bulkhead, a rate
+// limiter) or around each attempt (WithAttemptGuards: a breaker, a retry
+// budget; WithAttemptTimeout). Each takes guards, not stages, so that an
+// interceptor has one retry stage, never none or two. The options build
+// one policy.Policy of package github.com/herdsafe/backoff/policy, once;
+// each call runs through it and reads its attempt's number from the
+// backoff.Attempt the retry stage hands it.
 //
-//	p := policy.New(
-//		policy.Retry(backoff.WithMaxTries(3)),                                                       // 3 attempts, full jitter
-//		policy.Guard(budget.NewTokenBucket(budget.WithIsFailure(grpcbackoff.Codes(codes.Unavailable)))), // gRFC A6's retry throttling
+//	icpt := grpcbackoff.UnaryClientInterceptor(
+//		grpcbackoff.WithRetry(backoff.WithMaxTries(3)), // 3 attempts, full jitter
+//		grpcbackoff.WithCallGuards(bulkhead.New(20)),   // at most 20 calls in flight
+//		grpcbackoff.WithAttemptGuards(budget.NewTokenBucket(budget.WithIsFailure(grpcbackoff.Codes(codes.Unavailable)))), // gRFC A6's retry throttling
+//		grpcbackoff.WithAttemptTimeout(2*time.Second),  // each attempt gets 2 s at most
 //	)
 //	conn, err := grpc.NewClient(target,
 //		grpc.WithTransportCredentials(creds),
-//		grpc.WithChainUnaryInterceptor(grpcbackoff.UnaryClientInterceptor(p)),
-//		grpc.WithChainStreamInterceptor(grpcbackoff.StreamClientInterceptor(p)),
+//		grpc.WithChainUnaryInterceptor(icpt),
+//		grpc.WithDisableRetry(),
 //	)
 //
 // The rules are those of gRFC A6, "gRPC Retry Design":
@@ -30,12 +37,12 @@
 //   - A call whose context is done is never retried: a DEADLINE_EXCEEDED
 //     of the caller's own deadline ends the call, and so does a CANCELLED,
 //     whatever its origin. A DEADLINE_EXCEEDED of an attempt's own deadline
-//     (a policy.Timeout stage inside the retry stage), while the caller's
-//     context is alive, is retried.
-//   - Each attempt gets the caller's context, as the Policy derives it:
-//     the caller's deadline, or a Timeout stage's if it is sooner, travels
-//     to the server as the attempt's grpc-timeout, so an attempt never has
-//     more time than what is left of the call.
+//     (WithAttemptTimeout), while the caller's context is alive, is
+//     retried.
+//   - Each attempt gets the caller's context, as the retry stage derives
+//     it: the caller's deadline, or WithAttemptTimeout's if it is sooner,
+//     travels to the server as the attempt's grpc-timeout, so an attempt
+//     never has more time than what is left of the call.
 //   - The server's pushback: a grpc-retry-pushback-ms trailer of n ≥ 0 makes
 //     the next wait n milliseconds, as backoff.RetryAfter does, if the
 //     status code is retryable; a negative or malformed one stops the
@@ -47,20 +54,21 @@
 //     server's headers, or once the messages it sent outgrow what it may
 //     keep to send again (WithMaxStreamBuffer): a committed stream is never
 //     retried.
-//   - Retry throttling is a budget.NewTokenBucket guard inside the retry
-//     stage, as above; its WithIsFailure classifier, Codes, counts the
+//   - Retry throttling is a budget.NewTokenBucket guard around each
+//     attempt, as above; its WithIsFailure classifier, Codes, counts the
 //     failures gRFC A6 counts.
 //   - WithHedging hedges the unary methods it names, through package hedge,
-//     instead of retrying them.
-//   - The waits are the Policy's, full jitter by default: A6 as amended
+//     instead of retrying them; the call guards see each hedged call, the
+//     attempt guards each of its attempts.
+//   - The waits are the retry stage's, full jitter by default: A6 as amended
 //     (grpc/proposal#452) multiplies each nominal wait by a random factor
 //     in [0.8, 1.2], which brings clients that failed together back in
 //     waves; full jitter spreads them over the whole wait. A6BackOff is
 //     A6's schedule, for a client that must wait as gRPC's own retries do.
 //
 // A call that fails returns an error that reads as a gRPC status, so that
-// status.Code and status.FromError keep working, and that unwraps to the
-// *backoff.Error of the Policy: errors.As finds it, and errors.Is finds
+// status.Code and status.FromError keep working, and that unwraps to a
+// *backoff.Error: errors.As finds it, and errors.Is finds
 // the Cause (budget.ErrBudgetExhausted, breaker.ErrCircuitOpen...). See
 // UnaryClientInterceptor for the status it carries.
 //
@@ -94,6 +102,6 @@
 //
 // # Tests
 //
-// The waits are the Policy's: give its retry stage backoff.WithClock with a
+// The waits are the retry stage's: give WithRetry backoff.WithClock with a
 // *clock.Mock to run them on virtual time.
 package grpcbackoff

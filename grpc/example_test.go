@@ -2,17 +2,18 @@ package grpcbackoff_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"time"
 
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
 	grpcbackoff "github.com/herdsafe/backoff/grpc"
 	"github.com/herdsafe/backoff/hedge"
-	"github.com/herdsafe/backoff/policy"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -39,19 +40,23 @@ func healthServer(opts ...grpc.ServerOption) (string, func()) {
 	return lis.Addr().String(), func() { srv.Stop(); <-done }
 }
 
-// A client whose calls go through a Policy: at most 3 attempts, with
-// gRFC A6's retry throttling.
+// A client whose calls are tried at most 3 times, each attempt given 2 s
+// at most, with gRFC A6's retry throttling around each attempt and at most
+// 20 calls in flight.
 func ExampleUnaryClientInterceptor() {
 	addr, stop := healthServer()
 	defer stop()
 
-	p := policy.New(
-		policy.Retry(backoff.WithMaxTries(3)),
-		policy.Guard(budget.NewTokenBucket(budget.WithIsFailure(grpcbackoff.Codes(codes.Unavailable)))),
+	icpt := grpcbackoff.UnaryClientInterceptor(
+		grpcbackoff.WithRetry(backoff.WithMaxTries(3)),
+		grpcbackoff.WithCallGuards(bulkhead.New(20)),
+		grpcbackoff.WithAttemptGuards(budget.NewTokenBucket(budget.WithIsFailure(grpcbackoff.Codes(codes.Unavailable)))),
+		grpcbackoff.WithAttemptTimeout(2*time.Second),
 	)
 	conn, err := grpc.NewClient("passthrough:///"+addr,
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithChainUnaryInterceptor(grpcbackoff.UnaryClientInterceptor(p)),
+		grpc.WithChainUnaryInterceptor(icpt),
+		grpc.WithDisableRetry(),
 	)
 	if err != nil {
 		panic(err)
@@ -67,16 +72,16 @@ func ExampleUnaryClientInterceptor() {
 	// Output: SERVING
 }
 
-// Streams go through the Policy too: a stream that fails before the
-// server sent anything is opened again.
+// Streams are retried too: a stream that fails before the server sent
+// anything is opened again.
 func ExampleStreamClientInterceptor() {
 	addr, stop := healthServer()
 	defer stop()
 
-	p := policy.New(policy.Retry(backoff.WithMaxTries(3)))
 	conn, err := grpc.NewClient("passthrough:///"+addr,
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithChainStreamInterceptor(grpcbackoff.StreamClientInterceptor(p)),
+		grpc.WithChainStreamInterceptor(grpcbackoff.StreamClientInterceptor(grpcbackoff.WithRetry(backoff.WithMaxTries(3)))),
+		grpc.WithDisableRetry(),
 	)
 	if err != nil {
 		panic(err)
@@ -84,7 +89,7 @@ func ExampleStreamClientInterceptor() {
 	defer conn.Close()
 
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel() // ends the stream, and the goroutine that runs its Policy
+	defer cancel() // ends the stream, and the goroutine that runs its attempts
 	w, err := healthpb.NewHealthClient(conn).Watch(ctx, &healthpb.HealthCheckRequest{})
 	if err != nil {
 		panic(err)
@@ -167,15 +172,17 @@ func ExampleStreamServerInterceptor() {
 }
 
 // Hedging an idempotent method: a second attempt starts when the first has
-// not answered after 50 ms, and the first answer wins.
+// not answered after 50 ms, and the first answer wins. Each attempt gets a
+// second at most; the other methods are retried.
 func ExampleWithHedging() {
 	addr, stop := healthServer()
 	defer stop()
 
 	h := hedge.New(hedge.WithDelay(50*time.Millisecond), hedge.WithRetryable(grpcbackoff.Codes(codes.Unavailable)))
-	perAttempt := policy.New(policy.Timeout(time.Second))
-	icpt := grpcbackoff.UnaryClientInterceptor(policy.New(policy.Retry()),
-		grpcbackoff.WithHedging(h, perAttempt, "/grpc.health.v1.Health/Check"))
+	icpt := grpcbackoff.UnaryClientInterceptor(
+		grpcbackoff.WithAttemptTimeout(time.Second),
+		grpcbackoff.WithHedging(h, "/grpc.health.v1.Health/Check"),
+	)
 	conn, err := grpc.NewClient("passthrough:///"+addr,
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithChainUnaryInterceptor(icpt),
@@ -210,8 +217,7 @@ func ExampleA6BackOff() {
 		fmt.Println(err)
 		return
 	}
-	p := policy.New(policy.Retry(backoff.WithBackOff(b), backoff.WithMaxTries(5)))
-	_ = grpcbackoff.UnaryClientInterceptor(p)
+	_ = grpcbackoff.UnaryClientInterceptor(grpcbackoff.WithRetry(backoff.WithBackOff(b), backoff.WithMaxTries(5)))
 
 	b.Random = func() float64 { return 1 } // the longest waits, for a stable output
 	for range 5 {
@@ -219,4 +225,40 @@ func ExampleA6BackOff() {
 	}
 	fmt.Println()
 	// Output: 1.2s 2.4s 4.8s 9.6s 12s
+}
+
+// A breaker around each attempt learns of every failed attempt: once two
+// in a row have failed, it opens, and the next call is refused before
+// anything is sent, with UNAVAILABLE and the breaker's refusal. A bulkhead
+// around the whole call holds one slot for all of a call's attempts.
+func ExampleWithAttemptGuards() {
+	addr, stop := healthServer(grpc.UnaryInterceptor(func(context.Context, any, *grpc.UnaryServerInfo, grpc.UnaryHandler) (any, error) {
+		return nil, status.Error(codes.Unavailable, "down for maintenance")
+	}))
+	defer stop()
+
+	cb := breaker.New(breaker.WithConsecutiveFailures(2), breaker.WithIsFailure(grpcbackoff.Codes(codes.Unavailable)))
+	icpt := grpcbackoff.UnaryClientInterceptor(
+		grpcbackoff.WithRetry(backoff.WithMaxTries(2), backoff.WithBackOff(&backoff.ZeroBackOff{})),
+		grpcbackoff.WithCallGuards(bulkhead.New(20)),
+		grpcbackoff.WithAttemptGuards(cb),
+	)
+	conn, err := grpc.NewClient("passthrough:///"+addr,
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithChainUnaryInterceptor(icpt),
+		grpc.WithDisableRetry(),
+	)
+	if err != nil {
+		panic(err)
+	}
+	defer conn.Close()
+	client := healthpb.NewHealthClient(conn)
+
+	for range 2 {
+		_, err = client.Check(context.Background(), &healthpb.HealthCheckRequest{})
+		fmt.Println(status.Code(err), "circuit open:", errors.Is(err, breaker.ErrCircuitOpen))
+	}
+	// Output:
+	// Unavailable circuit open: false
+	// Unavailable circuit open: true
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/hedge"
 	"github.com/herdsafe/backoff/internal/testkit/spectest"
-	"github.com/herdsafe/backoff/policy"
 	slogbackoff "github.com/herdsafe/backoff/slog"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -34,7 +33,7 @@ func TestThrottlingWithTheTokenBucket(t *testing.T) {
 	tb := budget.NewTokenBucket(budget.WithMaxTokens(4), budget.WithIsFailure(grpcbackoff.Codes(codes.Unavailable)))
 	e := &echo{unary: func(context.Context, int, string) (string, error) { return "", unavailable() }}
 	clk := spectest.NewClock()
-	cc := dial(t, serve(t, e), grpc.WithUnaryInterceptor(grpcbackoff.UnaryClientInterceptor(retrying(clk, 5, policy.Guard(tb)))))
+	cc := dial(t, serve(t, e), grpc.WithUnaryInterceptor(grpcbackoff.UnaryClientInterceptor(retrying(clk, 5), grpcbackoff.WithAttemptGuards(tb))))
 	var err error
 	spectest.Drive(t, clk, nil, func() { _, err = call(context.Background(), cc, "hi") })
 	// 4 tokens: the first attempt fails (3), a retry is admitted (3 > 2)
@@ -71,7 +70,7 @@ func TestThrottlingCountsOnlyA6Failures(t *testing.T) {
 			tb := budget.NewTokenBucket(budget.WithIsFailure(grpcbackoff.Codes(codes.Unavailable)))
 			e := &echo{unary: func(ctx context.Context, _ int, _ string) (string, error) { return "", tc.fail(ctx) }}
 			clk := spectest.NewClock()
-			cc := dial(t, serve(t, e), grpc.WithUnaryInterceptor(grpcbackoff.UnaryClientInterceptor(retrying(clk, 1, policy.Guard(tb)))))
+			cc := dial(t, serve(t, e), grpc.WithUnaryInterceptor(grpcbackoff.UnaryClientInterceptor(retrying(clk, 1), grpcbackoff.WithAttemptGuards(tb))))
 			var err error
 			spectest.Drive(t, clk, nil, func() { _, err = call(context.Background(), cc, "hi") })
 			if err == nil {
@@ -96,7 +95,7 @@ func TestBreakerSeesEachAttempt(t *testing.T) {
 		return "", unavailable()
 	}}
 	clk := spectest.NewClock()
-	cc := dial(t, serve(t, e), grpc.WithUnaryInterceptor(grpcbackoff.UnaryClientInterceptor(retrying(clk, 2, policy.Guard(cb)))))
+	cc := dial(t, serve(t, e), grpc.WithUnaryInterceptor(grpcbackoff.UnaryClientInterceptor(retrying(clk, 2), grpcbackoff.WithAttemptGuards(cb))))
 	var err error
 	for range 3 { // NOT_FOUND is not the server's failure
 		spectest.Drive(t, clk, nil, func() { _, err = call(context.Background(), cc, "missing") })
@@ -128,8 +127,8 @@ func TestInstrumenterSeesEachAttempt(t *testing.T) {
 		return in, nil
 	}}
 	clk := spectest.NewClock()
-	p := policy.New(policy.Retry(backoff.WithClock(clk), backoff.WithMaxTries(3), backoff.WithInstrumenter(logs), backoff.WithInstrumenter(rec)))
-	cc := dial(t, serve(t, e), grpc.WithUnaryInterceptor(grpcbackoff.UnaryClientInterceptor(p)))
+	icpt := grpcbackoff.UnaryClientInterceptor(grpcbackoff.WithRetry(backoff.WithClock(clk), backoff.WithMaxTries(3), backoff.WithInstrumenter(logs), backoff.WithInstrumenter(rec)))
+	cc := dial(t, serve(t, e), grpc.WithUnaryInterceptor(icpt))
 	var err error
 	spectest.Drive(t, clk, nil, func() { _, err = call(context.Background(), cc, "hi") })
 	if err != nil {
@@ -189,8 +188,8 @@ func (c *counter) count() int {
 
 // A hedged method's call starts a second attempt when the first has not
 // answered after the delay, returns the first answer, and cancels the
-// other attempt; it runs through the hedging's inner Policy, not the
-// interceptor's.
+// other attempt; the call guards see the call once, the attempt guards
+// each hedged attempt.
 func TestHedging(t *testing.T) {
 	firstArrived, loserCancelled := make(chan struct{}), make(chan struct{})
 	e := &echo{unary: func(ctx context.Context, _ int, in string) (string, error) {
@@ -206,7 +205,7 @@ func TestHedging(t *testing.T) {
 	clk := spectest.NewClock()
 	h := hedge.New(hedge.WithDelay(50*time.Millisecond), hedge.WithClock(clk))
 	outer, inner := &counter{}, &counter{}
-	icpt := grpcbackoff.UnaryClientInterceptor(policy.New(policy.Guard(outer)), grpcbackoff.WithHedging(h, policy.New(policy.Guard(inner)), callMethod))
+	icpt := grpcbackoff.UnaryClientInterceptor(grpcbackoff.WithCallGuards(outer), grpcbackoff.WithAttemptGuards(inner), grpcbackoff.WithHedging(h, callMethod))
 	cc := dial(t, serve(t, e), grpc.WithUnaryInterceptor(icpt))
 	var out string
 	var err error
@@ -222,8 +221,8 @@ func TestHedging(t *testing.T) {
 	if got, want := slices.Sorted(slices.Values(attemptsSeen(e))), []string{"", "1"}; !slices.Equal(got, want) {
 		t.Errorf("grpc-previous-rpc-attempts %q, want %q", got, want)
 	}
-	if outer.count() != 0 || inner.count() != 2 {
-		t.Errorf("the interceptor's Policy saw %d attempts and the inner one %d; want 0 and 2", outer.count(), inner.count())
+	if outer.count() != 1 || inner.count() != 2 {
+		t.Errorf("the call guard saw %d calls and the attempt guard %d; want 1 and 2", outer.count(), inner.count())
 	}
 }
 
@@ -234,7 +233,7 @@ func TestHedgingCodes(t *testing.T) {
 	t.Run("fatal", func(t *testing.T) {
 		e := &echo{unary: func(context.Context, int, string) (string, error) { return "", status.Error(codes.NotFound, "gone") }}
 		h := hedge.New(hedge.WithDelay(time.Hour), hedge.WithClock(spectest.NewClock()))
-		cc := dial(t, serve(t, e), grpc.WithUnaryInterceptor(grpcbackoff.UnaryClientInterceptor(policy.New(), grpcbackoff.WithHedging(h, nil, callMethod))))
+		cc := dial(t, serve(t, e), grpc.WithUnaryInterceptor(grpcbackoff.UnaryClientInterceptor(grpcbackoff.WithHedging(h, callMethod))))
 		_, err := call(context.Background(), cc, "hi")
 		wantCode(t, err, codes.NotFound)
 		if len(e.calls()) != 1 {
@@ -250,7 +249,7 @@ func TestHedgingCodes(t *testing.T) {
 		}}
 		clk := spectest.NewClock()
 		h := hedge.New(hedge.WithDelay(time.Hour), hedge.WithClock(clk), hedge.WithRetryable(grpcbackoff.Codes(codes.Unavailable)))
-		cc := dial(t, serve(t, e), grpc.WithUnaryInterceptor(grpcbackoff.UnaryClientInterceptor(policy.New(), grpcbackoff.WithHedging(h, nil, callMethod))))
+		cc := dial(t, serve(t, e), grpc.WithUnaryInterceptor(grpcbackoff.UnaryClientInterceptor(grpcbackoff.WithHedging(h, callMethod))))
 		var err error
 		spectest.Drive(t, clk, func(int, time.Duration) {}, func() { _, err = call(context.Background(), cc, "hi") }) // the hour never passes
 		if err != nil || len(e.calls()) != 2 {

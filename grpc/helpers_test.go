@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/herdsafe/backoff"
+	grpcbackoff "github.com/herdsafe/backoff/grpc"
 	"github.com/herdsafe/backoff/internal/testkit/spectest"
-	"github.com/herdsafe/backoff/policy"
 	"go.uber.org/goleak"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -198,15 +198,14 @@ func call(ctx context.Context, cc grpc.ClientConnInterface, in string, opts ...g
 	return out.GetValue(), err
 }
 
-// retrying returns a Policy of one retry stage on clk, of at most n
-// attempts, with a constant wait of one second between them, and any
-// stages to put inside it.
-func retrying(clk *spectest.Clock, n uint, inner ...policy.Stage) *policy.Policy {
-	return policy.New(append([]policy.Stage{policy.Retry(
+// retrying returns the retry stage's options of the tests: on clk, at
+// most n attempts, with a constant wait of one second between them.
+func retrying(clk *spectest.Clock, n uint) grpcbackoff.Option {
+	return grpcbackoff.WithRetry(
 		backoff.WithClock(clk),
 		backoff.WithMaxTries(n),
 		backoff.WithBackOff(backoff.NewConstantBackOff(time.Second)),
-	)}, inner...)...)
+	)
 }
 
 // backoffError returns the *backoff.Error err unwraps to, or fails.

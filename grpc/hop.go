@@ -2,7 +2,6 @@ package grpcbackoff
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -105,15 +104,16 @@ func (t *trackedStream) Context() context.Context { return t.ctx }
 // giveUp tells the tier the caller's context carries, if any (see package
 // hop), that a call to the tier below gave up: after retrying, on a
 // pushback that asked for no retry, or on a guard's refusal. be is what
-// the Policy returned; a call whose own context ended says nothing.
-func giveUp(ctx context.Context, be *backoff.Error) {
+// the interceptor's policy returned, why the marks of its Cause; a call
+// whose own context ended says nothing.
+func giveUp(ctx context.Context, be *backoff.Error, why backoff.Marks) {
 	switch {
 	case ctx.Err() != nil:
-	case errors.Is(be.Cause, backoff.ErrRetriesCanceled):
+	case why.CancelAll:
 		hop.GiveUp(ctx, hop.ReasonExhausted)
-	case errors.Is(be.Cause, backoff.ErrRefused):
+	case why.Refused:
 		hop.GiveUp(ctx, hop.ReasonOverloaded)
-	case be.Attempts > 1 && !errors.Is(be.Cause, backoff.ErrPermanent):
+	case be.Attempts > 1 && !why.Permanent:
 		hop.GiveUp(ctx, hop.ReasonExhausted)
 	}
 }

@@ -14,16 +14,15 @@ import (
 	"github.com/herdsafe/backoff/bulkhead"
 	grpcbackoff "github.com/herdsafe/backoff/grpc"
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/policy"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 )
 
-// immediate returns a Policy of one retry stage of n attempts with no
+// immediate returns the retry stage's options of n attempts with no
 // wait, so that a chain of loopback servers spends no time waiting.
-func immediate(n uint) *policy.Policy {
-	return policy.New(policy.Retry(backoff.WithMaxTries(n), backoff.WithBackOff(&backoff.ZeroBackOff{})))
+func immediate(n uint) grpcbackoff.Option {
+	return grpcbackoff.WithRetry(backoff.WithMaxTries(n), backoff.WithBackOff(&backoff.ZeroBackOff{}))
 }
 
 // Under pressure, a retry is refused before the guard is asked, with a

@@ -35,8 +35,8 @@ func codeOf(err error) codes.Code {
 	return codes.Unknown
 }
 
-// judge turns the error of a failed attempt into what the Policy's retry
-// stage should make of it: the error itself to retry it, a
+// judge turns the error of a failed attempt into what the interceptor's
+// retry stage should make of it: the error itself to retry it, a
 // backoff.RetryAfter for the server's pushback, an error matching
 // backoff.ErrRetriesCanceled when the server asks for no retry, or a
 // backoff.Permanent error to stop. ctx is the caller's context, actx the

@@ -1,12 +1,14 @@
 package grpcbackoff
 
 import (
-	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/hedge"
+	"github.com/herdsafe/backoff/internal/typednil"
 	"github.com/herdsafe/backoff/policy"
 	"google.golang.org/grpc/codes"
 )
@@ -23,47 +25,52 @@ const (
 )
 
 // Option configures the client interceptors. Options are applied in
-// order; a later option replaces an earlier one of the same kind, except
-// WithHedging, which adds methods to hedge. An option given a value it
-// cannot use makes every call fail, before anything is sent, with an error
-// whose Cause matches backoff.ErrInvalidConfiguration and names the
-// option.
+// order: WithRetry, WithCallGuards, WithAttemptGuards and WithHedging add
+// to what earlier options of their kind gave; any other replaces an
+// earlier one of its kind. An option given a value it cannot use makes
+// every call fail, before anything is sent, with an error whose Cause
+// matches backoff.ErrInvalidConfiguration and names the option.
+//
+// The options build one policy.Policy, once, when the interceptor is
+// made: the guards of WithCallGuards, outermost first, around one retry
+// stage of WithRetry's options, around the guards of WithAttemptGuards and
+// the timeout of WithAttemptTimeout. A call has exactly one retry stage,
+// whatever options it is given.
 type Option func(*config)
 
 // config is the configuration of a client interceptor, built once.
 type config struct {
-	policy      *policy.Policy
-	retryable   uint32 // the retryable status codes, a bit per code
-	maxPushback time.Duration
-	maxBuffer   int
-	hedged      map[string]*hedging // by full method name
-	err         error               // the first invalid setting
-}
+	retryOpts      []backoff.RetryOption // WithRetry's
+	callGuards     []guard.Guard         // WithCallGuards'
+	attemptGuards  []guard.Guard         // WithAttemptGuards'
+	attemptTimeout time.Duration         // WithAttemptTimeout's; 0 for none
+	retryable      uint32                // the retryable status codes, a bit per code
+	maxPushback    time.Duration
+	maxBuffer      int
+	hedged         map[string]*hedge.Hedger // by full method name
+	err            error                    // the first invalid setting
 
-// hedging is how the calls of a hedged method run.
-type hedging struct {
-	h     *hedge.Hedger
-	inner *policy.Policy
+	policy *policy.Policy // the call guards, the retry stage, the attempt guards and timeout
+	// The policies of a hedged method's call: around hedge.Do (nil if no
+	// call guard), and around each hedged attempt (nil if nothing goes
+	// there).
+	hedgeCall, hedgeAttempt *policy.Policy
 }
 
 // fail records the first invalid setting.
 func (c *config) fail(format string, args ...any) {
 	if c.err == nil {
-		c.err = fmt.Errorf("%w: grpcbackoff."+format, append([]any{backoff.ErrInvalidConfiguration}, args...)...)
+		c.err = invalidSetting(format, args...)
 	}
 }
 
 // newConfig builds the configuration of an interceptor named name, made
-// with p and opts.
-func newConfig(name string, p *policy.Policy, opts []Option) *config {
+// with opts, and its policies.
+func newConfig(name string, opts []Option) *config {
 	c := &config{
-		policy:      p,
 		retryable:   1 << codes.Unavailable,
 		maxPushback: DefaultMaxPushback,
 		maxBuffer:   DefaultMaxStreamBuffer,
-	}
-	if p == nil {
-		c.fail("%s was given a nil *policy.Policy", name)
 	}
 	for i, o := range opts {
 		if o == nil {
@@ -72,7 +79,125 @@ func newConfig(name string, p *policy.Policy, opts []Option) *config {
 		}
 		o(c)
 	}
+	if c.err == nil {
+		if err := backoff.NewRetrier(c.retryOpts...).Validate(); err != nil {
+			c.fail("WithRetry: %w", err)
+		}
+	}
+	if c.err != nil {
+		return c
+	}
+	var call, attempt []policy.Stage
+	for _, g := range c.callGuards {
+		call = append(call, policy.Guard(g))
+	}
+	for _, g := range c.attemptGuards {
+		attempt = append(attempt, policy.Guard(g))
+	}
+	if c.attemptTimeout > 0 {
+		attempt = append(attempt, policy.Timeout(c.attemptTimeout))
+	}
+	c.policy = policy.New(slices.Concat(call, []policy.Stage{policy.Retry(c.retryOpts...)}, attempt)...)
+	if len(c.hedged) > 0 {
+		if len(call) > 0 {
+			c.hedgeCall = policy.New(call...)
+		}
+		if len(attempt) > 0 {
+			c.hedgeAttempt = policy.New(attempt...)
+		}
+	}
 	return c
+}
+
+// WithRetry adds options to the interceptor's retry stage, the one
+// policy.Retry stage every call runs through: backoff.WithMaxTries,
+// backoff.WithBackOff, backoff.WithClock, backoff.WithInstrumenter, and
+// the driver's other options, on top of a retry stage's defaults (at most
+// policy.DefaultMaxTries attempts, the waits of policy.DefaultBackOff).
+// Which errors are retried is the interceptor's to judge (see
+// WithRetryableCodes): a backoff.WithRetryable classifier can only narrow
+// it. A nil RetryOption, or one the driver cannot use, is invalid, and
+// named.
+func WithRetry(opts ...backoff.RetryOption) Option {
+	opts = slices.Clone(opts)
+	return func(c *config) {
+		for i, o := range opts {
+			if o == nil {
+				c.fail("WithRetry was given a nil backoff.RetryOption (option %d)", i+1)
+				return
+			}
+		}
+		c.retryOpts = append(c.retryOpts, opts...)
+	}
+}
+
+// WithCallGuards puts guards around the whole call, outside the retry
+// stage, outermost first: each sees a call once, however many attempts it
+// makes, and its waits. A bulkhead there holds one slot for all of a
+// call's attempts; a rate limiter admits calls, not attempts; a breaker
+// there trips on calls that failed all their attempts. A refusal ends the
+// call before anything is sent, with UNAVAILABLE. A hedged method's call
+// passes them too, once. A nil guard, typed or not, or one whose Validate
+// reports an error, is invalid.
+func WithCallGuards(gs ...guard.Guard) Option {
+	gs = slices.Clone(gs)
+	return func(c *config) {
+		if c.guards("WithCallGuards", gs) {
+			c.callGuards = append(c.callGuards, gs...)
+		}
+	}
+}
+
+// WithAttemptGuards puts guards around each attempt, inside the retry
+// stage and the guards of WithCallGuards, outermost first: each sees every attempt, with its number
+// (guard.Call.Attempt). A breaker there learns of every failed attempt and
+// its refusal stops the retries at once; a retry budget there
+// (budget.NewTokenBucket, gRFC A6's retry throttling) refuses the retries
+// it has no tokens for. Give them Codes as their classifier of failures.
+// A hedged method's attempts pass them too, each. A nil guard, typed or
+// not, or one whose Validate reports an error, is invalid.
+func WithAttemptGuards(gs ...guard.Guard) Option {
+	gs = slices.Clone(gs)
+	return func(c *config) {
+		if c.guards("WithAttemptGuards", gs) {
+			c.attemptGuards = append(c.attemptGuards, gs...)
+		}
+	}
+}
+
+// guards checks the guards given to the option named, and reports whether
+// all of them can be used.
+func (c *config) guards(option string, gs []guard.Guard) bool {
+	for i, g := range gs {
+		if g == nil || typednil.Is(g) {
+			c.fail("%s was given a nil guard.Guard (guard %d)", option, i+1)
+			return false
+		}
+		if v, ok := g.(guard.Validator); ok {
+			if err := v.Validate(); err != nil {
+				c.fail("%s: the guard %T (guard %d): %w", option, g, i+1, err)
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// WithAttemptTimeout gives each attempt d at most, inside the retry stage
+// and the attempt guards (a policy.Timeout stage): the attempt's
+// grpc-timeout is then the sooner of d and what is left of the caller's
+// deadline, and an attempt cut short by d, while the caller's context is
+// alive, is retried (see WithRetryableCodes). For a stream, d bounds each
+// attempt's whole life, its messages included. The default, 0, sets no
+// bound but the caller's deadline; a negative d is invalid.
+func WithAttemptTimeout(d time.Duration) Option {
+	return func(c *config) {
+		if d < 0 {
+			c.fail("WithAttemptTimeout(%v): an attempt's time cannot be negative", d)
+			return
+		}
+		c.attemptTimeout = d
+	}
 }
 
 // lastCode is the highest status code gRPC defines.
@@ -88,8 +213,8 @@ const lastCode = codes.Unauthenticated
 // code gRPC does not define. DEADLINE_EXCEEDED may be given: it is then
 // retried when the server returned it while the call's own context is
 // alive, never once the caller's deadline has passed. (Without it, a
-// DEADLINE_EXCEEDED is retried only when an attempt's own deadline, a
-// policy.Timeout stage inside the retry stage, cut the attempt short.) No
+// DEADLINE_EXCEEDED is retried only when an attempt's own deadline,
+// WithAttemptTimeout's, cut the attempt short.) No
 // code at all retries nothing but those.
 func WithRetryableCodes(cs ...codes.Code) Option {
 	return func(c *config) {
@@ -151,9 +276,11 @@ func WithMaxStreamBuffer(n int) Option {
 
 // WithHedging hedges the unary calls of the methods named, full method
 // names such as "/grpc.health.v1.Health/Check", instead of retrying them:
-// each call runs through hedge.Do with h, and each hedged attempt through
-// inner (nil: the attempt alone), not through the interceptor's Policy, as
+// each call runs through hedge.Do with h, not through the retry stage, as
 // gRFC A6 gives a method a retry policy or a hedging policy, never both.
+// The guards of WithCallGuards see the hedged call once, around hedge.Do;
+// those of WithAttemptGuards, and WithAttemptTimeout, each hedged attempt;
+// WithRetry's options, its instrumenters included, do not apply.
 // Name only idempotent methods: a hedged call runs more than once, at the
 // same time. Streams are not hedged.
 //
@@ -168,7 +295,7 @@ func WithMaxStreamBuffer(n int) Option {
 //
 // A nil or invalid h, no method, and a method name that is not of the form
 // "/service/method" are invalid.
-func WithHedging(h *hedge.Hedger, inner *policy.Policy, methods ...string) Option {
+func WithHedging(h *hedge.Hedger, methods ...string) Option {
 	return func(c *config) {
 		switch {
 		case h == nil:
@@ -183,15 +310,14 @@ func WithHedging(h *hedge.Hedger, inner *policy.Policy, methods ...string) Optio
 			return
 		}
 		if c.hedged == nil {
-			c.hedged = make(map[string]*hedging, len(methods))
+			c.hedged = make(map[string]*hedge.Hedger, len(methods))
 		}
-		hg := &hedging{h: h, inner: inner}
 		for _, m := range methods {
 			if !strings.HasPrefix(m, "/") || strings.Count(m, "/") != 2 {
 				c.fail("WithHedging(%q): not a full method name, such as \"/package.Service/Method\"", m)
 				return
 			}
-			c.hedged[m] = hg
+			c.hedged[m] = h
 		}
 	}
 }

@@ -8,11 +8,11 @@ import (
 	"time"
 
 	"github.com/herdsafe/backoff"
+	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/bulkhead"
 	grpcbackoff "github.com/herdsafe/backoff/grpc"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/hedge"
-	"github.com/herdsafe/backoff/policy"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -23,25 +23,30 @@ import (
 // names the setting, before anything is sent: never a panic, never a
 // silent default.
 func TestClientBadInput(t *testing.T) {
-	good := policy.New(policy.Retry())
 	for _, tc := range []struct {
 		name string
-		p    *policy.Policy
 		opts []grpcbackoff.Option
 		want string
 	}{
-		{"nil_policy", nil, nil, "nil *policy.Policy"},
-		{"nil_option", good, []grpcbackoff.Option{nil}, "nil Option"},
-		{"unknown_code", good, []grpcbackoff.Option{grpcbackoff.WithRetryableCodes(codes.Code(99))}, "WithRetryableCodes(99)"},
-		{"ok_code", good, []grpcbackoff.Option{grpcbackoff.WithRetryableCodes(codes.OK)}, "WithRetryableCodes(OK)"},
-		{"cancelled_code", good, []grpcbackoff.Option{grpcbackoff.WithRetryableCodes(codes.Unavailable, codes.Canceled)}, "WithRetryableCodes(Canceled)"},
-		{"zero_max_pushback", good, []grpcbackoff.Option{grpcbackoff.WithMaxPushback(0)}, "WithMaxPushback(0s)"},
-		{"negative_buffer", good, []grpcbackoff.Option{grpcbackoff.WithMaxStreamBuffer(-1)}, "WithMaxStreamBuffer(-1)"},
-		{"nil_hedger", good, []grpcbackoff.Option{grpcbackoff.WithHedging(nil, nil, callMethod)}, "nil *hedge.Hedger"},
-		{"invalid_hedger", good, []grpcbackoff.Option{grpcbackoff.WithHedging(hedge.New(), nil, callMethod)}, "WithHedging"},
-		{"no_hedged_method", good, []grpcbackoff.Option{grpcbackoff.WithHedging(hedge.New(hedge.WithDelay(time.Millisecond)), nil)}, "no method"},
-		{"bad_method_name", good, []grpcbackoff.Option{grpcbackoff.WithHedging(hedge.New(hedge.WithDelay(time.Millisecond)), nil, "Check")}, `WithHedging("Check")`},
-		{"invalid_policy", policy.New(policy.Timeout(-time.Second)), nil, "Timeout"},
+		{"nil_option", []grpcbackoff.Option{grpcbackoff.WithRetry(), nil}, "nil Option (option 2)"},
+		{"nil_retry_option", []grpcbackoff.Option{grpcbackoff.WithRetry(backoff.WithMaxTries(3), nil)}, "WithRetry was given a nil backoff.RetryOption (option 2)"},
+		{"invalid_retry_option", []grpcbackoff.Option{grpcbackoff.WithRetry(backoff.WithMaxElapsedTime(-time.Second))}, "WithRetry: "},
+		{"nil_call_guard", []grpcbackoff.Option{grpcbackoff.WithCallGuards(bulkhead.New(1), nil)}, "WithCallGuards was given a nil guard.Guard (guard 2)"},
+		{"typed_nil_call_guard", []grpcbackoff.Option{grpcbackoff.WithCallGuards((*bulkhead.Bulkhead)(nil))}, "WithCallGuards was given a nil guard.Guard (guard 1)"},
+		{"invalid_call_guard", []grpcbackoff.Option{grpcbackoff.WithCallGuards(bulkhead.New(0))}, "WithCallGuards: the guard *bulkhead.Bulkhead (guard 1)"},
+		{"nil_attempt_guard", []grpcbackoff.Option{grpcbackoff.WithAttemptGuards(nil)}, "WithAttemptGuards was given a nil guard.Guard (guard 1)"},
+		{"typed_nil_attempt_guard", []grpcbackoff.Option{grpcbackoff.WithAttemptGuards((*breaker.Breaker)(nil))}, "WithAttemptGuards was given a nil guard.Guard (guard 1)"},
+		{"invalid_attempt_guard", []grpcbackoff.Option{grpcbackoff.WithAttemptGuards(bulkhead.New(-1))}, "WithAttemptGuards: the guard *bulkhead.Bulkhead (guard 1)"},
+		{"negative_attempt_timeout", []grpcbackoff.Option{grpcbackoff.WithAttemptTimeout(-time.Second)}, "WithAttemptTimeout(-1s)"},
+		{"unknown_code", []grpcbackoff.Option{grpcbackoff.WithRetryableCodes(codes.Code(99))}, "WithRetryableCodes(99)"},
+		{"ok_code", []grpcbackoff.Option{grpcbackoff.WithRetryableCodes(codes.OK)}, "WithRetryableCodes(OK)"},
+		{"cancelled_code", []grpcbackoff.Option{grpcbackoff.WithRetryableCodes(codes.Unavailable, codes.Canceled)}, "WithRetryableCodes(Canceled)"},
+		{"zero_max_pushback", []grpcbackoff.Option{grpcbackoff.WithMaxPushback(0)}, "WithMaxPushback(0s)"},
+		{"negative_buffer", []grpcbackoff.Option{grpcbackoff.WithMaxStreamBuffer(-1)}, "WithMaxStreamBuffer(-1)"},
+		{"nil_hedger", []grpcbackoff.Option{grpcbackoff.WithHedging(nil, callMethod)}, "nil *hedge.Hedger"},
+		{"invalid_hedger", []grpcbackoff.Option{grpcbackoff.WithHedging(hedge.New(), callMethod)}, "WithHedging"},
+		{"no_hedged_method", []grpcbackoff.Option{grpcbackoff.WithHedging(hedge.New(hedge.WithDelay(time.Millisecond)))}, "no method"},
+		{"bad_method_name", []grpcbackoff.Option{grpcbackoff.WithHedging(hedge.New(hedge.WithDelay(time.Millisecond)), "Check")}, `WithHedging("Check")`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			invoked := false
@@ -49,7 +54,7 @@ func TestClientBadInput(t *testing.T) {
 				invoked = true
 				return nil
 			}
-			err := grpcbackoff.UnaryClientInterceptor(tc.p, tc.opts...)(context.Background(), callMethod, nil, nil, nil, invoker)
+			err := grpcbackoff.UnaryClientInterceptor(tc.opts...)(context.Background(), callMethod, nil, nil, nil, invoker)
 			checkInvalid(t, err, tc.want)
 			if invoked {
 				t.Error("the call was made")
@@ -60,7 +65,7 @@ func TestClientBadInput(t *testing.T) {
 				opened = true
 				return nil, errors.New("not reached")
 			}
-			cs, err := grpcbackoff.StreamClientInterceptor(tc.p, tc.opts...)(context.Background(), watchDesc, nil, watchMethod, streamer)
+			cs, err := grpcbackoff.StreamClientInterceptor(tc.opts...)(context.Background(), watchDesc, nil, watchMethod, streamer)
 			if cs != nil {
 				t.Error("a stream was returned")
 			}
@@ -86,7 +91,7 @@ func checkInvalid(t *testing.T, err error, want string) {
 // A hedged method whose reply is not a proto.Message fails with INTERNAL,
 // before any attempt.
 func TestHedgingNeedsAProtoReply(t *testing.T) {
-	icpt := grpcbackoff.UnaryClientInterceptor(policy.New(), grpcbackoff.WithHedging(hedge.New(hedge.WithDelay(time.Millisecond)), nil, callMethod))
+	icpt := grpcbackoff.UnaryClientInterceptor(grpcbackoff.WithHedging(hedge.New(hedge.WithDelay(time.Millisecond)), callMethod))
 	invoked := false
 	err := icpt(context.Background(), callMethod, nil, new(string), nil, func(context.Context, string, any, any, *grpc.ClientConn, ...grpc.CallOption) error {
 		invoked = true

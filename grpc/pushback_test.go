@@ -10,7 +10,6 @@ import (
 	"github.com/herdsafe/backoff"
 	grpcbackoff "github.com/herdsafe/backoff/grpc"
 	"github.com/herdsafe/backoff/internal/testkit/spectest"
-	"github.com/herdsafe/backoff/policy"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -89,7 +88,7 @@ func TestPushbackStopsTheRetries(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := pushingBack(codes.Unavailable, tc.vals...)
 			clk := spectest.NewClock()
-			cc := dial(t, serve(t, e), grpc.WithUnaryInterceptor(grpcbackoff.UnaryClientInterceptor(retrying(clk, 3), tc.opts...)))
+			cc := dial(t, serve(t, e), grpc.WithUnaryInterceptor(grpcbackoff.UnaryClientInterceptor(append([]grpcbackoff.Option{retrying(clk, 3)}, tc.opts...)...)))
 			var err error
 			waits := spectest.Drive(t, clk, nil, func() { _, err = call(context.Background(), cc, "hi") })
 			wantCode(t, err, codes.Unavailable)
@@ -143,8 +142,7 @@ func TestPushbackOnACodeThatIsNotRetried(t *testing.T) {
 // server's status.
 func TestPushbackBeyondTheDeadlineReturnsAtOnce(t *testing.T) {
 	e := pushingBack(codes.Unavailable, "20000")
-	p := policy.New(policy.Retry(backoff.WithMaxTries(3)))
-	cc := dial(t, serve(t, e), grpc.WithUnaryInterceptor(grpcbackoff.UnaryClientInterceptor(p)))
+	cc := dial(t, serve(t, e), grpc.WithUnaryInterceptor(grpcbackoff.UnaryClientInterceptor(grpcbackoff.WithRetry(backoff.WithMaxTries(3)))))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, err := call(ctx, cc, "hi")

@@ -225,7 +225,7 @@ func (s *shedder) shed(ctx context.Context, err error, setTrailer func(metadata.
 		return status.FromContextError(ctx.Err()).Err()
 	case errors.Is(err, backoff.ErrInvalidConfiguration):
 		return status.Error(codes.Internal, err.Error())
-	case !errors.Is(err, backoff.ErrRefused): // an error the guard made the call's own (a chaos guard's)
+	case !backoff.MarksOf(err).Refused: // an error the guard made the call's own (a chaos guard's)
 		return err
 	}
 	_ = setTrailer(metadata.Pairs(PushbackKey, formatPushback(s.wait(err))))

@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 
 	"github.com/herdsafe/backoff"
-	"github.com/herdsafe/backoff/policy"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/metadata"
@@ -17,19 +16,18 @@ import (
 )
 
 // StreamClientInterceptor returns an interceptor that runs each stream
-// through the Policy p, as configured by opts. An attempt is a stream,
-// opened with the rest of the interceptor chain, from its opening to its
-// end: the Policy's guards see each attempt's stream for as long as it
-// lasts (a bulkhead's slot is held until it ends, a breaker learns how it
-// ended), and a Timeout stage inside the retry stage bounds each stream's
-// whole life. Before the stream is committed (gRFC A6: the client has
-// received a message or the server's headers, or its sent messages
-// outgrew WithMaxStreamBuffer) a failed attempt is judged as a unary
-// attempt is, and retried: a new stream is opened, the messages sent so far
-// are sent again, and CloseSend too if it was called, and the caller's
-// RecvMsg, Header or SendMsg goes on, on the new stream, as if nothing had
-// happened. Once committed, the stream is never retried: its failure is the
-// call's.
+// through the guards and the retry stage its options place (see Option).
+// An attempt is a stream, opened with the rest of the interceptor chain,
+// from its opening to its end: the guards see each attempt's stream for as
+// long as it lasts (a bulkhead's slot is held until it ends, a breaker
+// learns how it ended), and WithAttemptTimeout bounds each stream's whole
+// life. Before the stream is committed (gRFC A6: the client has received a
+// message or the server's headers, or its sent messages outgrew
+// WithMaxStreamBuffer) a failed attempt is judged as a unary attempt is,
+// and retried: a new stream is opened, the messages sent so far are sent
+// again, and CloseSend too if it was called, and the caller's RecvMsg,
+// Header or SendMsg goes on, on the new stream, as if nothing had happened.
+// Once committed, the stream is never retried: its failure is the call's.
 //
 // The interceptor returns once the first attempt's stream is open (opening
 // is retried too, as gRPC's own retries do); it fails, with an error as
@@ -42,15 +40,16 @@ import (
 // error), and RecvMsg returns the call's error.
 //
 // The stream keeps the contract of grpc.ClientStream: one goroutine may
-// call SendMsg while another calls RecvMsg. It runs the Policy on a
+// call SendMsg while another calls RecvMsg. It runs its attempts on a
 // goroutine of its own, which ends when the call does; to end it, do what
 // ends any gRPC stream: cancel its context, read until RecvMsg returns an
-// error, or close the ClientConn.
+// error, or close the ClientConn. Streams are never hedged: WithHedging
+// applies to unary calls.
 //
-// A nil p, or an invalid option, makes every stream fail with INTERNAL
-// before anything is sent.
-func StreamClientInterceptor(p *policy.Policy, opts ...Option) grpc.StreamClientInterceptor {
-	c := newConfig("StreamClientInterceptor", p, opts)
+// An invalid option makes every stream fail with INTERNAL before anything
+// is sent.
+func StreamClientInterceptor(opts ...Option) grpc.StreamClientInterceptor {
+	c := newConfig("StreamClientInterceptor", opts)
 	return func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, callOpts ...grpc.CallOption) (grpc.ClientStream, error) {
 		if c.err != nil {
 			return nil, invalid(c.err)
@@ -64,8 +63,8 @@ func StreamClientInterceptor(p *policy.Policy, opts ...Option) grpc.StreamClient
 		cur, err := s.cur, s.final
 		s.mu.Unlock()
 		if cur == nil {
-			if err == nil { // a fallback of the Policy served the call
-				err = invalid(fmt.Errorf("%w: grpcbackoff: the Policy ended %s without opening a stream (a fallback cannot serve a stream)", backoff.ErrInvalidConfiguration, method))
+			if err == nil { // cannot be: the stages are guards, a retry stage and a timeout
+				err = invalid(fmt.Errorf("%w: grpcbackoff: the call of %s ended without opening a stream", backoff.ErrInvalidConfiguration, method))
 			}
 			return nil, err
 		}
@@ -74,7 +73,7 @@ func StreamClientInterceptor(p *policy.Policy, opts ...Option) grpc.StreamClient
 }
 
 // errCommitted is the refusal of a retry of a stream that was committed
-// while it waited for the retry: it stops the Policy's retry stage.
+// while it waited for the retry: it stops the retry stage.
 var errCommitted = fmt.Errorf("%w: grpcbackoff: the stream was committed before it could be retried: its sent messages outgrew WithMaxStreamBuffer, or could not be copied", backoff.ErrRefused)
 
 // stream is a retrying grpc.ClientStream: the stream of its current
@@ -94,7 +93,7 @@ type stream struct {
 	mu        sync.Mutex
 	cur       *attempt      // the current attempt, or the last one; nil until one is open
 	changed   chan struct{} // closed when cur or done changes
-	done      bool          // the Policy has returned
+	done      bool          // the policy has returned
 	final     error         // the call's error, once done; nil for a stream that ended well
 	committed bool
 	buf       []any // copies of the messages sent, to send them again
@@ -103,7 +102,7 @@ type stream struct {
 }
 
 // attempt is one attempt's stream, and the way its outcome reaches the
-// goroutine that runs the Policy.
+// goroutine that runs the policy.
 type attempt struct {
 	cs       grpc.ClientStream
 	reported atomic.Bool
@@ -126,7 +125,7 @@ type end struct {
 	trailer   bool  // the stream has ended, so its trailer may be read
 }
 
-// report hands the attempt's outcome to the Policy's goroutine: the first
+// report hands the attempt's outcome to the policy's goroutine: the first
 // report counts, later ones are dropped.
 func (a *attempt) report(e end) {
 	if a.reported.CompareAndSwap(false, true) {
@@ -148,13 +147,10 @@ func (s *stream) changedLocked() {
 	s.changed = make(chan struct{})
 }
 
-// run runs the call through the Policy, on the stream's goroutine.
+// run runs the call's attempts through the interceptor's policy, on the
+// stream's goroutine.
 func (s *stream) run() {
-	n := 0
-	err := s.c.policy.DoErr(s.ctx, func(actx context.Context) error {
-		n++
-		return s.attempt(actx, n)
-	})
+	err := s.c.policy.Attempts(s.ctx, s.attempt)
 	s.mu.Lock()
 	s.done = true
 	if err != nil {
@@ -164,10 +160,11 @@ func (s *stream) run() {
 	s.mu.Unlock()
 }
 
-// attempt makes attempt n with the attempt's context actx: it opens a
-// stream, sends the kept messages again, makes it the current attempt, and
-// returns its outcome, judged, once it has ended.
-func (s *stream) attempt(actx context.Context, n int) error {
+// attempt makes the attempt at, with the attempt's context actx: it opens
+// a stream, sends the kept messages again, makes it the current attempt,
+// and returns its outcome, judged, once it has ended.
+func (s *stream) attempt(actx context.Context, at backoff.Attempt) error {
+	n := at.Number
 	if n > 1 {
 		s.mu.Lock()
 		committed := s.committed
@@ -177,7 +174,7 @@ func (s *stream) attempt(actx context.Context, n int) error {
 		}
 	}
 	actx = numbered(actx, n)
-	// The attempt's own cancel ends its stream, whatever the Policy's
+	// The attempt's own cancel ends its stream, whatever the policy's
 	// context does, once the attempt is over.
 	actx, cancel := context.WithCancel(actx)
 	defer cancel()
@@ -259,7 +256,7 @@ func (s *stream) ended(a *attempt, actx context.Context) end {
 	return end{err: status.FromContextError(actx.Err()).Err(), committed: committed}
 }
 
-// next waits until the Policy has made another attempt than a, or has
+// next waits until the policy has made another attempt than a, or has
 // returned, and returns the new attempt, or nil and the call's error
 // (io.EOF for a call that ended well).
 func (s *stream) next(a *attempt) (*attempt, error) {
@@ -275,7 +272,7 @@ func (s *stream) next(a *attempt) (*attempt, error) {
 }
 
 // current returns the current attempt, or nil and the call's error once
-// the Policy has returned.
+// the policy has returned.
 func (s *stream) current() (*attempt, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

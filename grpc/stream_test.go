@@ -19,10 +19,10 @@ import (
 )
 
 // streamClient returns a client whose streams go through the interceptor,
-// on a Policy of at most n attempts on clk, with opts.
+// with at most n attempts on clk, and opts.
 func streamClient(t *testing.T, e *echo, clk *spectest.Clock, n uint, opts ...grpcbackoff.Option) *grpc.ClientConn {
 	t.Helper()
-	return dial(t, serve(t, e), grpc.WithStreamInterceptor(grpcbackoff.StreamClientInterceptor(retrying(clk, n), opts...)))
+	return dial(t, serve(t, e), grpc.WithStreamInterceptor(grpcbackoff.StreamClientInterceptor(append([]grpcbackoff.Option{retrying(clk, n)}, opts...)...)))
 }
 
 // watch opens a server stream with the request in, and reads it to its

@@ -10,7 +10,6 @@ import (
 	"github.com/herdsafe/backoff"
 	grpcbackoff "github.com/herdsafe/backoff/grpc"
 	"github.com/herdsafe/backoff/internal/testkit/spectest"
-	"github.com/herdsafe/backoff/policy"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -97,7 +96,7 @@ func TestUnaryRetriesOnlyRetryableCodes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := &echo{unary: func(context.Context, int, string) (string, error) { return "", status.Error(tc.code, "no") }}
 			clk := spectest.NewClock()
-			cc := dial(t, serve(t, e), grpc.WithUnaryInterceptor(grpcbackoff.UnaryClientInterceptor(retrying(clk, 2), tc.opts...)))
+			cc := dial(t, serve(t, e), grpc.WithUnaryInterceptor(grpcbackoff.UnaryClientInterceptor(append([]grpcbackoff.Option{retrying(clk, 2)}, tc.opts...)...)))
 			var err error
 			spectest.Drive(t, clk, nil, func() { _, err = call(context.Background(), cc, "hi") })
 			wantCode(t, err, tc.code)
@@ -140,10 +139,11 @@ func TestUnaryCallerCancelIsNotRetried(t *testing.T) {
 func TestUnaryAttemptsAreBoundedByTheCallersDeadline(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		timeout time.Duration // the Timeout stage's
+		timeout time.Duration // WithAttemptTimeout's; -1 for none given
 		want    time.Duration // the time each attempt gets, from now
 	}{
-		{"no_timeout", 0, time.Hour},
+		{"no_timeout", -1, time.Hour},
+		{"zero_timeout_is_none", 0, time.Hour},
 		{"shorter_timeout", 10 * time.Minute, 10 * time.Minute},
 		{"longer_timeout", 2 * time.Hour, time.Hour},
 	} {
@@ -155,11 +155,11 @@ func TestUnaryAttemptsAreBoundedByTheCallersDeadline(t *testing.T) {
 				return in, nil
 			}}
 			clk := spectest.NewClock()
-			var inner []policy.Stage
-			if tc.timeout > 0 {
-				inner = append(inner, policy.Timeout(tc.timeout))
+			opts := []grpcbackoff.Option{retrying(clk, 3)}
+			if tc.timeout >= 0 {
+				opts = append(opts, grpcbackoff.WithAttemptTimeout(tc.timeout))
 			}
-			cc := dial(t, serve(t, e), grpc.WithUnaryInterceptor(grpcbackoff.UnaryClientInterceptor(retrying(clk, 3, inner...))))
+			cc := dial(t, serve(t, e), grpc.WithUnaryInterceptor(grpcbackoff.UnaryClientInterceptor(opts...)))
 			ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 			defer cancel()
 			start := time.Now()
