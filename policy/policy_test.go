@@ -267,6 +267,10 @@ func TestSuccessPathAllocatesNothing(t *testing.T) {
 		{"no stage", func() { _, _ = policy.Do(ctx, emptyPolicy, one) }},
 		{"DoErr", func() { _ = retryPolicy.DoErr(ctx, func(context.Context) error { return nil }) }},
 		{"DoErr, retry and a guard", func() { _ = guardedPolicy.DoErr(ctx, func(context.Context) error { return nil }) }},
+		{"Attempts", func() { _ = retryPolicy.Attempts(ctx, func(context.Context, backoff.Attempt) error { return nil }) }},
+		{"Attempts, guards around and inside the retry", func() {
+			_ = nestedPolicy.Attempts(ctx, func(context.Context, backoff.Attempt) error { return nil })
+		}},
 	}
 	for _, c := range cases {
 		if n := testing.AllocsPerRun(200, c.run); n != 0 {

@@ -31,35 +31,23 @@ const (
 	fallbackStage
 )
 
-// call is one call through the stages, with the typed parts of Do erased
-// so that the stages are not generic: fn runs the caller's function and
-// keeps its result, fallback runs a typed fallback and keeps its result.
-// The closures live on the caller's stack and refer to its result there.
+// call is one call through a Policy's segments, with the typed parts of Do
+// erased so that the segments are not generic: fn runs the caller's
+// function and keeps its result, fallback runs a typed fallback and keeps
+// its result. The closures live on the caller's stack and refer to its
+// result there.
 //
 // Nothing that a call refers to may reach the heap or another goroutine:
 // that would force the caller's function and result onto the heap, an
-// allocation on every call. That is why no stage hands a continuation to
-// code it does not know.
+// allocation on every call. So no value read from a call is handed to
+// code the escape analysis cannot see (an interface method, a function
+// value) or returned, save its closures, which are called; and a call
+// keeps no per-attempt value (an Attempt, a context, an error): the
+// segments pass those as arguments. (The analysis does not tell one field
+// of a struct from another: an error read from a call would carry the
+// closures with it.)
 type call struct {
+	p        *Policy
 	fn       func(ctx context.Context, a backoff.Attempt) error
 	fallback func(f any, ctx context.Context, err error) error
-}
-
-// run runs stages, outermost first, around c's function.
-func (c *call) run(ctx context.Context, a backoff.Attempt, stages []Stage) error {
-	if len(stages) == 0 {
-		return c.fn(ctx, a)
-	}
-	s, rest := &stages[0], stages[1:]
-	switch s.kind {
-	case retryStage:
-		return c.retry(ctx, a, s, rest)
-	case timeoutStage:
-		return c.timeout(ctx, a, s, rest)
-	case recoverStage:
-		return c.recover(ctx, a, rest)
-	case guardStage:
-		return c.guard(ctx, a, s, rest)
-	}
-	return c.fallBack(ctx, a, s, rest)
 }
