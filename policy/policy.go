@@ -141,7 +141,7 @@ func Do[T any](ctx context.Context, p *Policy, fn func(context.Context) (T, erro
 	if err := p.refuse(ctx, fn == nil, fallbackFits[T]); err != nil {
 		return res, err
 	}
-	c := call{p: p, fn: func(ctx context.Context, _ backoff.Attempt) error {
+	c := call{fn: func(ctx context.Context, _ backoff.Attempt) error {
 		var err error
 		res, err = fn(ctx)
 		return err
@@ -160,9 +160,9 @@ func Do[T any](ctx context.Context, p *Policy, fn func(context.Context) (T, erro
 	}}
 	var err error
 	if p.bare { // each entry point picks its first frame itself: a frame less
-		err = c.retry(ctx, 0)
+		err = c.retry(p, ctx, 0)
 	} else {
-		err = c.run(ctx, backoff.Attempt{Number: 1}, 0)
+		err = c.run(p, ctx, backoff.Attempt{Number: 1}, 0)
 	}
 	if err != nil {
 		return res, settle(ctx, err)
@@ -176,14 +176,14 @@ func (p *Policy) DoErr(ctx context.Context, fn func(context.Context) error) erro
 	if err := p.refuse(ctx, fn == nil, fallbackFits[struct{}]); err != nil {
 		return err
 	}
-	c := call{p: p, fn: func(ctx context.Context, _ backoff.Attempt) error {
+	c := call{fn: func(ctx context.Context, _ backoff.Attempt) error {
 		return fn(ctx)
 	}, fallback: errFallback}
 	var err error
 	if p.bare {
-		err = c.retry(ctx, 0)
+		err = c.retry(p, ctx, 0)
 	} else {
-		err = c.run(ctx, backoff.Attempt{Number: 1}, 0)
+		err = c.run(p, ctx, backoff.Attempt{Number: 1}, 0)
 	}
 	if err != nil {
 		return settle(ctx, err)
@@ -202,12 +202,12 @@ func (p *Policy) Attempts(ctx context.Context, fn func(context.Context, backoff.
 	if err := p.refuse(ctx, fn == nil, fallbackFits[struct{}]); err != nil {
 		return err
 	}
-	c := call{p: p, fn: fn, fallback: errFallback}
+	c := call{fn: fn, fallback: errFallback}
 	var err error
 	if p.bare {
-		err = c.retry(ctx, 0)
+		err = c.retry(p, ctx, 0)
 	} else {
-		err = c.run(ctx, backoff.Attempt{Number: 1}, 0)
+		err = c.run(p, ctx, backoff.Attempt{Number: 1}, 0)
 	}
 	if err != nil {
 		return settle(ctx, err)

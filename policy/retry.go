@@ -72,15 +72,15 @@ func DefaultBackOff() *backoff.ExponentialBackOff {
 // its steps in reverse), reading the attempt's facts from the driver. An
 // attempt that fails is judged by the stage's limits by kind, and the
 // guards that answer before the wait are asked about the next (see judge).
-func (c *call) retry(ctx context.Context, k int) error {
-	s := &c.p.segs[k]
+func (c *call) retry(p *Policy, ctx context.Context, k int) error {
+	s := &p.segs[k]
 	var refused error     // a guard's refusal of the next attempt, before the wait
 	var tries *kindCounts // the failed attempts by kind, made at the first counted
 	return s.retry.Attempts(ctx, func(actx context.Context, a backoff.Attempt) (err error) {
 		if refused != nil {
 			return refused
 		}
-		in, ctx := &c.p.segs[k+1], actx
+		in, ctx := &p.segs[k+1], actx
 		var f frame
 		if len(in.steps) > 0 {
 			defer func() {
@@ -95,9 +95,9 @@ func (c *call) retry(ctx context.Context, k int) error {
 			case endFn:
 				err = c.fn(ctx, a)
 			case endRetry:
-				err = c.retry(ctx, k+1)
+				err = c.retry(p, ctx, k+1)
 			default:
-				err = c.run(ctx, a, k+2)
+				err = c.run(p, ctx, a, k+2)
 			}
 		}
 		if f.pos > 0 {

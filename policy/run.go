@@ -13,11 +13,11 @@ import (
 // stages stand outside the first one), and a segment that starts with a
 // Recover stage; the attempts of a retry stage run theirs in call.retry,
 // the same way.
-func (c *call) run(ctx context.Context, a backoff.Attempt, k int) (err error) {
-	if k == len(c.p.segs) { // the zero Policy, which has no stage
+func (c *call) run(p *Policy, ctx context.Context, a backoff.Attempt, k int) (err error) {
+	if k == len(p.segs) { // the zero Policy, which has no stage
 		return c.fn(ctx, a)
 	}
-	s := &c.p.segs[k]
+	s := &p.segs[k]
 	if s.recovers {
 		defer func() {
 			if v := recover(); v != nil {
@@ -39,9 +39,9 @@ func (c *call) run(ctx context.Context, a backoff.Attempt, k int) (err error) {
 		case endFn:
 			err = c.fn(ctx, a)
 		case endRetry:
-			err = c.retry(ctx, k)
+			err = c.retry(p, ctx, k)
 		default:
-			err = c.run(ctx, a, k+1)
+			err = c.run(p, ctx, a, k+1)
 		}
 	}
 	if f.pos > 0 {

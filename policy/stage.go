@@ -38,16 +38,15 @@ const (
 // result there.
 //
 // Nothing that a call refers to may reach the heap or another goroutine:
-// that would force the caller's function and result onto the heap, an
-// allocation on every call. So no value read from a call is handed to
-// code the escape analysis cannot see (an interface method, a function
-// value) or returned, save its closures, which are called; and a call
-// keeps no per-attempt value (an Attempt, a context, an error): the
-// segments pass those as arguments. (The analysis does not tell one field
-// of a struct from another: an error read from a call would carry the
-// closures with it.)
+// that would force the caller's function, result and what the function
+// captured onto the heap, an allocation on every call. The escape
+// analysis does not tell one field of a struct from another, nor one
+// pointer held deep in it from the next: a value read through a call and
+// handed to code it cannot see (an interface method, a function value, a
+// function that keeps its argument) would carry the closures with it. So
+// a call holds its closures and nothing else, which are only called: the
+// Policy, each attempt's facts, contexts and errors travel as arguments.
 type call struct {
-	p        *Policy
 	fn       func(ctx context.Context, a backoff.Attempt) error
 	fallback func(f any, ctx context.Context, err error) error
 }
