@@ -1,7 +1,8 @@
 // Package guard is the contract between a guard (a circuit breaker, a
 // bulkhead, a retry budget, an adaptive throttle, or any type of your own
 // with two methods) and what runs calls through it: a guard stage of
-// package policy, or your own code, with Run.
+// package policy, or your own code, with Run (or Admit, for code that
+// makes the call itself).
 //
 // A guard is asked to admit each call (Allow) and told how each call it
 // admitted ended (Record). Its refusal ends the call before it reaches the

@@ -76,6 +76,7 @@ import (
 type Policy struct {
 	segs      []segment
 	bare      bool  // the first segment is a retry stage alone, which a call enters directly
+	plain     bool  // usable, with a retry stage and no fallback: refuse has nothing to say
 	fallbacks []any // the fallback functions, checked against each call's result type
 	retries   bool  // a stage is a retry stage, whose Retrier refuses an attempt once its context is done
 	err       error // why the Policy cannot be used
@@ -111,6 +112,7 @@ func New(stages ...Stage) *Policy {
 		p.segs = compile(ok)
 		s := &p.segs[0]
 		p.bare = s.end == endRetry && len(s.steps) == 0 && !s.recovers
+		p.plain = p.retries && len(p.fallbacks) == 0
 	}
 	return p
 }
@@ -138,8 +140,10 @@ func (p *Policy) fail(err error) { setting.Record(&p.err, err) }
 // and returns when fn does: no stage can preempt fn.
 func Do[T any](ctx context.Context, p *Policy, fn func(context.Context) (T, error)) (T, error) {
 	var res T
-	if err := p.refuse(ctx, fn == nil, fallbackFits[T]); err != nil {
-		return res, err
+	if ctx == nil || p == nil || !p.plain || fn == nil {
+		if err := p.refuse(ctx, fn == nil, fallbackFits[T]); err != nil {
+			return res, err
+		}
 	}
 	c := call{fn: func(ctx context.Context, _ backoff.Attempt) error {
 		var err error
@@ -173,8 +177,10 @@ func Do[T any](ctx context.Context, p *Policy, fn func(context.Context) (T, erro
 // DoErr runs fn through the Policy p, as the function Do does for a
 // function with a result.
 func (p *Policy) DoErr(ctx context.Context, fn func(context.Context) error) error {
-	if err := p.refuse(ctx, fn == nil, fallbackFits[struct{}]); err != nil {
-		return err
+	if ctx == nil || p == nil || !p.plain || fn == nil {
+		if err := p.refuse(ctx, fn == nil, fallbackFits[struct{}]); err != nil {
+			return err
+		}
 	}
 	c := call{fn: func(ctx context.Context, _ backoff.Attempt) error {
 		return fn(ctx)
@@ -199,8 +205,10 @@ func (p *Policy) DoErr(ctx context.Context, fn func(context.Context) error) erro
 // attempt. A fallback of p must be one for an error alone
 // (FallbackErr).
 func (p *Policy) Attempts(ctx context.Context, fn func(context.Context, backoff.Attempt) error) error {
-	if err := p.refuse(ctx, fn == nil, fallbackFits[struct{}]); err != nil {
-		return err
+	if ctx == nil || p == nil || !p.plain || fn == nil {
+		if err := p.refuse(ctx, fn == nil, fallbackFits[struct{}]); err != nil {
+			return err
+		}
 	}
 	c := call{fn: fn, fallback: errFallback}
 	var err error
