@@ -154,3 +154,30 @@ func ExampleIsRefusal() {
 	// Output:
 	// failures: 1 refusals: 1
 }
+
+// Admit asks a guard as Run does, for code that makes the call itself:
+// here two guards asked in turn, told the outcome in reverse.
+func ExampleAdmit() {
+	outer, inner := &limiter{max: 1}, &limiter{max: 1}
+	ctx := context.Background()
+	c := guard.Call{Attempt: 1}
+	p1, err := guard.Admit(ctx, outer, c)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	p2, err := guard.Admit(ctx, inner, c)
+	if err != nil {
+		outer.Record(p1, guard.Outcome{Err: err})
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("in flight:", outer.inFlight, inner.inFlight)
+	err = nil // the call's error
+	inner.Record(p2, guard.Outcome{Err: err, Abandoned: ctx.Err() != nil})
+	outer.Record(p1, guard.Outcome{Err: err, Abandoned: ctx.Err() != nil})
+	fmt.Println("in flight:", outer.inFlight, inner.inFlight)
+	// Output:
+	// in flight: 1 1
+	// in flight: 0 0
+}

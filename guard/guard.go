@@ -1,7 +1,8 @@
 // Package guard is the contract between a guard (a circuit breaker, a
 // bulkhead, a retry budget, an adaptive throttle, or any type of your own
 // with two methods) and what runs calls through it: a guard stage of
-// package policy, or your own code, with Run.
+// package policy, or your own code, with Run (or Admit, for code that
+// makes the call itself).
 //
 // A guard is asked to admit each call (Allow) and told how each call it
 // admitted ended (Record). Its refusal ends the call before it reaches the
@@ -165,17 +166,11 @@ var ErrPanicked = errors.New("backoff: the call panicked")
 func Run(ctx context.Context, g Guard, c Call, fn func(context.Context) error) error {
 	nilGuard := g == nil || typednil.Is(g)
 	if ctx == nil || nilGuard || fn == nil {
-		return unusable(ctx == nil, nilGuard, fn == nil)
+		return unusable("Run", ctx == nil, nilGuard, fn == nil)
 	}
-	if ctx.Err() != nil {
-		return refused(context.Cause(ctx))
-	}
-	p, err := g.Allow(ctx, c)
+	p, err := admit(ctx, g, c)
 	if err != nil {
-		if f, ok := err.(*failure); ok {
-			return f.err
-		}
-		return Refusal(err)
+		return err
 	}
 	recorded := false
 	defer func() {
@@ -187,6 +182,38 @@ func Run(ctx context.Context, g Guard, c Call, fn func(context.Context) error) e
 	recorded = true
 	g.Record(p, Outcome{Err: err, Abandoned: ctx.Err() != nil})
 	return err
+}
+
+// Admit asks g to admit the call c, as Run does before it calls its
+// function, for code that runs the call itself: package policy runs the
+// guards of a stage list so, each in turn, without a frame per guard. A
+// nil error admits the call: the caller then makes it and calls g.Record
+// exactly once with the Permit, whatever happens (Outcome.Err as Run sets
+// it: the call's error, or ErrPanicked if it panicked; Abandoned whether
+// ctx was done when it returned). A non-nil error is what Run would
+// return without calling its function: a ctx already done is refused
+// without asking g, a refusal of g's matches backoff.ErrRefused (see
+// Refusal), an error Allow marked with Failure comes back unmarked, as the
+// call's own failure. A nil ctx or g, typed or not, is reported as an
+// error matching backoff.ErrInvalidConfiguration.
+func Admit(ctx context.Context, g Guard, c Call) (Permit, error) {
+	nilGuard := g == nil || typednil.Is(g)
+	if ctx == nil || nilGuard {
+		return Permit{}, unusable("Admit", ctx == nil, nilGuard, false)
+	}
+	return admit(ctx, g, c)
+}
+
+// admit is Admit for a ctx and g known to be usable.
+func admit(ctx context.Context, g Guard, c Call) (Permit, error) {
+	if ctx.Err() != nil {
+		return Permit{}, refused(context.Cause(ctx))
+	}
+	p, err := g.Allow(ctx, c)
+	if err != nil {
+		return Permit{}, refused(err)
+	}
+	return p, nil
 }
 
 // refused returns the error of a call that Allow refused with err: err
@@ -248,7 +275,7 @@ func (f *failure) Unwrap() error { return f.err }
 // them. It lets a guard tell a call its dependency never saw from one that
 // failed. It allocates nothing.
 func IsRefusal(err error) bool {
-	if e := findError(err); e != nil {
+	if e := backoff.MarksOf(err).Run; e != nil {
 		return e.Attempts == 0 && isRefused(e.Cause)
 	}
 	return isRefused(err)
@@ -257,45 +284,21 @@ func IsRefusal(err error) bool {
 // isRefused is errors.Is(err, backoff.ErrRefused).
 func isRefused(err error) bool { return errors.Is(err, backoff.ErrRefused) }
 
-// findError returns the first *backoff.Error in err's chain, as errors.As
-// would find it but without an allocation.
-func findError(err error) *backoff.Error {
-	for err != nil {
-		if e, ok := err.(*backoff.Error); ok {
-			return e
-		}
-		switch x := err.(type) {
-		case interface{ Unwrap() error }:
-			err = x.Unwrap()
-		case interface{ Unwrap() []error }:
-			for _, inner := range x.Unwrap() {
-				if e := findError(inner); e != nil {
-					return e
-				}
-			}
-			return nil
-		default:
-			return nil
-		}
-	}
-	return nil
-}
-
 // settings makes the errors of what Run cannot use.
 const settings = setting.Package("")
 
-// unusable returns the error of a Run given a nil context, guard or
-// function: each of them named.
-func unusable(nilCtx, nilGuard, nilFn bool) error {
+// unusable returns the error of a Run (or an Admit) given a nil context,
+// guard or function: each of them named.
+func unusable(name string, nilCtx, nilGuard, nilFn bool) error {
 	var errs [3]error
 	if nilCtx {
-		errs[0] = settings.Invalid("guard.Run was given a nil context")
+		errs[0] = settings.Invalid("guard.%s was given a nil context", name)
 	}
 	if nilGuard {
-		errs[1] = settings.Invalid("guard.Run was given a nil Guard")
+		errs[1] = settings.Invalid("guard.%s was given a nil Guard", name)
 	}
 	if nilFn {
-		errs[2] = settings.Invalid("guard.Run was given a nil function")
+		errs[2] = settings.Invalid("guard.%s was given a nil function", name)
 	}
 	return setting.Join(errs[:]...)
 }

@@ -3,8 +3,6 @@ package policy
 import (
 	"context"
 	"reflect"
-
-	"github.com/herdsafe/backoff"
 )
 
 // Fallback returns a stage that calls f when the stages inside it fail,
@@ -40,16 +38,6 @@ func FallbackErr(f func(ctx context.Context, err error) error) Stage {
 		return Stage{err: settings.Invalid("FallbackErr was given a nil function")}
 	}
 	return Stage{kind: fallbackStage, v: f}
-}
-
-// fallBack runs the rest of the stages, and the fallback of s if they
-// fail while the caller's context is alive.
-func (c *call) fallBack(ctx context.Context, a backoff.Attempt, s *Stage, rest []Stage) error {
-	err := c.run(ctx, a, rest)
-	if err == nil || ctx.Err() != nil {
-		return err
-	}
-	return c.fallback(s.v, ctx, settle(ctx, err))
 }
 
 // fallbackFits reports whether the fallback f can serve a call whose

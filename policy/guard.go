@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"context"
 	"errors"
 
 	"github.com/herdsafe/backoff"
@@ -37,11 +36,4 @@ func Guard(g guard.Guard) Stage {
 		}
 	}
 	return Stage{kind: guardStage, v: g}
-}
-
-// guard runs the rest of the stages under the guard of s.
-func (c *call) guard(ctx context.Context, a backoff.Attempt, s *Stage, rest []Stage) error {
-	return guard.Run(ctx, s.v.(guard.Guard), guard.Call{Attempt: a.Number}, func(ctx context.Context) error {
-		return c.run(ctx, a, rest)
-	})
 }

@@ -1,8 +1,6 @@
 package policy
 
 import (
-	"context"
-	"errors"
 	"sort"
 
 	"github.com/herdsafe/backoff"
@@ -87,7 +85,7 @@ type kindLimits struct {
 	max   [MaxKinds]int
 }
 
-// kindCounts are one call's failed attempts by kind, on its stack.
+// kindCounts are the failed attempts by kind of one run of a retry stage.
 type kindCounts [MaxKinds]int
 
 // newKindLimits checks and returns the limits of RetryByKind, its kind
@@ -121,42 +119,21 @@ func newKindLimits(limits map[string]int) (*kindLimits, error) {
 	return l, nil
 }
 
-// judge returns the error of an attempt that failed with err, counted in
-// tries: err itself, or, if it is the last its kind may have, err
-// marked Permanent in a *KindExhaustedError.
-func (l *kindLimits) judge(ctx context.Context, err error, tries *kindCounts) error {
-	if ctx.Err() != nil || errors.Is(err, backoff.ErrRefused) || errors.Is(err, backoff.ErrPermanent) ||
-		errors.Is(err, backoff.ErrRetriesCanceled) {
-		return err // the stage stops after it anyway
-	}
+// count counts err, the error of a failed attempt, in tries (made at the
+// first count) by its kind, and returns it marked Permanent in a
+// *KindExhaustedError if it is the last its kind may have; nil otherwise.
+func (l *kindLimits) count(err error, tries **kindCounts) error {
 	k := l.kind(err)
 	i, ok := l.place[k]
 	if !ok {
-		return err
-	}
-	tries[i]++
-	if tries[i] < l.max[i] {
-		return err
-	}
-	return backoff.Permanent(&KindExhaustedError{Kind: k, Tries: tries[i], Err: err})
-}
-
-// retryByKind is retry for a stage with limits by kind: each failed
-// attempt is judged by the limits of its kind, counted on the call's
-// stack (a frame of its own, so that a retry stage without limits keeps
-// its frame small).
-func (c *call) retryByKind(ctx context.Context, a backoff.Attempt, s *Stage, rest []Stage) error {
-	var tries kindCounts
-	var refused error // a guard's refusal of the next attempt, before the wait (see precheck)
-	err := s.retrier.Attempts(ctx, func(ctx context.Context, a backoff.Attempt) error {
-		if refused != nil {
-			return refused
-		}
-		if err := c.run(ctx, a, rest); err != nil {
-			err, refused = precheck(ctx, s.kinds.judge(ctx, err, &tries), rest, a.Number+1)
-			return err
-		}
 		return nil
-	})
-	return err
+	}
+	if *tries == nil {
+		*tries = new(kindCounts)
+	}
+	t := *tries
+	if t[i]++; t[i] < l.max[i] {
+		return nil
+	}
+	return backoff.Permanent(&KindExhaustedError{Kind: k, Tries: t[i], Err: err})
 }

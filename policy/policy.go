@@ -64,21 +64,34 @@ import (
 // call has its own attempts, waits and clone of the BackOff. A successful
 // call through a Policy of retry stages allocates nothing and reads no
 // clock.
+//
+// New compiles the stages once into segments: the stages outside every
+// retry stage, and those each retry stage runs in an attempt, up to the
+// next. A call runs a segment in one frame, the guards asked in order and
+// told the outcome in reverse, so that the function is reached through the
+// retry driver's frames and one more per segment: with a retry stage
+// around a breaker and a timeout, 8 frames stand between the caller of Do
+// and the function, 9 with a bulkhead outside the retry stage. A Recover
+// stage, and every fifth guard of a segment, start a segment of their own.
 type Policy struct {
-	stages    []Stage
+	segs      []segment
+	bare      bool  // the first segment is a retry stage alone, which a call enters directly
+	plain     bool  // usable, with a retry stage and no fallback: refuse has nothing to say
 	fallbacks []any // the fallback functions, checked against each call's result type
 	retries   bool  // a stage is a retry stage, whose Retrier refuses an attempt once its context is done
 	err       error // why the Policy cannot be used
 }
 
-// New returns a Policy of the given stages, the first outermost. New
-// returns no error, so that a Policy can be a package-level variable: a
-// stage it cannot use (an invalid option, a nil guard, a zero Stage) makes
-// every call through it fail, before running anything, with an *Error
-// whose Cause matches backoff.ErrInvalidConfiguration and names the stage.
-// A Policy with no stage calls the function once.
+// New returns a Policy of the given stages, the first outermost, compiled
+// once into the form every call through it runs. New returns no error, so
+// that a Policy can be a package-level variable: a stage it cannot use (an
+// invalid option, a nil guard, a zero Stage) makes every call through it
+// fail, before running anything, with an *Error whose Cause matches
+// backoff.ErrInvalidConfiguration and names the stage. A Policy with no
+// stage calls the function once.
 func New(stages ...Stage) *Policy {
 	p := &Policy{}
+	var ok []Stage
 	for i, s := range stages {
 		switch {
 		case s.err != nil:
@@ -92,8 +105,14 @@ func New(stages ...Stage) *Policy {
 			case retryStage:
 				p.retries = true
 			}
-			p.stages = append(p.stages, s)
+			ok = append(ok, s)
 		}
+	}
+	if p.err == nil {
+		p.segs = compile(ok)
+		s := &p.segs[0]
+		p.bare = s.end == endRetry && len(s.steps) == 0 && !s.recovers
+		p.plain = p.retries && len(p.fallbacks) == 0
 	}
 	return p
 }
@@ -121,19 +140,16 @@ func (p *Policy) fail(err error) { setting.Record(&p.err, err) }
 // and returns when fn does: no stage can preempt fn.
 func Do[T any](ctx context.Context, p *Policy, fn func(context.Context) (T, error)) (T, error) {
 	var res T
-	if ctx == nil || p == nil || p.err != nil || fn == nil {
-		return res, unusable(ctx == nil, p, fn == nil)
-	}
-	for _, f := range p.fallbacks {
-		if err := fallbackFits[T](f); err != nil {
-			return res, &backoff.Error{Cause: err}
+	if ctx == nil || p == nil || !p.plain || fn == nil {
+		if err := p.refuse(ctx, fn == nil, fallbackFits[T]); err != nil {
+			return res, err
 		}
 	}
-	err := p.do(ctx, func(ctx context.Context, _ backoff.Attempt) error {
+	c := call{fn: func(ctx context.Context, _ backoff.Attempt) error {
 		var err error
 		res, err = fn(ctx)
 		return err
-	}, func(f any, ctx context.Context, err error) error {
+	}, fallback: func(f any, ctx context.Context, err error) error {
 		switch g := f.(type) {
 		case func(context.Context, error) (T, error):
 			var ferr error
@@ -145,8 +161,40 @@ func Do[T any](ctx context.Context, p *Policy, fn func(context.Context) (T, erro
 			return g(ctx, err)
 		}
 		return fallbackFits[T](f)
-	})
-	return res, err
+	}}
+	var err error
+	if p.bare { // each entry point picks its first frame itself: a frame less
+		err = c.retry(p, ctx, 0)
+	} else {
+		err = c.run(p, ctx, backoff.Attempt{Number: 1}, 0)
+	}
+	if err != nil {
+		return res, settle(ctx, err)
+	}
+	return res, nil
+}
+
+// DoErr runs fn through the Policy p, as the function Do does for a
+// function with a result.
+func (p *Policy) DoErr(ctx context.Context, fn func(context.Context) error) error {
+	if ctx == nil || p == nil || !p.plain || fn == nil {
+		if err := p.refuse(ctx, fn == nil, fallbackFits[struct{}]); err != nil {
+			return err
+		}
+	}
+	c := call{fn: func(ctx context.Context, _ backoff.Attempt) error {
+		return fn(ctx)
+	}, fallback: errFallback}
+	var err error
+	if p.bare {
+		err = c.retry(p, ctx, 0)
+	} else {
+		err = c.run(p, ctx, backoff.Attempt{Number: 1}, 0)
+	}
+	if err != nil {
+		return settle(ctx, err)
+	}
+	return nil
 }
 
 // Attempts runs fn through the Policy p, as DoErr does, handing it the
@@ -157,43 +205,54 @@ func Do[T any](ctx context.Context, p *Policy, fn func(context.Context) (T, erro
 // attempt. A fallback of p must be one for an error alone
 // (FallbackErr).
 func (p *Policy) Attempts(ctx context.Context, fn func(context.Context, backoff.Attempt) error) error {
-	if ctx == nil || p == nil || p.err != nil || fn == nil {
-		return unusable(ctx == nil, p, fn == nil)
-	}
-	for _, f := range p.fallbacks {
-		if err := fallbackFits[struct{}](f); err != nil {
-			return &backoff.Error{Cause: err}
+	if ctx == nil || p == nil || !p.plain || fn == nil {
+		if err := p.refuse(ctx, fn == nil, fallbackFits[struct{}]); err != nil {
+			return err
 		}
 	}
-	return p.do(ctx, fn, func(f any, ctx context.Context, err error) error {
-		if g, ok := f.(func(context.Context, error) error); ok {
-			return g(ctx, err)
-		}
-		return fallbackFits[struct{}](f)
-	})
-}
-
-// do runs fn, and a fallback by fallback, through p's stages.
-func (p *Policy) do(ctx context.Context, fn func(context.Context, backoff.Attempt) error, fallback func(f any, ctx context.Context, err error) error) error {
-	if !p.retries && ctx.Err() != nil { // a retry stage refuses each attempt so
-		return refuser.DoErr(ctx, fn0)
+	c := call{fn: fn, fallback: errFallback}
+	var err error
+	if p.bare {
+		err = c.retry(p, ctx, 0)
+	} else {
+		err = c.run(p, ctx, backoff.Attempt{Number: 1}, 0)
 	}
-	c := call{fn: fn, fallback: fallback}
-	if err := c.run(ctx, backoff.Attempt{Number: 1}, p.stages); err != nil {
+	if err != nil {
 		return settle(ctx, err)
 	}
 	return nil
 }
 
-// DoErr runs fn through the Policy p, as the function Do does for a
-// function with a result.
-func (p *Policy) DoErr(ctx context.Context, fn func(context.Context) error) error {
-	var f func(context.Context) (struct{}, error)
-	if fn != nil {
-		f = func(ctx context.Context) (struct{}, error) { return struct{}{}, fn(ctx) }
+// refuse returns the error of a call through p that is not to be made: one
+// given a nil context or function, or through a Policy that cannot be
+// used, or one of whose fallbacks does not fit the call's result (fits
+// says), and one whose context is done before it starts when no retry
+// stage would refuse it then. It returns nil for a call to make.
+func (p *Policy) refuse(ctx context.Context, nilFn bool, fits func(f any) error) error {
+	if ctx == nil || p == nil || p.err != nil || nilFn {
+		return unusable(ctx == nil, p, nilFn)
 	}
-	_, err := Do(ctx, p, f)
-	return err
+	for _, f := range p.fallbacks {
+		if err := fits(f); err != nil {
+			return &backoff.Error{Cause: err}
+		}
+	}
+	if !p.retries && ctx.Err() != nil { // a retry stage refuses each attempt so
+		return refuser.DoErr(ctx, fn0)
+	}
+	return nil
+}
+
+// errFallback runs the fallback f of a call that returns only an error.
+func errFallback(f any, ctx context.Context, err error) error {
+	switch g := f.(type) {
+	case func(context.Context, error) error:
+		return g(ctx, err)
+	case func(context.Context, error) (struct{}, error):
+		_, err = g(ctx, err)
+		return err
+	}
+	return fallbackFits[struct{}](f)
 }
 
 // refuser reports a call whose context is done before it starts as a

@@ -267,6 +267,25 @@ func TestSuccessPathAllocatesNothing(t *testing.T) {
 		{"no stage", func() { _, _ = policy.Do(ctx, emptyPolicy, one) }},
 		{"DoErr", func() { _ = retryPolicy.DoErr(ctx, func(context.Context) error { return nil }) }},
 		{"DoErr, retry and a guard", func() { _ = guardedPolicy.DoErr(ctx, func(context.Context) error { return nil }) }},
+		{"Attempts", func() { _ = retryPolicy.Attempts(ctx, func(context.Context, backoff.Attempt) error { return nil }) }},
+		// A function that changes what it captured keeps it on the
+		// caller's stack: what a Policy keeps of the function reaches no
+		// further.
+		{"Do, a function that counts its calls", func() {
+			n := 0
+			_, _ = policy.Do(ctx, nestedPolicy, func(context.Context) (int, error) { n++; return n, nil })
+		}},
+		{"DoErr, a function that counts its calls", func() {
+			n := 0
+			_ = nestedPolicy.DoErr(ctx, func(context.Context) error { n++; return nil })
+		}},
+		{"Attempts, a function that counts its calls", func() {
+			n := 0
+			_ = nestedPolicy.Attempts(ctx, func(context.Context, backoff.Attempt) error { n++; return nil })
+		}},
+		{"Attempts, guards around and inside the retry", func() {
+			_ = nestedPolicy.Attempts(ctx, func(context.Context, backoff.Attempt) error { return nil })
+		}},
 	}
 	for _, c := range cases {
 		if n := testing.AllocsPerRun(200, c.run); n != 0 {

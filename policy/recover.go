@@ -1,11 +1,7 @@
 package policy
 
 import (
-	"context"
 	"fmt"
-	"runtime/debug"
-
-	"github.com/herdsafe/backoff"
 )
 
 // PanicError is the error a panic of the stages inside a Recover stage
@@ -39,14 +35,3 @@ func (e *PanicError) Unwrap() error {
 // a guard outside it) goes on to the caller, after the stages it passes
 // through have released what they hold: a guard's admission, a timer.
 func Recover() Stage { return Stage{kind: recoverStage} }
-
-// recover runs the rest of the stages, turning a panic into a
-// *PanicError.
-func (c *call) recover(ctx context.Context, a backoff.Attempt, rest []Stage) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = &PanicError{Value: v, Stack: debug.Stack()}
-		}
-	}()
-	return c.run(ctx, a, rest)
-}

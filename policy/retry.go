@@ -2,7 +2,6 @@ package policy
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/herdsafe/backoff"
@@ -68,62 +67,85 @@ func DefaultBackOff() *backoff.ExponentialBackOff {
 	}
 }
 
-// retry runs the rest of the stages under the retry stage s. With no
-// stage inside it, each attempt is the function itself; otherwise the
-// attempt's number is kept for the guards inside.
-func (c *call) retry(ctx context.Context, a backoff.Attempt, s *Stage, rest []Stage) error {
-	if s.kinds != nil {
-		return c.retryByKind(ctx, a, s, rest)
-	}
-	if len(rest) == 0 {
-		return s.retrier.Attempts(ctx, c.fn)
-	}
-	var refused error // a guard's refusal of the next attempt, before the wait
-	err := s.retrier.Attempts(ctx, func(ctx context.Context, a backoff.Attempt) error {
+// retry runs the retry stage that ends segment k: each of its attempts
+// runs segment k+1 in the attempt's own frame (its steps, what ends it,
+// its steps in reverse), reading the attempt's facts from the driver. An
+// attempt that fails is judged by the stage's limits by kind, and the
+// guards that answer before the wait are asked about the next (see judge).
+func (c *call) retry(p *Policy, ctx context.Context, k int) error {
+	s := &p.segs[k]
+	var refused error     // a guard's refusal of the next attempt, before the wait
+	var tries *kindCounts // the failed attempts by kind, made at the first counted
+	return s.retry.Attempts(ctx, func(actx context.Context, a backoff.Attempt) (err error) {
 		if refused != nil {
 			return refused
 		}
-		err := c.run(ctx, a, rest)
-		if err != nil {
-			err, refused = precheck(ctx, err, rest, a.Number+1)
+		in, ctx := &p.segs[k+1], actx
+		var f frame
+		if len(in.steps) > 0 {
+			defer func() {
+				if f.pos > 0 { // a panic is going through
+					in.release(&f)
+				}
+			}()
+			ctx, err = in.enter(ctx, a, &f)
+		}
+		if err == nil {
+			switch in.end {
+			case endFn:
+				err = c.fn(ctx, a)
+			case endRetry:
+				err = c.retry(p, ctx, k+1)
+			default:
+				err = c.run(p, ctx, a, k+2)
+			}
+		}
+		if f.pos > 0 {
+			err = c.leave(in, &f, err)
+		}
+		if err != nil && (s.kinds != nil || len(s.prechecks) > 0) {
+			err, refused = s.judge(actx, err, a.Number+1, &tries)
 		}
 		return err
 	})
-	return err
 }
 
-// precheck asks the guards of the stages inside a retry stage (rest, up
-// to a nested retry stage or a fallback) that answer before the wait
-// (guard.Prechecker) whether they refuse attempt next, after an attempt
-// that returned err. If one does, it returns err with a wait of zero (so
-// that the retry stage does not wait for an attempt that cannot be made)
-// and the refusal, which the next attempt returns at once without running
-// anything: the stage then stops, its Cause the refusal and its LastErr
-// err, as if the guard had refused after the wait. It asks nothing about
-// an error that stops the stage anyway (a refusal, a Permanent error, a
-// cancellation of retries, or a context done), and returns err unchanged
-// and nil if no guard refuses.
-func precheck(ctx context.Context, err error, rest []Stage, next int) (error, error) {
-	if ctx.Err() != nil || errors.Is(err, backoff.ErrRefused) || errors.Is(err, backoff.ErrPermanent) || errors.Is(err, backoff.ErrRetriesCanceled) {
+// judge returns the error of an attempt of s's retry stage that failed
+// with err, and the refusal of the next attempt, next, by a guard that
+// answers before the wait. It asks nothing about an error that stops the
+// stage anyway (a refusal, a Permanent error, a cancellation of retries,
+// or any error once ctx is done).
+//
+// With limits by kind (RetryByKind), err is counted in tries: if it is the
+// last its kind may have, it comes back marked Permanent in a
+// *KindExhaustedError, and the stage stops. Otherwise the stage's
+// prechecks are asked, in order: if one refuses the next attempt, err
+// comes back with a wait of zero (so that the stage does not wait for an
+// attempt that cannot be made), and the refusal, which the next attempt
+// returns at once without running anything: the stage then stops, its
+// Cause the refusal and its LastErr err, as if the guard had refused after
+// the wait.
+func (s *segment) judge(ctx context.Context, err error, next int, tries **kindCounts) (error, error) {
+	if ctx.Err() != nil {
 		return err, nil
 	}
-	for i := range rest {
-		s := &rest[i]
-		switch s.kind {
-		case retryStage, fallbackStage:
-			return err, nil
-		case guardStage:
-			if p, ok := s.v.(guard.Prechecker); ok {
-				if r := p.Precheck(guard.Call{Attempt: next}); r != nil {
-					// A wait the error named is replaced, not wrapped: what
-					// the error says of itself (LastErr, what a Notify hook
-					// reads) is what it said before.
-					if ra, ok := err.(*backoff.RetryAfterError); ok {
-						err = ra.Unwrap()
-					}
-					return backoff.RetryAfter(0, err), guard.Refusal(r)
-				}
+	if m := backoff.MarksOf(err); m.Refused || m.Permanent || m.CancelAll {
+		return err, nil
+	}
+	if s.kinds != nil {
+		if last := s.kinds.count(err, tries); last != nil {
+			return last, nil
+		}
+	}
+	for _, p := range s.prechecks {
+		if r := p.Precheck(guard.Call{Attempt: next}); r != nil {
+			// A wait the error named is replaced, not wrapped: what the
+			// error says of itself (LastErr, what a Notify hook reads) is
+			// what it said before.
+			if ra, ok := err.(*backoff.RetryAfterError); ok {
+				err = ra.Unwrap()
 			}
+			return backoff.RetryAfter(0, err), guard.Refusal(r)
 		}
 	}
 	return err, nil

@@ -31,35 +31,22 @@ const (
 	fallbackStage
 )
 
-// call is one call through the stages, with the typed parts of Do erased
-// so that the stages are not generic: fn runs the caller's function and
-// keeps its result, fallback runs a typed fallback and keeps its result.
-// The closures live on the caller's stack and refer to its result there.
+// call is one call through a Policy's segments, with the typed parts of Do
+// erased so that the segments are not generic: fn runs the caller's
+// function and keeps its result, fallback runs a typed fallback and keeps
+// its result. The closures live on the caller's stack and refer to its
+// result there.
 //
 // Nothing that a call refers to may reach the heap or another goroutine:
-// that would force the caller's function and result onto the heap, an
-// allocation on every call. That is why no stage hands a continuation to
-// code it does not know.
+// that would force the caller's function, result and what the function
+// captured onto the heap, an allocation on every call. The escape
+// analysis does not tell one field of a struct from another, nor one
+// pointer held deep in it from the next: a value read through a call and
+// handed to code it cannot see (an interface method, a function value, a
+// function that keeps its argument) would carry the closures with it. So
+// a call holds its closures and nothing else, which are only called: the
+// Policy, each attempt's facts, contexts and errors travel as arguments.
 type call struct {
 	fn       func(ctx context.Context, a backoff.Attempt) error
 	fallback func(f any, ctx context.Context, err error) error
-}
-
-// run runs stages, outermost first, around c's function.
-func (c *call) run(ctx context.Context, a backoff.Attempt, stages []Stage) error {
-	if len(stages) == 0 {
-		return c.fn(ctx, a)
-	}
-	s, rest := &stages[0], stages[1:]
-	switch s.kind {
-	case retryStage:
-		return c.retry(ctx, a, s, rest)
-	case timeoutStage:
-		return c.timeout(ctx, a, s, rest)
-	case recoverStage:
-		return c.recover(ctx, a, rest)
-	case guardStage:
-		return c.guard(ctx, a, s, rest)
-	}
-	return c.fallBack(ctx, a, s, rest)
 }

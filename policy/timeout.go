@@ -1,10 +1,7 @@
 package policy
 
 import (
-	"context"
 	"time"
-
-	"github.com/herdsafe/backoff"
 )
 
 // Timeout returns a stage that gives the stages inside it d to finish,
@@ -25,12 +22,4 @@ func Timeout(d time.Duration) Stage {
 		return Stage{err: settings.Invalid("Timeout was given a duration that is not positive (%v)", d)}
 	}
 	return Stage{kind: timeoutStage, after: d}
-}
-
-// timeout runs the rest of the stages with the deadline of the timeout
-// stage s.
-func (c *call) timeout(ctx context.Context, a backoff.Attempt, s *Stage, rest []Stage) error {
-	d := newDeadline(ctx, s.after)
-	defer d.end()
-	return c.run(d, a, rest)
 }
