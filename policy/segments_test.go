@@ -11,7 +11,7 @@ import (
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/internal/spectest"
+	"github.com/herdsafe/backoff/internal/testkit/spectest"
 	"github.com/herdsafe/backoff/policy"
 )
 
