@@ -51,11 +51,3 @@ func DoErr(ctx context.Context, fn func(context.Context) error, opts ...RetryOpt
 		return fn(ctx)
 	})
 }
-
-// refusedByContext is the refusal of an attempt that was not started
-// because its context was done. It wraps the context's cause.
-type refusedByContext struct{ ctx context.Context }
-
-func (r refusedByContext) Error() string        { return context.Cause(r.ctx).Error() }
-func (r refusedByContext) Unwrap() error        { return context.Cause(r.ctx) }
-func (r refusedByContext) Is(target error) bool { return target == ErrRefused }

@@ -28,6 +28,7 @@ type options struct {
 	obs                  observer       // the instrumenters, if any
 	hooks                []Instrumenter // WithInstrumenter's, kept for the next call
 	err                  error          // the first invalid setting
+	refuse               bool           // a Retrier's: no attempt is started once ctx is done
 }
 
 // defaults are shared, read-only, by every call without options.

@@ -21,11 +21,16 @@ type Retrier struct {
 	set bool // o holds options; the zero Retrier's are the defaults
 }
 
+// retrierDefaults are the zero Retrier's options: Retry's defaults, and
+// no attempt started once the context is done.
+var retrierDefaults = func() options { o := defaults; o.refuse = true; return o }()
+
 // NewRetrier returns a Retrier configured by opts. An invalid option makes
 // every call fail before running anything, with an *Error whose Cause
 // matches ErrInvalidConfiguration and names it.
 func NewRetrier(opts ...RetryOption) *Retrier {
 	r := &Retrier{set: true}
+	r.o.refuse = true
 	if r.o.apply(opts) == nil && r.o.direct != nil {
 		r.o.err = invalid("WithBackOff was given a %T, which has no Clone method (see BackOff): the calls of a Retrier, which may run at once, each need a copy of their own", r.o.direct)
 	}
@@ -44,7 +49,7 @@ func (r *Retrier) Validate() error {
 // options returns the options r was built with.
 func (r *Retrier) options() *options {
 	if !r.set {
-		return &defaults
+		return &retrierDefaults
 	}
 	return &r.o
 }
@@ -74,12 +79,7 @@ func (r *Retrier) Attempts(ctx context.Context, fn func(context.Context, Attempt
 	case fn == nil:
 		return invalidCall("Retrier.Attempts was given a nil function")
 	}
-	return retry(ctx, nil, r.options(), func(ctx context.Context, a Attempt) error {
-		if ctx.Err() != nil {
-			return refusedByContext{ctx}
-		}
-		return fn(ctx, a)
-	})
+	return retry(ctx, nil, r.options(), fn)
 }
 
 // Loop returns a new Loop on r's options. A Loop sees no operation and no

@@ -106,6 +106,14 @@ func retry(ctx context.Context, opts []RetryOption, o *options, op func(context.
 	}
 }
 
+// refusedByContext is the refusal of an attempt that was not started
+// because its context was done. It wraps the context's cause.
+type refusedByContext struct{ ctx context.Context }
+
+func (r refusedByContext) Error() string        { return context.Cause(r.ctx).Error() }
+func (r refusedByContext) Unwrap() error        { return context.Cause(r.ctx) }
+func (r refusedByContext) Is(target error) bool { return target == ErrRefused }
+
 const over time.Duration = -1 // turn's wait when the run is over
 
 // turn makes an attempt and returns the next wait, or over and the result.
@@ -118,7 +126,12 @@ func (p *progress) turn(ctx context.Context, op func(context.Context, Attempt) e
 	if p.o.obs != nil {
 		actx = p.observe(actx, true, nil, nil, 0, nil)
 	}
-	err := op(actx, p.a)
+	var err error
+	if p.o.refuse && actx.Err() != nil {
+		err = refusedByContext{actx}
+	} else {
+		err = op(actx, p.a)
+	}
 	if err == nil {
 		if p.o.obs != nil {
 			p.observe(actx, false, nil, p.a.LastErr, 0, nil)

@@ -62,6 +62,9 @@ func TestFramesToTheBase(t *testing.T) {
 			if len(base.frames) != len(direct)+own {
 				t.Errorf("%d frames to the base, %d of them httpretry's; want those and the %d of the Policy alone", len(base.frames), own, len(direct))
 			}
+			if len(base.frames) > 9 {
+				t.Errorf("%d frames from RoundTrip's caller to the base, want 9 at most", len(base.frames))
+			}
 			t.Logf("%d frames to the base RoundTripper: %d of httpretry, %d of the Policy (a Policy called directly: %d)", len(base.frames), own, len(base.frames)-own, len(direct))
 			if t.Failed() || testing.Verbose() {
 				for _, f := range base.frames {
