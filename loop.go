@@ -64,13 +64,13 @@ func (l *Loop) Wait(ctx context.Context) bool {
 		return l.stop(context.Cause(ctx))
 	}
 	if p.a.Number == 0 && !l.reset {
-		p.begin(ctx)
+		p.begin(ctx.Deadline())
 		p.start, p.started = p.now(), true
 		p.a.Number = 1
 		return true
 	}
 	if l.reset {
-		p.begin(ctx)
+		p.begin(ctx.Deadline())
 		p.start, p.started = p.now(), true
 		l.reset = false
 	}

@@ -75,21 +75,21 @@ func retry(ctx context.Context, opts []RetryOption, o *options, op func(context.
 	if ctx == nil {
 		return invalidCall("the driver was given a nil context")
 	}
-	if o == nil {
+	built := o == nil
+	if built {
 		o, _ = build(opts)
-		defer o.release()
-	}
-	if o.err != nil {
-		return &Error{Cause: o.err}
 	}
 	p := progress{o: o}
-	if _, ok := ctx.Deadline(); ok || o.maxElapsed > 0 || o.direct != nil {
-		p.begin(ctx)
+	err := o.err
+	if err != nil {
+		err = &Error{Cause: err}
+	} else if dl, ok := ctx.Deadline(); ok || o.maxElapsed > 0 || o.direct != nil {
+		p.begin(dl, ok)
 	}
-	for {
-		delay, err := p.turn(ctx, op)
-		if delay == over {
-			return err
+	for err == nil {
+		var delay time.Duration
+		if delay, err = p.turn(ctx, op); delay == over {
+			break
 		}
 		if delay > 0 && ctx.Err() == nil { // the wait, here: a parked goroutine holds one frame less
 			t := o.clock.Timer(delay)
@@ -100,10 +100,14 @@ func retry(ctx context.Context, opts []RetryOption, o *options, op func(context.
 			}
 		}
 		if delay > 0 && ctx.Err() != nil {
-			return p.interrupted(ctx)
+			err = p.interrupted(ctx)
 		}
 		p.a.LastDelay = delay
 	}
+	if built {
+		o.release()
+	}
+	return err
 }
 
 // refusedByContext is the refusal of an attempt that was not started
@@ -129,8 +133,8 @@ func (p *progress) turn(ctx context.Context, op func(context.Context, Attempt) e
 	var err error
 	if p.o.refuse && actx.Err() != nil {
 		err = refusedByContext{actx}
-	} else {
-		err = op(actx, p.a)
+	} else { // the facts field by field: a copy of p.a as a whole stalls on the stores just made
+		err = op(actx, Attempt{Number: p.a.Number, Left: p.a.Left, LastErr: p.a.LastErr, LastDelay: p.a.LastDelay})
 	}
 	if err == nil {
 		if p.o.obs != nil {
@@ -198,13 +202,13 @@ type waiting struct {
 // begin starts the run's clock, if needed, notes where the first limit
 // in time ends it (the time budget, ctx's deadline), and Resets a BackOff
 // used as is.
-func (p *progress) begin(ctx context.Context) {
+func (p *progress) begin(deadline time.Time, ok bool) {
 	if p.mark = p.now(); p.o.maxElapsed > 0 {
 		p.start, p.started = p.mark, true
 		p.end = p.mark + p.o.maxElapsed
 	}
-	if d, ok := ctx.Deadline(); ok && (p.end == 0 || d.Sub(epoch) < p.end) {
-		p.end = d.Sub(epoch)
+	if ok && (p.end == 0 || deadline.Sub(epoch) < p.end) {
+		p.end = deadline.Sub(epoch)
 	}
 	if b := p.o.direct; b != nil {
 		b.Reset()
