@@ -60,10 +60,18 @@ func (b *Breaker) Describe() guard.Description { return description }
 // calling goroutine. It allocates nothing.
 func (b *Breaker) ReadMetrics(v []float64) {
 	s := b.State()
+	WriteMetrics(v, s, b.Counts())
+}
+
+// WriteMetrics writes to v, as long as the Series of a Breaker's
+// Describe, the values of those series for a breaker in the state s with
+// the counts c, as ReadMetrics does: so that a guard that keeps a
+// breaker's state elsewhere (a shared breaker) reports it as a Breaker
+// does. It allocates nothing.
+func WriteMetrics(v []float64, s State, c Counts) {
 	for i, st := range reportedStates {
 		v[i] = one(s == st)
 	}
-	c := b.Counts()
 	v = v[len(reportedStates):]
 	v[0], v[1], v[2] = float64(c.Transitions), float64(c.Forced), float64(c.Rejections)
 	v[3], v[4], v[5], v[6] = float64(c.Successes), float64(c.Failures), float64(c.Neutral), float64(c.Ignored)
