@@ -86,7 +86,13 @@ func (b *Breaker) Load() guard.Load {
 	if b == nil {
 		return guard.Load{}
 	}
-	s := b.State()
+	return LoadOf(b.State())
+}
+
+// LoadOf returns the load of a breaker in the state s, as Load does:
+// Refusing unless s is Closed or ForcedClosed. A guard that keeps a
+// breaker's state elsewhere (a shared breaker) reports its load so.
+func LoadOf(s State) guard.Load {
 	return guard.Load{Refusing: s != Closed && s != ForcedClosed}
 }
 

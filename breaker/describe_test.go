@@ -45,3 +45,18 @@ func TestWriteMetrics(t *testing.T) {
 		t.Errorf("ReadMetrics = %v, WriteMetrics of State and Counts = %v", read, written)
 	}
 }
+
+// LoadOf is Refusing in every state but the closed ones, and Load is
+// LoadOf of the breaker's state.
+func TestLoadOf(t *testing.T) {
+	for _, s := range []breaker.State{breaker.Closed, breaker.Open, breaker.HalfOpen, breaker.ForcedOpen, breaker.ForcedClosed} {
+		want := s != breaker.Closed && s != breaker.ForcedClosed
+		if got := breaker.LoadOf(s); got.Refusing != want || got.Full != nil || got.Capacity != 0 {
+			t.Errorf("LoadOf(%v) = %+v, want Refusing %v and nothing else", s, got, want)
+		}
+	}
+	b := tripped(t, newMock(), time.Minute)
+	if got := b.Load(); got != breaker.LoadOf(breaker.Open) {
+		t.Errorf("Load of an open breaker = %+v, want LoadOf(Open)", got)
+	}
+}

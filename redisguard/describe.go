@@ -44,8 +44,7 @@ func (b *Breaker) Load() guard.Load {
 	if b == nil {
 		return guard.Load{}
 	}
-	s := b.State()
-	return guard.Load{Refusing: s != breaker.Closed && s != breaker.ForcedClosed}
+	return breaker.LoadOf(b.State())
 }
 
 // Describe returns what the shared budget reports to the telemetry
