@@ -60,10 +60,18 @@ func (b *Breaker) Describe() guard.Description { return description }
 // calling goroutine. It allocates nothing.
 func (b *Breaker) ReadMetrics(v []float64) {
 	s := b.State()
+	WriteMetrics(v, s, b.Counts())
+}
+
+// WriteMetrics writes to v, as long as the Series of a Breaker's
+// Describe, the values of those series for a breaker in the state s with
+// the counts c, as ReadMetrics does: so that a guard that keeps a
+// breaker's state elsewhere (a shared breaker) reports it as a Breaker
+// does. It allocates nothing.
+func WriteMetrics(v []float64, s State, c Counts) {
 	for i, st := range reportedStates {
 		v[i] = one(s == st)
 	}
-	c := b.Counts()
 	v = v[len(reportedStates):]
 	v[0], v[1], v[2] = float64(c.Transitions), float64(c.Forced), float64(c.Rejections)
 	v[3], v[4], v[5], v[6] = float64(c.Successes), float64(c.Failures), float64(c.Neutral), float64(c.Ignored)
@@ -78,7 +86,13 @@ func (b *Breaker) Load() guard.Load {
 	if b == nil {
 		return guard.Load{}
 	}
-	s := b.State()
+	return LoadOf(b.State())
+}
+
+// LoadOf returns the load of a breaker in the state s, as Load does:
+// Refusing unless s is Closed or ForcedClosed. A guard that keeps a
+// breaker's state elsewhere (a shared breaker) reports its load so.
+func LoadOf(s State) guard.Load {
 	return guard.Load{Refusing: s != Closed && s != ForcedClosed}
 }
 

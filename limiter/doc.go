@@ -106,7 +106,7 @@
 // measured on its own. It reads the library's clock ([WithClock]), so
 // tests and the herd simulator run it in virtual time, and
 // [Limiter.Stats] reports its limit, the calls in flight and queued, and
-// the refusals, which the telemetry modules export (ObserveLimiter).
+// the refusals, which the telemetry modules export (their Observe method).
 //
 // The path of an admitted call, under the limit and nobody queued, takes
 // no lock and allocates nothing: an atomic counter, two readings of the

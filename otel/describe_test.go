@@ -62,15 +62,15 @@ func TestObserveAGuardOfYourOwn(t *testing.T) {
 	}
 }
 
-// Observe and the method of a guard's kind take the same name: a breaker
-// observed by either is observed once.
-func TestObserveIsTheKindsMethod(t *testing.T) {
+// Observe takes a name once for each kind of guard: a second breaker of
+// the name is refused, a guard of another kind is not.
+func TestObserveNameTakenByKind(t *testing.T) {
 	h := newHarness(t)
 	if _, err := h.in.Observe("payments", breaker.New()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.in.ObserveBreaker("payments", breaker.New()); !errors.Is(err, backoff.ErrInvalidConfiguration) {
-		t.Errorf("ObserveBreaker of a name Observe took for a breaker: %v, want it refused", err)
+	if _, err := h.in.Observe("payments", breaker.New()); !errors.Is(err, backoff.ErrInvalidConfiguration) {
+		t.Errorf("a second breaker named payments: %v, want it refused", err)
 	}
 	in := chaos.New(chaos.Config{})
 	if _, err := h.in.Observe("payments", in); err != nil {

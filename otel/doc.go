@@ -117,9 +117,7 @@
 // guard, an empty name, a Description that cannot be reported, or a name
 // this Instrumenter already observes a guard of the same kind under is
 // reported as an error matching backoff.ErrInvalidConfiguration. The
-// methods of each kind (ObserveBreaker...) are Observe, kept for the code
-// that calls them. The metrics of this repository's guards are those of
-// prombackoff:
+// metrics of this repository's guards are those of prombackoff:
 //
 //	backoff.breaker.state                   gauge          1             breaker.state
 //	backoff.breaker.transitions             counter        {transition}
@@ -189,8 +187,8 @@
 //     wait for its queue; backoff.shedder.queue_time is that queue's time
 //     (ObserveShedder).
 //   - backoff.ratelimit.rate and backoff.ratelimit.burst are the rate
-//     limiter's rate, in calls a second, and burst (ObserveRateLimiter,
-//     module ratelimit); backoff.ratelimit.tokens is what its bucket holds
+//     limiter's rate, in calls a second, and burst (module
+//     ratelimit); backoff.ratelimit.tokens is what its bucket holds
 //     (below 1 no call is admitted at once, below 0 the calls waiting have
 //     reserved tokens to come), backoff.ratelimit.waiting the calls waiting
 //     for their token; backoff.ratelimit.waited counts the calls admitted
@@ -258,7 +256,7 @@
 // ended, and so never exported, and the attempt is not counted. A panic in
 // WithErrorType's function, or in the SDK, goes on to the caller of the
 // retry, as a panic in any Instrumenter does. A breaker's state-change hook
-// may run while the metrics are collected (see ObserveBreaker), on the
+// may run while the metrics are collected (see Breaker.ReadMetrics in package breaker), on the
 // goroutine of the collection: a panic there goes on to the reader's
 // Collect, or to the goroutine of a periodic reader.
 package otelbackoff

@@ -5,14 +5,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/herdsafe/backoff/breaker"
-	"github.com/herdsafe/backoff/budget"
-	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/httpshed"
 	"github.com/herdsafe/backoff/internal/telemetry"
-	"github.com/herdsafe/backoff/limiter"
-	"github.com/herdsafe/backoff/throttle"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 )
@@ -36,76 +31,13 @@ func (in *Instrumenter) Observe(name string, g guard.Describer) (*Registration, 
 	return in.observe(name, telemetry.Guard("Observe", g))
 }
 
-// ObserveBreaker reports b under name, read from b.State and b.Counts
-// when the metrics are collected: the backoff.breaker metrics (see Guards
-// in the package documentation). Reading the state may move an open
-// breaker whose open duration has passed to half-open, and so run its
-// WithStateChange hook on the collecting goroutine.
-//
-// Deprecated: use Observe, which takes a guard of any kind and reports
-// the same metrics under the same names.
-func (in *Instrumenter) ObserveBreaker(name string, b *breaker.Breaker) (*Registration, error) {
-	return in.observe(name, telemetry.Guard("ObserveBreaker", b))
-}
-
-// ObserveBulkhead reports b under name, read from b.Stats when the
-// metrics are collected: the backoff.bulkhead metrics (see Guards in the
-// package documentation).
-//
-// Deprecated: use Observe, which takes a guard of any kind and reports
-// the same metrics under the same names.
-func (in *Instrumenter) ObserveBulkhead(name string, b *bulkhead.Bulkhead) (*Registration, error) {
-	return in.observe(name, telemetry.Guard("ObserveBulkhead", b))
-}
-
-// ObservePriorityBulkhead reports b under name, read from b.Stats when the
-// metrics are collected: the backoff.bulkhead metrics, its refusals by
-// priority and no backoff.bulkhead.queued (see Guards in the package
-// documentation).
-//
-// Deprecated: use Observe, which takes a guard of any kind and reports
-// the same metrics under the same names.
-func (in *Instrumenter) ObservePriorityBulkhead(name string, b *bulkhead.PriorityBulkhead) (*Registration, error) {
-	return in.observe(name, telemetry.Guard("ObservePriorityBulkhead", b))
-}
-
-// ObserveLimiter reports l under name, read from l.Stats when the metrics
-// are collected: the backoff.limiter metrics (see Guards in the package
-// documentation).
-//
-// Deprecated: use Observe, which takes a guard of any kind and reports
-// the same metrics under the same names.
-func (in *Instrumenter) ObserveLimiter(name string, l *limiter.Limiter) (*Registration, error) {
-	return in.observe(name, telemetry.Guard("ObserveLimiter", l))
-}
-
-// ObserveBudget reports b under name, read from b.Stats when the metrics
-// are collected: the backoff.budget metrics (see Guards in the package
-// documentation). A ratio budget reads its clock.
-//
-// Deprecated: use Observe, which takes a guard of any kind and reports
-// the same metrics under the same names.
-func (in *Instrumenter) ObserveBudget(name string, b *budget.Budget) (*Registration, error) {
-	return in.observe(name, telemetry.Guard("ObserveBudget", b))
-}
-
 // ObserveShedder reports s, an httpshed middleware, under name, read from
 // s.Stats when the metrics are collected: the requests it refused before
 // asking its guard (retries under pressure, callers who would not wait for
-// its queue) and its queue's time, the backoff.shedder metrics. Observe its guard
-// as well, with the method of the guard's kind.
+// its queue) and its queue's time, the backoff.shedder metrics. Observe its
+// guard as well, with Observe.
 func (in *Instrumenter) ObserveShedder(name string, s *httpshed.Shedder) (*Registration, error) {
 	return in.observe(name, telemetry.Shedder(s))
-}
-
-// ObserveThrottle reports t under name, read from t.Stats when the metrics
-// are collected: the backoff.throttle metrics (see Guards in the package
-// documentation). It reads t's clock.
-//
-// Deprecated: use Observe, which takes a guard of any kind and reports
-// the same metrics under the same names.
-func (in *Instrumenter) ObserveThrottle(name string, t *throttle.Throttle) (*Registration, error) {
-	return in.observe(name, telemetry.Guard("ObserveThrottle", t))
 }
 
 // Registration is the observation of a guard that an Observe method

@@ -41,14 +41,14 @@ func TestObserveReportsEverySeries(t *testing.T) {
 		o       telemetry.Observed
 		observe func() (*otelbackoff.Registration, error)
 	}{
-		{"cb", telemetry.Guard("ObserveBreaker", busy.Breaker), func() (*otelbackoff.Registration, error) { return h.in.ObserveBreaker("cb", busy.Breaker) }},
-		{"plain", telemetry.Guard("ObserveBulkhead", busy.Bulkhead), func() (*otelbackoff.Registration, error) { return h.in.ObserveBulkhead("plain", busy.Bulkhead) }},
-		{"prio", telemetry.Guard("ObservePriorityBulkhead", busy.PriorityBulkhead), func() (*otelbackoff.Registration, error) {
-			return h.in.ObservePriorityBulkhead("prio", busy.PriorityBulkhead)
+		{"cb", telemetry.Guard("Observe", busy.Breaker), func() (*otelbackoff.Registration, error) { return h.in.Observe("cb", busy.Breaker) }},
+		{"plain", telemetry.Guard("Observe", busy.Bulkhead), func() (*otelbackoff.Registration, error) { return h.in.Observe("plain", busy.Bulkhead) }},
+		{"prio", telemetry.Guard("Observe", busy.PriorityBulkhead), func() (*otelbackoff.Registration, error) {
+			return h.in.Observe("prio", busy.PriorityBulkhead)
 		}},
-		{"budget", telemetry.Guard("ObserveBudget", busy.Budget), func() (*otelbackoff.Registration, error) { return h.in.ObserveBudget("budget", busy.Budget) }},
-		{"throttle", telemetry.Guard("ObserveThrottle", busy.Throttle), func() (*otelbackoff.Registration, error) { return h.in.ObserveThrottle("throttle", busy.Throttle) }},
-		{"limiter", telemetry.Guard("ObserveLimiter", busy.Limiter), func() (*otelbackoff.Registration, error) { return h.in.ObserveLimiter("limiter", busy.Limiter) }},
+		{"budget", telemetry.Guard("Observe", busy.Budget), func() (*otelbackoff.Registration, error) { return h.in.Observe("budget", busy.Budget) }},
+		{"throttle", telemetry.Guard("Observe", busy.Throttle), func() (*otelbackoff.Registration, error) { return h.in.Observe("throttle", busy.Throttle) }},
+		{"limiter", telemetry.Guard("Observe", busy.Limiter), func() (*otelbackoff.Registration, error) { return h.in.Observe("limiter", busy.Limiter) }},
 		{"shared", telemetry.Shared(busy.Shared), func() (*otelbackoff.Registration, error) { return h.in.ObserveShared("shared", busy.Shared) }},
 	}
 	for _, g := range observed {

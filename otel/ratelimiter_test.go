@@ -17,7 +17,7 @@ func TestObserveRateLimiter(t *testing.T) {
 	for range 3 { // two admitted, one refused
 		_, _ = l.Allow(context.Background(), guard.Call{Attempt: 1})
 	}
-	if _, err := h.in.ObserveRateLimiter("api", l); err != nil {
+	if _, err := h.in.Observe("api", l); err != nil {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]float64{

@@ -44,14 +44,14 @@ func TestObserveExposition(t *testing.T) {
 	in, reg := newInstrumenter(t)
 	g := telemetrytest.BusyGuards()
 	for _, observe := range []observe{
-		func() (*prombackoff.Registration, error) { return in.ObserveBreaker("payments", g.Breaker) },
-		func() (*prombackoff.Registration, error) { return in.ObserveBulkhead("plain", g.Bulkhead) },
+		func() (*prombackoff.Registration, error) { return in.Observe("payments", g.Breaker) },
+		func() (*prombackoff.Registration, error) { return in.Observe("plain", g.Bulkhead) },
 		func() (*prombackoff.Registration, error) {
-			return in.ObservePriorityBulkhead("prio", g.PriorityBulkhead)
+			return in.Observe("prio", g.PriorityBulkhead)
 		},
-		func() (*prombackoff.Registration, error) { return in.ObserveBudget("api", g.Budget) },
-		func() (*prombackoff.Registration, error) { return in.ObserveThrottle("api", g.Throttle) },
-		func() (*prombackoff.Registration, error) { return in.ObserveLimiter("db", g.Limiter) },
+		func() (*prombackoff.Registration, error) { return in.Observe("api", g.Budget) },
+		func() (*prombackoff.Registration, error) { return in.Observe("api", g.Throttle) },
+		func() (*prombackoff.Registration, error) { return in.Observe("db", g.Limiter) },
 		func() (*prombackoff.Registration, error) { return in.ObserveShared("fleet-budget", g.Shared) },
 	} {
 		if _, err := observe(); err != nil {

@@ -63,15 +63,15 @@ backoff_quota_refusals_total{name="api"} 3
 	}
 }
 
-// Observe and the method of a guard's kind report the same series: a
-// breaker observed by either is observed once.
-func TestObserveIsTheKindsMethod(t *testing.T) {
+// Observe takes a name once for each kind of guard, and refuses a
+// Description with a label value but no label.
+func TestObserveNameTakenByKind(t *testing.T) {
 	in, _ := newInstrumenter(t)
 	if _, err := in.Observe("payments", breaker.New()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := in.ObserveBreaker("payments", breaker.New()); !errors.Is(err, backoff.ErrInvalidConfiguration) {
-		t.Errorf("ObserveBreaker of a name Observe took for a breaker: %v, want it refused", err)
+	if _, err := in.Observe("payments", breaker.New()); !errors.Is(err, backoff.ErrInvalidConfiguration) {
+		t.Errorf("a second breaker named payments: %v, want it refused", err)
 	}
 	bad := &describer{guard.Description{Kind: "quota", Series: []guard.Series{{Metric: quotaRefusals, Value: "gold"}}}}
 	if _, err := in.Observe("api", bad); !errors.Is(err, backoff.ErrInvalidConfiguration) || !strings.Contains(err.Error(), "no Label") {

@@ -64,9 +64,7 @@
 // the name may then be observed again. A nil guard, an empty name, a
 // Description that cannot be reported, or a name the registry refuses is
 // reported as an error matching backoff.ErrInvalidConfiguration. The
-// methods of each kind (ObserveBreaker...) are Observe, kept for the code
-// that calls them. The metrics of this repository's guards are those of
-// otelbackoff:
+// metrics of this repository's guards are those of otelbackoff:
 //
 //	backoff_breaker_state                   gauge    state
 //	backoff_breaker_transitions_total       counter
@@ -138,7 +136,7 @@
 //     for its queue; shedder_queue_time is that queue's time, in seconds
 //     (ObserveShedder).
 //   - ratelimit_rate and ratelimit_burst are the rate limiter's rate, in
-//     calls a second, and burst (ObserveRateLimiter, module ratelimit);
+//     calls a second, and burst (module ratelimit);
 //     ratelimit_tokens is what its bucket holds (below 1 no call is
 //     admitted at once, below 0 the calls waiting have reserved tokens to
 //     come), ratelimit_waiting the calls waiting for their token;
@@ -202,7 +200,7 @@
 // stage gets no AfterAttempt from the core, so its attempt is not counted.
 // A panic in WithErrorType's function goes on to the caller of the retry,
 // as a panic in any Instrumenter does. A breaker's state-change hook may
-// run during a scrape (see ObserveBreaker), in a goroutine of the
-// registry's Gather, which recovers nothing: a hook that panics there ends
-// the program.
+// run during a scrape (see Breaker.ReadMetrics in package breaker), in a
+// goroutine of the registry's Gather, which recovers nothing: a hook that
+// panics there ends the program.
 package prombackoff

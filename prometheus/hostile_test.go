@@ -23,8 +23,8 @@ func TestInvalidUTF8Labels(t *testing.T) {
 		t.Fatal(err)
 	}
 	expect(t, reg, retriesHead+"backoff_retries_total{error_type=\"type\uFFFD\",name=\"bad\uFFFD\",retry_num=\"1\"} 1\n", "backoff_retries_total")
-	if _, err := in.ObserveBudget("bad\xff", budget.NewTokenBucket()); !errors.Is(err, backoff.ErrInvalidConfiguration) {
-		t.Errorf("ObserveBudget with an invalid UTF-8 name = %v, want ErrInvalidConfiguration", err)
+	if _, err := in.Observe("bad\xff", budget.NewTokenBucket()); !errors.Is(err, backoff.ErrInvalidConfiguration) {
+		t.Errorf("Observe of a budget with an invalid UTF-8 name = %v, want ErrInvalidConfiguration", err)
 	}
 }
 

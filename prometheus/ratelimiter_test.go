@@ -21,7 +21,7 @@ func TestObserveRateLimiter(t *testing.T) {
 	for range 3 { // two admitted, one refused
 		_, _ = l.Allow(context.Background(), guard.Call{Attempt: 1})
 	}
-	r, err := in.ObserveRateLimiter("api", l)
+	r, err := in.Observe("api", l)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ backoff_ratelimit_waiting{name="api"} 0
 	if err := r.Unregister(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := in.ObserveRateLimiter("api", nil); !errors.Is(err, backoff.ErrInvalidConfiguration) {
-		t.Errorf("ObserveRateLimiter of a nil limiter = %v, want ErrInvalidConfiguration", err)
+	if _, err := in.Observe("api", (*ratelimit.Limiter)(nil)); !errors.Is(err, backoff.ErrInvalidConfiguration) {
+		t.Errorf("Observe of a nil limiter = %v, want ErrInvalidConfiguration", err)
 	}
 }

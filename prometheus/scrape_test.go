@@ -61,7 +61,7 @@ func TestScrape(t *testing.T) {
 	// The breaker reads a clock of its own, so that it is open when it is
 	// scraped, outside the bubble of the retry's virtual time.
 	cb := breaker.New(breaker.WithConsecutiveFailures(3), breaker.WithClock(clock.NewMock()))
-	if _, err := in.ObserveBreaker("payments", cb); err != nil {
+	if _, err := in.Observe("payments", cb); err != nil {
 		t.Fatal(err)
 	}
 	p := policy.New(

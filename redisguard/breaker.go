@@ -8,7 +8,6 @@ import (
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/internal/fleet"
-	"github.com/herdsafe/backoff/internal/setting"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -72,7 +71,7 @@ func NewBreaker(client redis.Scripter, name string, opts ...Option) *Breaker {
 	if s.Unshared != "" {
 		unshared = settings.Invalid("WithBreaker was given breaker.%s, which a shared breaker does not support", s.Unshared)
 	}
-	b.err = setting.Join(checkClient(client), c.nameErr, c.err, b.local.Validate(), unshared)
+	b.err = c.check(client, b.local, unshared)
 	if b.err != nil {
 		return b
 	}

@@ -31,32 +31,10 @@ func (b *Breaker) Describe() guard.Description { return breakerDescription }
 // makes no round trip and allocates nothing.
 func (b *Breaker) ReadMetrics(v []float64) {
 	s := b.Stats()
-	for i, sr := range breakerDescription.Series {
-		v[i] = 0
-		switch sr.Metric.Name {
-		case "breaker.state":
-			if sr.Value == s.State.String() {
-				v[i] = 1
-			}
-		case "breaker.transitions":
-			v[i] = float64(s.Transitions)
-		case "breaker.refusals":
-			v[i] = float64(s.Rejections)
-		case "breaker.slow_calls":
-			v[i] = float64(s.Slow)
-		case "breaker.calls":
-			switch sr.Value {
-			case "success":
-				v[i] = float64(s.Successes)
-			case "failure":
-				v[i] = float64(s.Failures)
-			case "neutral":
-				v[i] = float64(s.Neutral)
-			case "ignored":
-				v[i] = float64(s.Ignored)
-			}
-		}
-	}
+	breaker.WriteMetrics(v, s.State, breaker.Counts{
+		Successes: s.Successes, Failures: s.Failures, Neutral: s.Neutral, Ignored: s.Ignored,
+		Rejections: s.Rejections, Transitions: s.Transitions, Slow: s.Slow,
+	})
 }
 
 // Load returns the shared breaker's load for package pushback: Refusing
@@ -66,8 +44,7 @@ func (b *Breaker) Load() guard.Load {
 	if b == nil {
 		return guard.Load{}
 	}
-	s := b.State()
-	return guard.Load{Refusing: s != breaker.Closed && s != breaker.ForcedClosed}
+	return breaker.LoadOf(b.State())
 }
 
 // Describe returns what the shared budget reports to the telemetry

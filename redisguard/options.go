@@ -8,6 +8,7 @@ import (
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/internal/setting"
+	"github.com/redis/go-redis/v9"
 )
 
 // Defaults of the options that every guard of the package takes.
@@ -126,6 +127,15 @@ func newConfig(k kind, constructor, name string, opts []Option) *config {
 	}
 	setting.Apply(settings, &c.err, constructor, c, opts)
 	return c
+}
+
+// check reports, joined, all that makes a guard of client, of this
+// configuration and of the local fallback local unusable: the client, the
+// name, the first bad option, what local's own options refused (local
+// was made by the constructor of package breaker or budget that takes
+// them), and more, the constructor's own.
+func (c *config) check(client redis.Scripter, local interface{ Validate() error }, more ...error) error {
+	return setting.Join(append([]error{checkClient(client), c.nameErr, c.err, local.Validate()}, more...)...)
 }
 
 // key returns the guard's key with the suffix: every key of one guard

@@ -9,7 +9,6 @@ import (
 
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/internal/setting"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -83,7 +82,7 @@ func NewRatio(client redis.Scripter, name string, opts ...Option) *Budget {
 	if s.Offset != 0 {
 		offsetErr = settings.Invalid("NewRatio: WithBudget was given budget.WithWindowOffset(%v), which a shared ratio budget cannot use: its window is the fleet's, laid out on Redis's clock, and an offset would move only the local fallback's", s.Offset)
 	}
-	b.err = setting.Join(checkClient(client), c.nameErr, c.err, b.local.Validate(), offsetErr)
+	b.err = c.check(client, b.local, offsetErr)
 	if b.err != nil {
 		return b
 	}

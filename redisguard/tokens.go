@@ -7,7 +7,6 @@ import (
 
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/internal/setting"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -63,7 +62,7 @@ func NewTokenBucket(client redis.Scripter, name string, opts ...Option) *Budget 
 	c := newConfig(budgetKind, "NewTokenBucket", name, opts)
 	local, s := budget.NewTokenBucketFallback(c.budget...)
 	b := &Budget{cfg: c, local: local}
-	b.err = setting.Join(checkClient(client), c.nameErr, c.err, b.local.Validate())
+	b.err = c.check(client, b.local)
 	if b.err != nil {
 		return b
 	}

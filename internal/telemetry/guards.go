@@ -36,7 +36,7 @@ const (
 
 // Observed is a guard as an Observe method reports it.
 type Observed struct {
-	Method string   // the method that observes it, such as "ObserveBreaker"
+	Method string   // the method that observes it, such as "Observe"
 	Kind   string   // its kind, such as "breaker": a name is taken once for each
 	Series []Series // what it reports
 	// Read, nil for a nil guard, reads the guard: it writes the value of

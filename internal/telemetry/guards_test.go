@@ -24,16 +24,16 @@ import (
 
 var errDown = errors.New("down")
 
-// The Observed of each guard of the repository, as the per-kind methods
-// of the telemetry modules report them: Guard, with the method's name.
-func Breaker(b *breaker.Breaker) Observed    { return Guard("ObserveBreaker", b) }
-func Bulkhead(b *bulkhead.Bulkhead) Observed { return Guard("ObserveBulkhead", b) }
+// The Observed of each guard of the repository, as the Observe method of
+// the telemetry modules reports it.
+func Breaker(b *breaker.Breaker) Observed    { return Guard("Observe", b) }
+func Bulkhead(b *bulkhead.Bulkhead) Observed { return Guard("Observe", b) }
 func PriorityBulkhead(b *bulkhead.PriorityBulkhead) Observed {
-	return Guard("ObservePriorityBulkhead", b)
+	return Guard("Observe", b)
 }
-func Limiter(l *limiter.Limiter) Observed    { return Guard("ObserveLimiter", l) }
-func Budget(b *budget.Budget) Observed       { return Guard("ObserveBudget", b) }
-func Throttle(t *throttle.Throttle) Observed { return Guard("ObserveThrottle", t) }
+func Limiter(l *limiter.Limiter) Observed    { return Guard("Observe", l) }
+func Budget(b *budget.Budget) Observed       { return Guard("Observe", b) }
+func Throttle(t *throttle.Throttle) Observed { return Guard("Observe", t) }
 
 // read returns o's reading, by series: "metric" or "metric{value}".
 func read(t *testing.T, o Observed) map[string]float64 {
@@ -47,7 +47,7 @@ func read(t *testing.T, o Observed) map[string]float64 {
 			k += "{" + s.Value + "}"
 		}
 		if _, dup := out[k]; dup {
-			t.Fatalf("%s: series %s twice", o.Method, k)
+			t.Fatalf("%s: series %s twice", o.Kind, k)
 		}
 		out[k] = values[i]
 	}
@@ -250,13 +250,13 @@ func TestObservedCheck(t *testing.T) {
 			for _, s := range o.Series {
 				if s.Metric == m {
 					n++
-					if (m.Label == nil) != (s.Value == "") && o.Method != "ObserveBulkhead" {
-						t.Errorf("%s: series %q of %s, whose label is %v", o.Method, s.Value, m.Name, m.Label)
+					if (m.Label == nil) != (s.Value == "") && o.Kind != "bulkhead" {
+						t.Errorf("%s: series %q of %s, whose label is %v", o.Kind, s.Value, m.Name, m.Label)
 					}
 				}
 			}
 			if m.Label == nil && n != 1 {
-				t.Errorf("%s: %d series of %s, which has no label", o.Method, n, m.Name)
+				t.Errorf("%s: %d series of %s, which has no label", o.Kind, n, m.Name)
 			}
 		}
 	}
@@ -278,7 +278,7 @@ func TestReadWritesEverySeries(t *testing.T) {
 		o.Read(values)
 		for i, v := range values {
 			if math.IsNaN(v) {
-				t.Errorf("%s: series %d (%s %q) left unread", o.Method, i, o.Series[i].Metric.Name, o.Series[i].Value)
+				t.Errorf("%s: series %d (%s %q) left unread", o.Kind, i, o.Series[i].Metric.Name, o.Series[i].Value)
 			}
 		}
 	}

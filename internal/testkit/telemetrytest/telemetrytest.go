@@ -20,6 +20,7 @@ import (
 	"github.com/herdsafe/backoff/breaker"
 	"github.com/herdsafe/backoff/budget"
 	"github.com/herdsafe/backoff/bulkhead"
+	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/limiter"
 	"github.com/herdsafe/backoff/throttle"
 )
@@ -75,12 +76,7 @@ type Registration interface{ Unregister() error }
 // a user moves from one to the other without rewriting a call. The guard
 // of ObserveShared is a SharedGuard, spelled out as the interface it is.
 type Observer[R Registration] interface {
-	ObserveBreaker(name string, b *breaker.Breaker) (R, error)
-	ObserveBulkhead(name string, b *bulkhead.Bulkhead) (R, error)
-	ObservePriorityBulkhead(name string, b *bulkhead.PriorityBulkhead) (R, error)
-	ObserveBudget(name string, b *budget.Budget) (R, error)
-	ObserveThrottle(name string, t *throttle.Throttle) (R, error)
-	ObserveLimiter(name string, l *limiter.Limiter) (R, error)
+	Observe(name string, g guard.Describer) (R, error)
 	ObserveShared(name string, g interface{ Fallback() (bool, uint64, uint64) }) (R, error)
 }
 
@@ -98,16 +94,17 @@ func Observe[R Registration](t *testing.T, in Observer[R], pkg string, states fu
 		observe observe
 		says    []string
 	}{
-		"nil_breaker":           {func() (R, error) { return in.ObserveBreaker("b", nil) }, []string{"ObserveBreaker was given a nil guard"}},
-		"nil_bulkhead":          {func() (R, error) { return in.ObserveBulkhead("b", nil) }, []string{"ObserveBulkhead was given a nil guard"}},
-		"nil_priority_bulkhead": {func() (R, error) { return in.ObservePriorityBulkhead("b", nil) }, []string{"nil guard"}},
-		"nil_budget":            {func() (R, error) { return in.ObserveBudget("b", nil) }, []string{"nil guard"}},
-		"nil_throttle":          {func() (R, error) { return in.ObserveThrottle("b", nil) }, []string{"nil guard"}},
-		"nil_limiter":           {func() (R, error) { return in.ObserveLimiter("b", nil) }, []string{"ObserveLimiter was given a nil guard"}},
+		"nil":                   {func() (R, error) { return in.Observe("b", nil) }, []string{"Observe was given a nil guard"}},
+		"nil_breaker":           {func() (R, error) { return in.Observe("b", (*breaker.Breaker)(nil)) }, []string{"Observe was given a nil guard"}},
+		"nil_bulkhead":          {func() (R, error) { return in.Observe("b", (*bulkhead.Bulkhead)(nil)) }, []string{"Observe was given a nil guard"}},
+		"nil_priority_bulkhead": {func() (R, error) { return in.Observe("b", (*bulkhead.PriorityBulkhead)(nil)) }, []string{"nil guard"}},
+		"nil_budget":            {func() (R, error) { return in.Observe("b", (*budget.Budget)(nil)) }, []string{"nil guard"}},
+		"nil_throttle":          {func() (R, error) { return in.Observe("b", (*throttle.Throttle)(nil)) }, []string{"nil guard"}},
+		"nil_limiter":           {func() (R, error) { return in.Observe("b", (*limiter.Limiter)(nil)) }, []string{"Observe was given a nil guard"}},
 		"nil_shared":            {func() (R, error) { return in.ObserveShared("b", nil) }, []string{"nil guard"}},
 		"typed_nil_shared":      {func() (R, error) { return in.ObserveShared("b", (*Shared)(nil)) }, []string{"nil guard"}},
-		"empty_name":            {func() (R, error) { return in.ObserveBreaker("", breaker.New()) }, []string{"empty name"}},
-		"both":                  {func() (R, error) { return in.ObserveBudget("", nil) }, []string{"nil guard", "empty name"}},
+		"empty_name":            {func() (R, error) { return in.Observe("", breaker.New()) }, []string{"empty name"}},
+		"both":                  {func() (R, error) { return in.Observe("", (*budget.Budget)(nil)) }, []string{"nil guard", "empty name"}},
 	} {
 		_, err := c.observe()
 		for _, says := range c.says {
@@ -117,18 +114,18 @@ func Observe[R Registration](t *testing.T, in Observer[R], pkg string, states fu
 		}
 	}
 
-	reg, err := in.ObserveBreaker("payments", breaker.New())
+	reg, err := in.Observe("payments", breaker.New())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := in.ObserveBreaker("payments", breaker.New()); !errors.Is(err, backoff.ErrInvalidConfiguration) {
+	if _, err := in.Observe("payments", breaker.New()); !errors.Is(err, backoff.ErrInvalidConfiguration) {
 		t.Errorf("a second breaker named payments: %v, want ErrInvalidConfiguration", err)
 	}
 	for i, observe := range []observe{
-		func() (R, error) { return in.ObserveBulkhead("payments", bulkhead.New(1)) },
-		func() (R, error) { return in.ObserveBudget("payments", budget.NewTokenBucket()) },
-		func() (R, error) { return in.ObserveThrottle("payments", throttle.New()) },
-		func() (R, error) { return in.ObserveLimiter("payments", limiter.New()) },
+		func() (R, error) { return in.Observe("payments", bulkhead.New(1)) },
+		func() (R, error) { return in.Observe("payments", budget.NewTokenBucket()) },
+		func() (R, error) { return in.Observe("payments", throttle.New()) },
+		func() (R, error) { return in.Observe("payments", limiter.New()) },
 		func() (R, error) { return in.ObserveShared("payments", &Shared{}) },
 	} {
 		if _, err := observe(); err != nil {
@@ -147,7 +144,7 @@ func Observe[R Registration](t *testing.T, in Observer[R], pkg string, states fu
 	if err := reg.Unregister(); err != nil {
 		t.Errorf("a second Unregister: %v, want nil", err)
 	}
-	if _, err := in.ObserveBreaker("payments", breaker.New()); err != nil {
+	if _, err := in.Observe("payments", breaker.New()); err != nil {
 		t.Errorf("after Unregister the name is still taken: %v", err)
 	}
 }
