@@ -71,9 +71,10 @@ func TestAttemptLeft(t *testing.T) {
 // ctx is done.
 func TestAttemptsBadInput(t *testing.T) {
 	var nilR *Retrier
+	var nilCtx context.Context // nil, on purpose
 	for name, err := range map[string]error{
 		"nil Retrier":  nilR.Attempts(context.Background(), func(context.Context, Attempt) error { return nil }),
-		"nil context":  NewRetrier().Attempts(nil, func(context.Context, Attempt) error { return nil }), //nolint:staticcheck // the case under test
+		"nil context":  NewRetrier().Attempts(nilCtx, func(context.Context, Attempt) error { return nil }),
 		"nil function": NewRetrier().Attempts(context.Background(), nil),
 	} {
 		if !errors.Is(err, ErrInvalidConfiguration) {
