@@ -356,3 +356,31 @@ func ExampleErrRefused() {
 	// Output:
 	// 2 backoff: refused: retry budget spent | connection refused
 }
+
+// A function run by Retrier.Attempts reads the facts of its attempt from
+// the driver: its number, the error and the wait before it.
+func ExampleRetrier_Attempts() {
+	r := backoff.NewRetrier(backoff.WithMaxTries(3), backoff.WithBackOff(backoff.NewConstantBackOff(0)))
+	err := r.Attempts(context.Background(), func(_ context.Context, a backoff.Attempt) error {
+		fmt.Printf("attempt %d, after %v\n", a.Number, a.LastErr)
+		if a.Number < 3 {
+			return errors.New("busy")
+		}
+		return nil
+	})
+	fmt.Println(err)
+	// Output:
+	// attempt 1, after <nil>
+	// attempt 2, after busy
+	// attempt 3, after busy
+	// <nil>
+}
+
+// MarksOf reads what an error says of itself to a driver, through
+// wrapping: here a wait the server named, and the cause given with it.
+func ExampleMarksOf() {
+	err := fmt.Errorf("GET /orders: %w", backoff.RetryAfter(2*time.Second, errors.New("503 Service Unavailable")))
+	m := backoff.MarksOf(err)
+	fmt.Println(m.Named, m.Wait, m.Last, m.Permanent)
+	// Output: true 2s 503 Service Unavailable false
+}
