@@ -73,23 +73,14 @@ func (e *explorer) runLayers(w http.ResponseWriter, r *http.Request, args []stri
 		reply(w, http.StatusBadRequest, layersFailure(err))
 		return
 	}
-	ctx, end, err := e.begin(r.Context())
-	if err != nil {
-		reply(w, http.StatusServiceUnavailable, failure{Error: err.Error()})
-		return
-	}
-	defer end()
-	if e.started != nil {
-		e.started(ctx)
-	}
-	rows, err := layersRows(ctx, o)
+	var rows []layersRow
+	answered, err := e.simulate(w, r, func(ctx context.Context) (err error) {
+		rows, err = layersRows(ctx, o)
+		return err
+	})
 	var u *usageError
 	switch {
-	case err != nil && errors.Is(context.Cause(ctx), errTooLong):
-		reply(w, http.StatusServiceUnavailable, failure{Error: errTooLong.Error()})
-		return
-	case err != nil && r.Context().Err() != nil:
-		reply(w, http.StatusServiceUnavailable, failure{Error: errGone.Error()})
+	case answered:
 		return
 	case errors.As(err, &u):
 		reply(w, http.StatusBadRequest, layersFailure(err))
