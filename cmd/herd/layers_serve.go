@@ -100,8 +100,8 @@ func (e *explorer) runLayers(w http.ResponseWriter, r *http.Request, args []stri
 	}
 	for _, lr := range rows {
 		rr := rowResult{Strategy: lr.Strategy, Values: map[string]float64{}, Chart: res.Chart}
+		rr.Cells = lr.cells()
 		for _, c := range layersColumns {
-			rr.Cells = append(rr.Cells, lr.cell(c))
 			if v, ok := numeric(lr.value(c)); ok {
 				rr.Values[c] = v
 			}

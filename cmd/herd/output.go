@@ -90,12 +90,7 @@ func writeRows(w io.Writer, format string, rows []row) error {
 	case "csv":
 		return writeCSV(w, rows)
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		if rows == nil {
-			rows = []row{}
-		}
-		return enc.Encode(rows)
+		return writeJSON(w, rows)
 	default:
 		return writeTable(w, rows)
 	}
@@ -195,13 +190,28 @@ func cells(r row, names []string, table bool) []string {
 	return out
 }
 
+// writeJSON writes the rows as an indented JSON array, [] when there
+// are none.
+func writeJSON[R any](w io.Writer, rows []R) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if rows == nil {
+		rows = []R{}
+	}
+	return enc.Encode(rows)
+}
+
 // MarshalJSON writes r as an object of the fields that apply to it, in
 // the order of columns.
-func (r row) MarshalJSON() ([]byte, error) {
+func (r row) MarshalJSON() ([]byte, error) { return marshalObject(r.kind().columns(false), r.value) }
+
+// marshalObject writes a JSON object of the keys names, in their order,
+// each with the value value gives it.
+func marshalObject(names []string, value func(name string) any) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
-	for i, name := range r.kind().columns(false) {
-		v, err := json.Marshal(r.value(name))
+	for i, name := range names {
+		v, err := json.Marshal(value(name))
 		if err != nil {
 			return nil, err
 		}
@@ -381,12 +391,18 @@ func writeCSV(w io.Writer, rows []row) error {
 	if slices.ContainsFunc(rows, row.isOverload) {
 		header = appendOverloadColumns(header)
 	}
+	return writeRecords(w, header, rows, func(r row) []string { return cells(r, header, false) })
+}
+
+// writeRecords writes a CSV file of the header and, under it, the record
+// of each row.
+func writeRecords[R any](w io.Writer, header []string, rows []R, record func(R) []string) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(header); err != nil {
 		return err
 	}
 	for _, r := range rows {
-		if err := cw.Write(cells(r, header, false)); err != nil {
+		if err := cw.Write(record(r)); err != nil {
 			return err
 		}
 	}
