@@ -34,10 +34,8 @@ const layersNote = "Each phase: the calls the bottom dependency received per use
 // checkLayersForm reports a setting of the form that does not apply to
 // the layers scenario.
 func checkLayersForm(form map[string]string) error {
-	for _, name := range serveFlags {
-		if _, ok := form[name]; ok && !slices.Contains(layersServeFlags, name) {
-			return usagef("-%s does not apply to layers; it takes -%s", name, strings.Join(layersServeFlags[1:], ", -"))
-		}
+	if name := settingOutside(form, layersServeFlags); name != "" {
+		return usagef("-%s does not apply to layers; it takes -%s", name, strings.Join(layersServeFlags[1:], ", -"))
 	}
 	return nil
 }

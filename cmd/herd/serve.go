@@ -192,7 +192,7 @@ type paramInfo struct {
 }
 
 func (e *explorer) kinds(w http.ResponseWriter, _ *http.Request) {
-	info := kindsInfo{Presets: map[string]string{}, Defaults: map[string]string{}, Docs: map[string]string{},
+	info := kindsInfo{Presets: map[string]string{},
 		Limits: map[string]int{"clients": maxServeClients, "overloadClients": maxServeOverloadClients,
 			"userCalls": maxServeUserCalls, "calls": maxServeCalls},
 		BackOffs: herd.BackOffKinds(), Params: map[string][]string{}, Scenarios: scenarioNames(),
@@ -214,16 +214,7 @@ func (e *explorer) kinds(w http.ResponseWriter, _ *http.Request) {
 			info.Params[b] = append(info.Params[b], p.Name)
 		}
 	}
-	fs := flagSet()
-	for _, name := range serveFlags {
-		if f := fs.Lookup(name); f != nil {
-			v := f.DefValue
-			if strings.HasSuffix(v, "m0s") { // 2m, not 2m0s
-				v = strings.TrimSuffix(v, "0s")
-			}
-			info.Defaults[name], info.Docs[name] = v, f.Usage
-		}
-	}
+	info.Defaults, info.Docs = flagDefaults(flagSet(), serveFlags)
 	info.Defaults["clients"] = fmt.Sprint(defaultOutageClients)
 	info.Defaults["scenario"] = string(herd.Outage)
 	info.Defaults["strategies"] = "breaker"
@@ -231,14 +222,36 @@ func (e *explorer) kinds(w http.ResponseWriter, _ *http.Request) {
 	info.Defaults["overloadStrategy"] = "adaptive-gradient"
 	info.Scenarios = append(info.Scenarios, layersScenario)
 	info.LayersStrategies = herd.LayersStrategies()
-	info.LayersDefaults, info.LayersDocs = map[string]string{}, map[string]string{}
-	lfs := layersFlags()
-	for _, name := range layersServeFlags {
-		if f := lfs.Lookup(name); f != nil {
-			info.LayersDefaults[name], info.LayersDocs[name] = f.DefValue, f.Usage
+	info.LayersDefaults, info.LayersDocs = flagDefaults(layersFlags(), layersServeFlags)
+	reply(w, http.StatusOK, info)
+}
+
+// flagDefaults returns the default and the words of each flag of fs that
+// names gives, as the page shows them: a duration of minutes as 2m, not
+// 2m0s.
+func flagDefaults(fs *flag.FlagSet, names []string) (defaults, docs map[string]string) {
+	defaults, docs = map[string]string{}, map[string]string{}
+	for _, name := range names {
+		if f := fs.Lookup(name); f != nil {
+			v := f.DefValue
+			if strings.HasSuffix(v, "m0s") {
+				v = strings.TrimSuffix(v, "0s")
+			}
+			defaults[name], docs[name] = v, f.Usage
 		}
 	}
-	reply(w, http.StatusOK, info)
+	return defaults, docs
+}
+
+// settingOutside returns the first setting of form, in the order of
+// serveFlags, that is not one of takes; "" if there is none.
+func settingOutside(form map[string]string, takes []string) string {
+	for _, name := range serveFlags {
+		if _, ok := form[name]; ok && !slices.Contains(takes, name) {
+			return name
+		}
+	}
+	return ""
 }
 
 // flagInError finds the flag an error of the command line is about.
@@ -416,11 +429,9 @@ func checkOverloadForm(form map[string]string) error {
 	if sc, err := parseScenarios(form["scenario"]); err != nil || !slices.Equal(sc, []herd.Scenario{herd.Overload}) {
 		return nil // parseArgs reports a bad list, checkServe more than one
 	}
-	for _, name := range serveFlags {
-		if _, ok := form[name]; ok && !slices.Contains(overloadServeFlags, name) {
-			return usagef("-%s does not apply to overload, whose strategies are presets with no setting of their own; it takes -%s",
-				name, strings.Join(overloadServeFlags[1:], ", -"))
-		}
+	if name := settingOutside(form, overloadServeFlags); name != "" {
+		return usagef("-%s does not apply to overload, whose strategies are presets with no setting of their own; it takes -%s",
+			name, strings.Join(overloadServeFlags[1:], ", -"))
 	}
 	list, ok := form["strategies"]
 	if !ok {
