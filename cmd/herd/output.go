@@ -130,7 +130,7 @@ func cell(r row, name string, table bool) string {
 	case bool:
 		return strconv.FormatBool(v)
 	case float64:
-		return r.figure(name, v, table)
+		return r.formatNumber(name, v, table)
 	}
 	if table && !r.Adaptive { // a settle time: the fleet's limit does not move
 		return "-"
@@ -138,8 +138,8 @@ func cell(r row, name string, table bool) string {
 	return ""
 }
 
-// figure formats v, the number of r's column name, as cell says.
-func (r row) figure(name string, v float64, table bool) string {
+// formatNumber formats v, the number of r's column name, as cell says.
+func (r row) formatNumber(name string, v float64, table bool) string {
 	if slices.Contains(countColumns, name) {
 		return number(v)
 	}
