@@ -124,6 +124,24 @@ type Delay struct {
 	StdDev time.Duration
 }
 
+// Draw returns one delay of d as given (the zero Delay is not replaced by
+// the default here): |Mean + normal()×StdDev|, at most the largest
+// Duration, where normal returns a value of the standard normal
+// distribution, such as rand.NormFloat64. It calls normal once, and not
+// at all when StdDev is 0 (the delay is Mean), so that a network without
+// variance draws nothing from normal's source. It is as safe for
+// concurrent use as normal.
+func (d Delay) Draw(normal func() float64) time.Duration {
+	if d.StdDev == 0 {
+		return d.Mean
+	}
+	v := math.Abs(float64(d.Mean) + normal()*float64(d.StdDev))
+	if v >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return time.Duration(v)
+}
+
 // Phases are the states the dependency of the Outage scenario goes
 // through, one after the other, by the time a call reaches it: healthy for
 // Warmup (every call succeeds), down for Down (every call fails), degraded

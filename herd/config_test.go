@@ -107,3 +107,31 @@ func TestOutageInvalidGuards(t *testing.T) {
 		})
 	}
 }
+
+// A Delay draws |Mean + normal×StdDev|, capped at the largest Duration,
+// and draws nothing from its source when it has no variance.
+func TestDelayDraw(t *testing.T) {
+	t.Parallel()
+	calls := 0
+	normal := func(v float64) func() float64 {
+		return func() float64 { calls++; return v }
+	}
+	d := herd.Delay{Mean: 10 * time.Millisecond, StdDev: 2 * time.Millisecond}
+	for _, c := range []struct {
+		n    float64
+		want time.Duration
+	}{{0, 10 * time.Millisecond}, {1.5, 13 * time.Millisecond}, {-6, 2 * time.Millisecond}, {1e300, math.MaxInt64}} {
+		if got := d.Draw(normal(c.n)); got != c.want {
+			t.Errorf("Draw with normal %v = %v, want %v", c.n, got, c.want)
+		}
+	}
+	if calls != 4 {
+		t.Errorf("normal called %d times for 4 draws, want 4", calls)
+	}
+	if got := (herd.Delay{Mean: time.Second}).Draw(normal(3)); got != time.Second || calls != 4 {
+		t.Errorf("Draw without variance = %v and called normal %d times in all, want 1s and 4", got, calls)
+	}
+	if got := (herd.Delay{Mean: math.MaxInt64, StdDev: math.MaxInt64}).Draw(normal(1)); got != math.MaxInt64 {
+		t.Errorf("Draw past the largest Duration = %v, want %v", got, time.Duration(math.MaxInt64))
+	}
+}

@@ -340,18 +340,9 @@ func (s *sim) send(e event) {
 	s.q.push(e)
 }
 
-// delay draws one one-way network delay, |Normal(Mean, StdDev)|.
-func (s *sim) delay() time.Duration {
-	d := s.cfg.Delay
-	if d.StdDev == 0 {
-		return d.Mean
-	}
-	v := math.Abs(float64(d.Mean) + s.net.NormFloat64()*float64(d.StdDev))
-	if v >= math.MaxInt64 {
-		return math.MaxInt64
-	}
-	return time.Duration(v)
-}
+// delay draws one one-way network delay, |Normal(Mean, StdDev)|, from
+// the network's source.
+func (s *sim) delay() time.Duration { return s.cfg.Delay.Draw(s.net.NormFloat64) }
 
 // sat returns t+d, saturating at the largest Duration.
 func sat(t, d time.Duration) time.Duration {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -259,55 +258,31 @@ func (r layersRow) cell(c string) string {
 }
 
 // MarshalJSON writes r as an object of the layers columns, in order.
-func (r layersRow) MarshalJSON() ([]byte, error) {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, c := range layersColumns {
-		v, err := json.Marshal(r.value(c))
-		if err != nil {
-			return nil, err
-		}
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, "%q:%s", c, v)
-	}
-	b.WriteByte('}')
-	return []byte(b.String()), nil
-}
+func (r layersRow) MarshalJSON() ([]byte, error) { return marshalObject(layersColumns, r.value) }
 
 // writeLayers writes the rows as a table, CSV or JSON.
 func writeLayers(w io.Writer, format string, rows []layersRow) error {
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		if rows == nil {
-			rows = []layersRow{}
-		}
-		return enc.Encode(rows)
+		return writeJSON(w, rows)
 	case "csv":
-		fmt.Fprintln(w, strings.Join(layersColumns, ","))
-		for _, r := range rows {
-			var cells []string
-			for _, c := range layersColumns {
-				cells = append(cells, r.cell(c))
-			}
-			if _, err := fmt.Fprintln(w, strings.Join(cells, ",")); err != nil {
-				return err
-			}
-		}
-		return nil
+		return writeRecords(w, layersColumns, rows, layersRow.cells)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, strings.Join(layersColumns, "\t")+"\t")
 	for _, r := range rows {
-		for _, c := range layersColumns {
-			fmt.Fprint(tw, r.cell(c)+"\t")
-		}
-		fmt.Fprintln(tw)
+		fmt.Fprintln(tw, strings.Join(r.cells(), "\t")+"\t")
 	}
 	return tw.Flush()
+}
+
+// cells are the cells of r, in the order of layersColumns.
+func (r layersRow) cells() []string {
+	out := make([]string, len(layersColumns))
+	for i, c := range layersColumns {
+		out[i] = r.cell(c)
+	}
+	return out
 }
 
 // runLayers runs the layers scenario (herd.Layers): a chain of tiers, each

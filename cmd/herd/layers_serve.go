@@ -34,10 +34,8 @@ const layersNote = "Each phase: the calls the bottom dependency received per use
 // checkLayersForm reports a setting of the form that does not apply to
 // the layers scenario.
 func checkLayersForm(form map[string]string) error {
-	for _, name := range serveFlags {
-		if _, ok := form[name]; ok && !slices.Contains(layersServeFlags, name) {
-			return usagef("-%s does not apply to layers; it takes -%s", name, strings.Join(layersServeFlags[1:], ", -"))
-		}
+	if name := settingOutside(form, layersServeFlags); name != "" {
+		return usagef("-%s does not apply to layers; it takes -%s", name, strings.Join(layersServeFlags[1:], ", -"))
 	}
 	return nil
 }
@@ -73,23 +71,14 @@ func (e *explorer) runLayers(w http.ResponseWriter, r *http.Request, args []stri
 		reply(w, http.StatusBadRequest, layersFailure(err))
 		return
 	}
-	ctx, end, err := e.begin(r.Context())
-	if err != nil {
-		reply(w, http.StatusServiceUnavailable, failure{Error: err.Error()})
-		return
-	}
-	defer end()
-	if e.started != nil {
-		e.started(ctx)
-	}
-	rows, err := layersRows(ctx, o)
+	var rows []layersRow
+	answered, err := e.simulate(w, r, func(ctx context.Context) (err error) {
+		rows, err = layersRows(ctx, o)
+		return err
+	})
 	var u *usageError
 	switch {
-	case err != nil && errors.Is(context.Cause(ctx), errTooLong):
-		reply(w, http.StatusServiceUnavailable, failure{Error: errTooLong.Error()})
-		return
-	case err != nil && r.Context().Err() != nil:
-		reply(w, http.StatusServiceUnavailable, failure{Error: errGone.Error()})
+	case answered:
 		return
 	case errors.As(err, &u):
 		reply(w, http.StatusBadRequest, layersFailure(err))
@@ -109,8 +98,8 @@ func (e *explorer) runLayers(w http.ResponseWriter, r *http.Request, args []stri
 	}
 	for _, lr := range rows {
 		rr := rowResult{Strategy: lr.Strategy, Values: map[string]float64{}, Chart: res.Chart}
+		rr.Cells = lr.cells()
 		for _, c := range layersColumns {
-			rr.Cells = append(rr.Cells, lr.cell(c))
 			if v, ok := numeric(lr.value(c)); ok {
 				rr.Values[c] = v
 			}

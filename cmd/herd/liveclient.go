@@ -55,15 +55,9 @@ func newLiveClient(o *options, st herd.Strategy, base http.RoundTripper) *liveCl
 	return c
 }
 
-// oneWay draws one one-way network delay, |Normal(Mean, StdDev)|.
-func (c *liveClient) oneWay() time.Duration {
-	d := c.delay
-	if d.StdDev == 0 {
-		return d.Mean
-	}
-	v := math.Abs(float64(d.Mean) + rand.NormFloat64()*float64(d.StdDev))
-	return time.Duration(min(v, math.MaxInt64))
-}
+// oneWay draws one one-way network delay, |Normal(Mean, StdDev)|, as
+// the simulation does.
+func (c *liveClient) oneWay() time.Duration { return c.delay.Draw(rand.NormFloat64) }
 
 // outcome is how a live client ended.
 type outcome int

@@ -90,100 +90,82 @@ func writeRows(w io.Writer, format string, rows []row) error {
 	case "csv":
 		return writeCSV(w, rows)
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		if rows == nil {
-			rows = []row{}
-		}
-		return enc.Encode(rows)
+		return writeJSON(w, rows)
 	default:
 		return writeTable(w, rows)
 	}
 }
 
-// cell formats the field name of r, "" if it does not apply to r.
-// Amplifications have three decimals. In the table, seconds have two
-// decimals, last_success_s reads ">T" when some
+// countColumns are the columns of counts (means of calls or clients),
+// which number prints, and shareColumns those of amplifications and
+// shares of the calls, which ratio prints. The failed shares of a phase
+// (phaseOfColumn), in percent, have one decimal in the table and three
+// elsewhere; the other figures, seconds and latency ratios, two in the
+// table and three elsewhere.
+var (
+	countColumns = []string{"calls", "peak_per_10ms", "failed", "unfinished", "user_calls", "user_failed"}
+	shareColumns = []string{"outage_x", "outage_peak_x", "degraded_x", "total_x", "goodput", "timed_out", "server_refused", "refused"}
+)
+
+// cell formats the field name of r (see value), "" if it does not apply
+// to r: text as it is, counts, shares and decimals as countColumns says.
+// The table marks its seconds: last_success_s reads ">T" when some
 // clients were unfinished at the cut-off T and "-" when no client
-// succeeded, and recovery_s reads ">T" when the fleet was not back to
-// normal by the end, T after the healthy phase began; the CSV file keeps
-// the numbers, with three decimals, and recovered says the last.
+// succeeded; recovery_s and success_s read ">T" when the fleet was not
+// back to normal (Recovered, SuccessRecovered) by the end, T after the
+// healthy phase began; an overload settle time reads ">T" when the
+// fleet's limit had not settled by the end of its stage, T after the
+// step, and "-" when the fleet's limit does not move, which the CSV file
+// leaves empty. The CSV file keeps the numbers, and the columns recovered,
+// success_recovered and settled say what the marks say.
 func cell(r row, name string, table bool) string {
-	decimals := 3
-	if table {
-		decimals = 2
-	}
-	fixed := func(v float64) string { return strconv.FormatFloat(v, 'f', decimals, 64) }
-	switch name {
-	case "scenario":
-		return r.Scenario
-	case "strategy":
-		return r.Strategy
-	case "clients":
-		return strconv.Itoa(r.Clients)
-	case "runs":
-		return strconv.Itoa(r.Runs)
-	case "calls":
-		return number(r.Calls)
-	case "peak_per_10ms":
-		return number(r.PeakLoad)
-	}
-	if r.isOverload() {
-		return r.overloadCell(name, table)
-	}
-	if r.isOutage() {
-		switch name {
-		case "user_calls":
-			return number(r.UserCalls)
-		case "user_failed":
-			return number(r.UserFailed)
-		case "outage_x":
-			return ratio(r.DownX)
-		case "outage_peak_x":
-			return ratio(r.DownPeakX)
-		case "degraded_x":
-			return ratio(r.DegradedX)
-		case "total_x":
-			return ratio(r.TotalX)
-		case "recovery_s":
-			if table && !r.Recovered {
-				return ">" + fixed(r.RecoveryS)
-			}
-			return fixed(r.RecoveryS)
-		case "recovered":
-			return strconv.FormatBool(r.Recovered)
-		case "success_s":
-			if table && !r.SuccessRecovered {
-				return ">" + fixed(r.SuccessS)
-			}
-			return fixed(r.SuccessS)
-		case "success_recovered":
-			return strconv.FormatBool(r.SuccessRecovered)
-		}
-		if p, ok := phaseOfColumn[name]; ok {
-			d := 3
-			if table {
-				d = 1
-			}
-			return strconv.FormatFloat(r.FailedPct[p], 'f', d, 64)
-		}
+	if !slices.Contains(r.kind().columns(false), name) {
 		return ""
 	}
-	switch name {
-	case "last_success_s":
-		switch {
-		case table && r.Unfinished > 0:
-			return ">" + fixed(r.Seconds)
-		case table && r.Failed >= float64(r.Clients):
-			return "-"
-		}
-		return fixed(r.Seconds)
-	case "failed":
-		return number(r.Failed)
-	case "unfinished":
-		return number(r.Unfinished)
+	switch v := r.value(name).(type) {
+	case string:
+		return v
+	case int:
+		return strconv.Itoa(v)
+	case bool:
+		return strconv.FormatBool(v)
+	case float64:
+		return r.formatNumber(name, v, table)
+	}
+	if table && !r.Adaptive { // a settle time: the fleet's limit does not move
+		return "-"
 	}
 	return ""
+}
+
+// formatNumber formats v, the number of r's column name, as cell says.
+func (r row) formatNumber(name string, v float64, table bool) string {
+	if slices.Contains(countColumns, name) {
+		return number(v)
+	}
+	if slices.Contains(shareColumns, name) {
+		return ratio(v)
+	}
+	if _, ok := phaseOfColumn[name]; ok {
+		if table {
+			return strconv.FormatFloat(v, 'f', 1, 64)
+		}
+		return strconv.FormatFloat(v, 'f', 3, 64)
+	}
+	if !table {
+		return strconv.FormatFloat(v, 'f', 3, 64)
+	}
+	s := strconv.FormatFloat(v, 'f', 2, 64)
+	switch {
+	case name == "last_success_s" && r.Unfinished > 0,
+		name == "recovery_s" && !r.Recovered,
+		name == "success_s" && !r.SuccessRecovered,
+		r.unsettled(name):
+		return ">" + s
+	case name == "last_success_s" && r.Failed >= float64(r.Clients):
+		return "-"
+	}
+	return s
 }
 
 // cells formats the fields names of r.
@@ -195,13 +177,28 @@ func cells(r row, names []string, table bool) []string {
 	return out
 }
 
+// writeJSON writes the rows as an indented JSON array, [] when there
+// are none.
+func writeJSON[R any](w io.Writer, rows []R) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if rows == nil {
+		rows = []R{}
+	}
+	return enc.Encode(rows)
+}
+
 // MarshalJSON writes r as an object of the fields that apply to it, in
 // the order of columns.
-func (r row) MarshalJSON() ([]byte, error) {
+func (r row) MarshalJSON() ([]byte, error) { return marshalObject(r.kind().columns(false), r.value) }
+
+// marshalObject writes a JSON object of the keys names, in their order,
+// each with the value value gives it.
+func marshalObject(names []string, value func(name string) any) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
-	for i, name := range r.kind().columns(false) {
-		v, err := json.Marshal(r.value(name))
+	for i, name := range names {
+		v, err := json.Marshal(value(name))
 		if err != nil {
 			return nil, err
 		}
@@ -214,11 +211,10 @@ func (r row) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// value returns the field name of r, for JSON.
+// value returns the field name of r, for JSON and for cell: a string, an
+// int, a float64, a bool, or nil for a settle time of overload where the
+// fleet's limit does not move.
 func (r row) value(name string) any {
-	if v, ok := r.overloadValue(name); ok {
-		return v
-	}
 	switch name {
 	case "scenario":
 		return r.Scenario
@@ -258,9 +254,31 @@ func (r row) value(name string) any {
 		return r.SuccessS
 	case "success_recovered":
 		return r.SuccessRecovered
+	case "goodput":
+		return r.Goodput
+	case "p50_x":
+		return r.P50X
+	case "p99_x":
+		return r.P99X
+	case "p99_p99":
+		return r.P99P99
+	case "server_refused":
+		return r.ServerRefused
+	case "timed_out":
+		return r.TimedOut
+	case "refused":
+		return r.Refused
+	case "settled":
+		return r.Settled
 	}
 	if p, ok := phaseOfColumn[name]; ok {
 		return r.FailedPct[p]
+	}
+	if i := settleStep(name); i >= 0 {
+		if !r.Adaptive || i >= len(r.Settle) {
+			return nil
+		}
+		return r.Settle[i]
 	}
 	return nil
 }
@@ -381,12 +399,18 @@ func writeCSV(w io.Writer, rows []row) error {
 	if slices.ContainsFunc(rows, row.isOverload) {
 		header = appendOverloadColumns(header)
 	}
+	return writeRecords(w, header, rows, func(r row) []string { return cells(r, header, false) })
+}
+
+// writeRecords writes a CSV file of the header and, under it, the record
+// of each row.
+func writeRecords[R any](w io.Writer, header []string, rows []R, record func(R) []string) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(header); err != nil {
 		return err
 	}
 	for _, r := range rows {
-		if err := cw.Write(cells(r, header, false)); err != nil {
+		if err := cw.Write(record(r)); err != nil {
 			return err
 		}
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -89,86 +88,18 @@ func appendOverloadColumns(header []string) []string {
 	return header
 }
 
-// overloadCell formats the field name of an overload row, "" if it does
-// not apply. Goodput and the shares have three decimals, the latency
-// ratios two in the table and three elsewhere; the settle times are seconds, with two decimals in the
-// table, where they read "-" for a fleet whose limit does not move and
-// ">T" for a limit that had not settled by the end of its stage, T after
-// the step; in CSV a fleet whose limit does not move leaves them empty.
-func (r row) overloadCell(name string, table bool) string {
-	decimals := 3
-	if table {
-		decimals = 2
-	}
-	switch name {
-	case "goodput":
-		return ratio(r.Goodput)
-	case "p50_x":
-		return strconv.FormatFloat(r.P50X, 'f', decimals, 64)
-	case "p99_x":
-		return strconv.FormatFloat(r.P99X, 'f', decimals, 64)
-	case "p99_p99":
-		return strconv.FormatFloat(r.P99P99, 'f', decimals, 64)
-	case "timed_out":
-		return ratio(r.TimedOut)
-	case "server_refused":
-		return ratio(r.ServerRefused)
-	case "refused":
-		return ratio(r.Refused)
-	case "settled":
-		return strconv.FormatBool(r.Settled)
-	}
-	i := slices.IndexFunc(overloadSteps, func(s struct{ stage, column string }) bool { return s.column == name })
-	if i < 0 || i >= len(r.Settle) {
-		return ""
-	}
-	switch {
-	case !r.Adaptive && table:
-		return "-"
-	case !r.Adaptive:
-		return ""
-	case table && !r.settled[i]:
-		return ">" + strconv.FormatFloat(r.Settle[i], 'f', 2, 64)
-	case table:
-		return strconv.FormatFloat(r.Settle[i], 'f', 2, 64)
-	}
-	return strconv.FormatFloat(r.Settle[i], 'f', 3, 64)
+// settleStep returns the step of overloadSteps whose settle time the
+// column name is, or -1.
+func settleStep(name string) int {
+	return slices.IndexFunc(overloadSteps, func(s struct{ stage, column string }) bool { return s.column == name })
 }
 
-// overloadValue returns the field name of an overload row, for JSON, and
-// whether it is one of overload's own: a settle time is null for a fleet
-// whose limit does not move.
-func (r row) overloadValue(name string) (any, bool) {
-	if !r.isOverload() {
-		return nil, false
-	}
-	switch name {
-	case "goodput":
-		return r.Goodput, true
-	case "p50_x":
-		return r.P50X, true
-	case "p99_x":
-		return r.P99X, true
-	case "p99_p99":
-		return r.P99P99, true
-	case "server_refused":
-		return r.ServerRefused, true
-	case "timed_out":
-		return r.TimedOut, true
-	case "refused":
-		return r.Refused, true
-	case "settled":
-		return r.Settled, true
-	}
-	for i, s := range overloadSteps {
-		if s.column == name {
-			if !r.Adaptive || i >= len(r.Settle) {
-				return nil, true
-			}
-			return r.Settle[i], true
-		}
-	}
-	return nil, false
+// unsettled reports whether the column name of r is the settle time of a
+// step after which the fleet's limit had not settled by the end of its
+// stage.
+func (r row) unsettled(name string) bool {
+	i := settleStep(name)
+	return i >= 0 && i < len(r.settled) && !r.settled[i]
 }
 
 // overloadFooter explains the marks of the overload table.
