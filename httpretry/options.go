@@ -37,15 +37,21 @@ const (
 // RoundTrip fail with an error matching ErrInvalidConfiguration.
 type Option func(*config)
 
-// config is what the options set.
-type config struct {
+// rules are the settings a Transport reads on every request, as the
+// options set them.
+type rules struct {
 	retryable     func(*http.Request, *http.Response, error) bool
 	methods       []string
 	idemHeaders   []string
 	maxRetryAfter time.Duration
 	clock         clock.Clock
 	random        func() float64
-	hopHeaders    bool
+	hopHeaders    bool // send the attempt and the deadline with every attempt
+}
+
+// config is what the options set.
+type config struct {
+	rules
 
 	// Where the guards go, and the bound of each attempt.
 	requestGuards  []guard.Guard
@@ -66,15 +72,17 @@ type config struct {
 // newConfig returns the defaults of a Transport.
 func newConfig() config {
 	return config{
-		maxTries:      DefaultMaxTries,
-		retryable:     DefaultRetryable,
-		methods:       defaultMethods,
-		idemHeaders:   defaultIdempotencyHeaders,
-		maxRetryAfter: DefaultMaxRetryAfter,
-		clock:         setting.RealClock,
-		random:        rand.Float64,
-		name:          "httpretry",
-		hopHeaders:    true,
+		rules: rules{
+			retryable:     DefaultRetryable,
+			methods:       defaultMethods,
+			idemHeaders:   defaultIdempotencyHeaders,
+			maxRetryAfter: DefaultMaxRetryAfter,
+			clock:         setting.RealClock,
+			random:        rand.Float64,
+			hopHeaders:    true,
+		},
+		maxTries: DefaultMaxTries,
+		name:     "httpretry",
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/internal/setting"
 	"github.com/herdsafe/backoff/internal/typednil"
@@ -31,20 +30,14 @@ import (
 // zero Transport, and a nil *Transport, are not usable: their RoundTrip
 // reports ErrInvalidConfiguration.
 type Transport struct {
-	base          http.RoundTripper
-	retryable     func(*http.Request, *http.Response, error) bool
-	methods       []string
-	idemHeaders   []string
-	maxRetryAfter time.Duration
-	clock         clock.Clock
-	random        func() float64
-	policy        *policy.Policy // the request guards, the retry stage, the attempt guards
-	maxTries      uint           // the retry stage's attempt budget
-	status        bool           // an Instrumenter or the logger reads AttemptStatus
-	guarded       bool           // guards see the requests: the call is their context (see hostKey)
-	detach        bool           // a per-attempt timeout can cancel an attempt's context
-	hopHeaders    bool           // send the attempt and the deadline with every attempt
-	err           error          // the first invalid setting
+	base http.RoundTripper
+	rules
+	policy   *policy.Policy // the request guards, the retry stage, the attempt guards
+	maxTries uint           // the retry stage's attempt budget
+	status   bool           // an Instrumenter or the logger reads AttemptStatus
+	guarded  bool           // guards see the requests: the call is their context (see hostKey)
+	detach   bool           // a per-attempt timeout can cancel an attempt's context
+	err      error          // the first invalid setting
 }
 
 var defaultMethods = []string{http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace}
@@ -71,18 +64,12 @@ func NewTransport(base http.RoundTripper, opts ...Option) *Transport {
 	}
 	setting.Apply(settings, &c.err, "NewTransport", &c, opts)
 	t := &Transport{
-		base:          base,
-		retryable:     c.retryable,
-		methods:       c.methods,
-		idemHeaders:   c.idemHeaders,
-		maxRetryAfter: c.maxRetryAfter,
-		clock:         c.clock,
-		random:        c.random,
-		maxTries:      c.maxTries,
-		status:        c.logger != nil || len(c.instrumenters) > 0,
-		guarded:       len(c.requestGuards)+len(c.attemptGuards) > 0,
-		detach:        c.attemptTimeout > 0,
-		hopHeaders:    c.hopHeaders,
+		base:     base,
+		rules:    c.rules,
+		maxTries: c.maxTries,
+		status:   c.logger != nil || len(c.instrumenters) > 0,
+		guarded:  len(c.requestGuards)+len(c.attemptGuards) > 0,
+		detach:   c.attemptTimeout > 0,
 	}
 	if c.err == nil {
 		t.policy, c.err = c.build(t.status)
