@@ -60,10 +60,10 @@ func (r *Retrier) options() *options {
 // have a type parameter: capture a result in fn.) A nil r, ctx or fn is
 // reported as ErrInvalidConfiguration.
 func (r *Retrier) DoErr(ctx context.Context, fn func(context.Context) error) error {
-	if fn == nil {
-		return invalidCall("Retrier.DoErr was given a nil function")
+	if r == nil || ctx == nil || fn == nil {
+		return unusable("DoErr", r == nil, ctx == nil)
 	}
-	return r.Attempts(ctx, func(ctx context.Context, _ Attempt) error { return fn(ctx) })
+	return retry(ctx, nil, r.options(), func(ctx context.Context, _ Attempt) error { return fn(ctx) })
 }
 
 // Attempts is DoErr for a function that reads the facts of its attempt:
@@ -71,15 +71,23 @@ func (r *Retrier) DoErr(ctx context.Context, fn func(context.Context) error) err
 // driver fills them in. A layer that runs guards or sends the attempt's
 // number on the wire reads them here rather than counting attempts itself.
 func (r *Retrier) Attempts(ctx context.Context, fn func(context.Context, Attempt) error) error {
-	switch {
-	case r == nil:
-		return invalidCall("a method was called on a nil *Retrier")
-	case ctx == nil:
-		return invalidCall("Retrier.Attempts was given a nil context")
-	case fn == nil:
-		return invalidCall("Retrier.Attempts was given a nil function")
+	if r == nil || ctx == nil || fn == nil {
+		return unusable("Attempts", r == nil, ctx == nil)
 	}
 	return retry(ctx, nil, r.options(), fn)
+}
+
+// unusable returns the *Error of a call of the Retrier method named
+// method that cannot be made: on a nil *Retrier, with a nil context, or
+// else with a nil function.
+func unusable(method string, nilR, nilCtx bool) error {
+	switch {
+	case nilR:
+		return invalidCall(method + " was called on a nil *Retrier")
+	case nilCtx:
+		return invalidCall("Retrier." + method + " was given a nil context")
+	}
+	return invalidCall("Retrier." + method + " was given a nil function")
 }
 
 // Loop returns a new Loop on r's options. A Loop sees no operation and no
