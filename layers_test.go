@@ -25,17 +25,19 @@ var (
 	// The floors of internal/ (internal/README.md). The leaves import
 	// nothing of the module but other leaves, and any package may import
 	// them. The production internals read the layers below them (the core,
-	// the guard contract, the composition, the guards, pushback and hop)
-	// and are read by those above (the Instrumenters); they import no
-	// transport, no Instrumenter, nothing of another module. The test kits
+	// the guard contract, the composition, pushback and hop) and are read
+	// by those above (the Instrumenters); they import no guard (they read
+	// a guard through the guard contract, and its errors by the names they
+	// give themselves), no transport, no Instrumenter, nothing of another
+	// module. The test kits
 	// live under internal/testkit/, and only _test.go files import them,
 	// so that no build of the library holds one. A new package of
 	// internal/ must take its floor here.
-	internalLeaves     = []string{"internal/fleet", "internal/queue", "internal/setting", "internal/typednil", "internal/window"}
+	internalLeaves     = []string{"internal/fleet", "internal/queue", "internal/sentinel", "internal/setting", "internal/typednil", "internal/window"}
 	internalProduction = []string{"internal/telemetry"}
 	// belowProduction is what a production internal may import besides
 	// the leaves and the other production internals.
-	belowProduction = []string{"", "guard", "policy", "breaker", "bulkhead", "budget", "throttle", "chaos", "limiter", "hedge", "pushback", "hop"}
+	belowProduction = []string{"", "guard", "policy", "pushback", "hop"}
 )
 
 const testKits = "internal/testkit"
@@ -257,6 +259,7 @@ func TestLayersCatchWrongImports(t *testing.T) {
 		"internal/window/a.go":    imp(module + "/guard"),
 		"internal/queue/a.go":     imp(module + "/internal/telemetry"),
 		"internal/telemetry/b.go": imp(module + "/httpretry"),
+		"internal/telemetry/c.go": imp(module + "/breaker"),
 		"internal/helper/a.go":    "",
 		"internal/fleet/a.go":     imp("testing"),
 		"budget/a.go":             imp(module+"/internal/fleet") + "func init() {}\n",
@@ -278,6 +281,7 @@ func TestLayersCatchWrongImports(t *testing.T) {
 		"package " + m + "internal/fleet imports testing in a non-test file: it is a test kit, and belongs under internal/testkit",
 		"package " + m + "internal/helper has no floor: list it in internalLeaves or internalProduction, or move a test kit under internal/testkit",
 		"package " + m + "internal/queue imports " + m + "internal/telemetry: a leaf of internal/ imports only other leaves",
+		"package " + m + "internal/telemetry imports " + m + "breaker: a production package of internal/ imports only the leaves, the other production internals and the layers below it (belowProduction)",
 		"package " + m + "internal/telemetry imports " + m + "httpretry: a production package of internal/ imports only the leaves, the other production internals and the layers below it (belowProduction)",
 		"package " + m + "internal/window imports " + m + "guard: a leaf of internal/ imports only other leaves",
 		"package " + m + "otel imports " + m + "internal/testkit/kit: a test kit, for _test.go files only",

@@ -1,9 +1,9 @@
 package breaker
 
 import (
-	"errors"
 	"time"
 
+	"github.com/herdsafe/backoff/internal/sentinel"
 	"github.com/herdsafe/backoff/internal/setting"
 )
 
@@ -14,7 +14,13 @@ import (
 // comes back wrapped in an error that matches [backoff.ErrRefused] (in a
 // policy, the Cause of the [*backoff.Error]); errors.Is and errors.As see
 // through the wrapper.
-var ErrCircuitOpen = errors.New("breaker: circuit open")
+//
+// It names itself for telemetry: error.type "breaker.ErrCircuitOpen",
+// retry.cause "circuit_open".
+var ErrCircuitOpen error = sentinel.New("breaker: circuit open", "breaker.ErrCircuitOpen", causeOpen)
+
+// causeOpen is the retry cause of a refusal.
+const causeOpen = "circuit_open"
 
 // OpenError is the error of a refused call. It matches [ErrCircuitOpen]
 // with errors.Is; find it with errors.As to read how long the breaker
@@ -51,6 +57,11 @@ func (e *OpenError) Error() string {
 
 // Is reports whether target is ErrCircuitOpen.
 func (e *OpenError) Is(target error) bool { return target == ErrCircuitOpen }
+
+// RetryCause returns "circuit_open", the retry cause of [ErrCircuitOpen],
+// which the refusal matches through its Is method rather than by wrapping
+// it: the name a retry that gave up on this refusal is reported under.
+func (e *OpenError) RetryCause() string { return causeOpen }
 
 // RetryAfter returns Duration, the time until the breaker admits a probe.
 func (e *OpenError) RetryAfter() time.Duration { return e.Duration }

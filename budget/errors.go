@@ -1,8 +1,7 @@
 package budget
 
 import (
-	"errors"
-
+	"github.com/herdsafe/backoff/internal/sentinel"
 	"github.com/herdsafe/backoff/internal/setting"
 )
 
@@ -11,7 +10,10 @@ import (
 // matches backoff.ErrRefused; inside a policy that error is the Cause of
 // the retry stage it stops, and the *backoff.Error's LastErr keeps the
 // error of the last attempt that ran: match it with errors.Is.
-var ErrBudgetExhausted = errors.New("budget: retry budget exhausted")
+//
+// It names itself for telemetry: error.type "budget.ErrBudgetExhausted",
+// retry.cause "budget_exhausted".
+var ErrBudgetExhausted error = sentinel.New("budget: retry budget exhausted", "budget.ErrBudgetExhausted", "budget_exhausted")
 
 // settings makes the errors of the settings a Budget cannot use.
 const settings = setting.Package("budget")

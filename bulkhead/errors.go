@@ -1,9 +1,9 @@
 package bulkhead
 
 import (
-	"errors"
 	"fmt"
 
+	"github.com/herdsafe/backoff/internal/sentinel"
 	"github.com/herdsafe/backoff/internal/setting"
 )
 
@@ -12,7 +12,13 @@ import (
 // queue, a queued caller's maximum wait reached, or a call shed by its
 // priority ([ShedError]). A caller whose context ended first gets the
 // context's error instead, which does not match ErrBulkheadFull.
-var ErrBulkheadFull = errors.New("bulkhead: full")
+//
+// It names itself for telemetry: error.type "bulkhead.ErrBulkheadFull",
+// retry.cause "bulkhead_full".
+var ErrBulkheadFull error = sentinel.New("bulkhead: full", "bulkhead.ErrBulkheadFull", causeFull)
+
+// causeFull is the retry cause of a refusal.
+const causeFull = "bulkhead_full"
 
 // ShedError is the refusal of a [PriorityBulkhead]: admitting the call
 // would have taken the bulkhead past the threshold of its priority. It
@@ -40,6 +46,11 @@ func (e ShedError) Error() string {
 
 // Is reports whether target is ErrBulkheadFull.
 func (e ShedError) Is(target error) bool { return target == ErrBulkheadFull }
+
+// RetryCause returns "bulkhead_full", the retry cause of [ErrBulkheadFull],
+// which the refusal matches through its Is method rather than by wrapping
+// it: the name a retry that gave up on this refusal is reported under.
+func (e ShedError) RetryCause() string { return causeFull }
 
 // settings makes the errors of the settings a bulkhead cannot use.
 const settings = setting.Package("bulkhead")

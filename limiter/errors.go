@@ -1,10 +1,10 @@
 package limiter
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/herdsafe/backoff/bulkhead"
+	"github.com/herdsafe/backoff/internal/sentinel"
 	"github.com/herdsafe/backoff/internal/setting"
 )
 
@@ -13,7 +13,13 @@ import (
 // maximum wait reached, or a call shed by its priority ([ShedError]). A
 // caller whose context ended first gets the context's error instead, which
 // does not match ErrLimitExceeded.
-var ErrLimitExceeded = errors.New("limiter: concurrency limit reached")
+//
+// It names itself for telemetry: error.type "limiter.ErrLimitExceeded",
+// retry.cause "limit_exceeded".
+var ErrLimitExceeded error = sentinel.New("limiter: concurrency limit reached", "limiter.ErrLimitExceeded", causeExceeded)
+
+// causeExceeded is the retry cause of a refusal.
+const causeExceeded = "limit_exceeded"
 
 // ShedError is the refusal of a call shed by its priority (see
 // WithPriorityThresholds): admitting it would have taken the calls in
@@ -37,6 +43,12 @@ func (e ShedError) Error() string {
 
 // Is reports whether target is ErrLimitExceeded.
 func (e ShedError) Is(target error) bool { return target == ErrLimitExceeded }
+
+// RetryCause returns "limit_exceeded", the retry cause of
+// [ErrLimitExceeded], which the refusal matches through its Is method
+// rather than by wrapping it: the name a retry that gave up on this
+// refusal is reported under.
+func (e ShedError) RetryCause() string { return causeExceeded }
 
 // settings makes the errors of the settings a Limiter cannot use.
 const settings = setting.Package("limiter")

@@ -211,7 +211,9 @@
 // (or by WithErrorType's function):
 //
 //   - An error in the chain with an ErrorType() string method names itself,
-//     as the OpenTelemetry conventions let an error do.
+//     as the OpenTelemetry conventions let an error do; unless it also has
+//     a RetryCause() string method, as a guard's sentinel has: such an
+//     error is named only where the wrappers below lead.
 //   - The wrappers of packages backoff, guard and policy (Permanent's
 //     mark, a guard's refusal, a *RetryAfterError, the *backoff.Error of an
 //     inner retry stage) and those of fmt.Errorf with a single %w are
@@ -221,24 +223,26 @@
 //     fmt.Errorf("%w: %w", backoff.ErrRetriesCanceled, err).
 //   - The sentinels backoff.ErrRefused, backoff.ErrRetriesCanceled,
 //     backoff.ErrPermanent, context.Canceled, context.DeadlineExceeded,
-//     io.EOF, io.ErrUnexpectedEOF, breaker.ErrCircuitOpen,
-//     bulkhead.ErrBulkheadFull, budget.ErrBudgetExhausted,
-//     throttle.ErrThrottled and limiter.ErrLimitExceeded are named after
-//     their variable, such as
-//     "context.DeadlineExceeded". The attempt Do refuses because its
+//     io.EOF and io.ErrUnexpectedEOF are named after their variable, such
+//     as "context.DeadlineExceeded"; the guards' sentinels name themselves
+//     so: breaker.ErrCircuitOpen, bulkhead.ErrBulkheadFull,
+//     budget.ErrBudgetExhausted, throttle.ErrThrottled and
+//     limiter.ErrLimitExceeded. The attempt Do refuses because its
 //     context is done is "backoff.ErrRefused".
 //   - Otherwise the name is the Go type's, as the conventions' Go
 //     implementation gives it: "*net.OpError" for a pointer type,
 //     "syscall.Errno", with the full package path, for a named type.
 //
 // retry.cause is one of "invalid_configuration", "permanent",
-// "exhausted", "max_elapsed_time", "retries_canceled", "circuit_open",
-// "bulkhead_full", "budget_exhausted", "throttled", "limit_exceeded",
-// "canceled" and "deadline_exceeded", matched with errors.Is in that order. A guard's
-// refusal (which matches backoff.ErrRefused and wraps the guard's error)
-// is named by the guard's error, as "circuit_open" for a breaker's, and
-// "refused" for a guard of your own; any other cause (a context's custom
-// cause) is named by its type, as error.type is.
+// "exhausted", "max_elapsed_time", "retries_canceled" (matched with
+// errors.Is in that order); else the RetryCause() string of the first
+// error in the chain with one: a guard's, such as "circuit_open",
+// "bulkhead_full", "budget_exhausted", "throttled" or "limit_exceeded";
+// else "canceled" or "deadline_exceeded". A guard's refusal (which
+// matches backoff.ErrRefused and wraps the guard's error) is named by the
+// guard's error, as "circuit_open" for a breaker's, and "refused" for a
+// guard of your own whose error names no cause; any other cause (a
+// context's custom cause) is named by its type, as error.type is.
 //
 // # Logs
 //

@@ -168,7 +168,9 @@
 //     retry.
 //   - error_type is the type of the attempt's error, never its message (or
 //     what WithErrorType's function says). An error in the chain with an
-//     ErrorType() string method names itself; the wrappers of packages
+//     ErrorType() string method names itself (one that also has a
+//     RetryCause() string method, a guard's sentinel, only where the
+//     wrappers lead); the wrappers of packages
 //     backoff, guard and policy (Permanent's mark, a guard's refusal, a
 //     *RetryAfterError, the *backoff.Error of an inner retry stage) and of
 //     fmt.Errorf with a single %w are looked through, and so is an error of
@@ -176,21 +178,24 @@
 //     backoff.ErrRefused, backoff.ErrRetriesCanceled and
 //     backoff.ErrPermanent; the sentinels backoff.ErrRefused,
 //     backoff.ErrRetriesCanceled, backoff.ErrPermanent, context.Canceled,
-//     context.DeadlineExceeded, io.EOF, io.ErrUnexpectedEOF,
-//     breaker.ErrCircuitOpen, bulkhead.ErrBulkheadFull,
-//     budget.ErrBudgetExhausted, throttle.ErrThrottled and
-//     limiter.ErrLimitExceeded are named after their variable ("context.DeadlineExceeded"; the attempt Do refuses
+//     context.DeadlineExceeded, io.EOF and io.ErrUnexpectedEOF are named
+//     after their variable, and the guards' sentinels
+//     (breaker.ErrCircuitOpen, bulkhead.ErrBulkheadFull,
+//     budget.ErrBudgetExhausted, throttle.ErrThrottled,
+//     limiter.ErrLimitExceeded) name themselves so ("context.DeadlineExceeded"; the attempt Do refuses
 //     because its context is done is "backoff.ErrRefused"); any other
 //     error is named after its Go type: "*net.OpError" for a pointer type,
 //     "syscall.Errno", with the full package path, for a named type. These
 //     are OpenTelemetry's rules for error.type, and the otel module's.
 //   - cause is why the driver gave up: "invalid_configuration",
-//     "permanent", "exhausted", "max_elapsed_time", "retries_canceled",
-//     "circuit_open", "bulkhead_full", "budget_exhausted", "throttled",
-//     "limit_exceeded", "canceled" or "deadline_exceeded", matched with errors.Is in that
-//     order. A guard's refusal (which matches backoff.ErrRefused and wraps
-//     the guard's error) is named by the guard's error, as "circuit_open"
-//     for a breaker's, and "refused" for a guard of your own; any other
+//     "permanent", "exhausted", "max_elapsed_time" or "retries_canceled",
+//     matched with errors.Is in that order; else the RetryCause() string
+//     of the first error in the chain with one, a guard's: "circuit_open",
+//     "bulkhead_full", "budget_exhausted", "throttled", "limit_exceeded";
+//     else "canceled" or "deadline_exceeded". A guard's refusal (which
+//     matches backoff.ErrRefused and wraps the guard's error) is named by
+//     the guard's error, as "circuit_open" for a breaker's, and "refused"
+//     for a guard of your own whose error names no cause; any other
 //     cause (a context's custom cause) is named by its type, as error_type
 //     is.
 //

@@ -45,11 +45,12 @@
 // retry.cause names the cause as the otel and prometheus modules of this
 // repository do, so that logs, traces and metrics can be matched:
 // "invalid_configuration", "permanent", "exhausted", "max_elapsed_time",
-// "retries_canceled", "circuit_open", "bulkhead_full", "budget_exhausted",
-// "throttled", "limit_exceeded", "canceled" and "deadline_exceeded",
-// matched with errors.Is in that order; "refused" for the refusal of a
-// guard of your own; the Go type of any other cause (a context's custom
-// cause), such as "*errors.errorString".
+// "retries_canceled", then the cause a guard's error names (its
+// RetryCause method): "circuit_open", "bulkhead_full", "budget_exhausted",
+// "throttled", "limit_exceeded", then "canceled" and "deadline_exceeded",
+// in that order; "refused" for the refusal of a guard of your own whose
+// error names no cause; the Go type of any other cause (a context's
+// custom cause), such as "*errors.errorString".
 //
 // # Context
 //

@@ -1,8 +1,7 @@
 package throttle
 
 import (
-	"errors"
-
+	"github.com/herdsafe/backoff/internal/sentinel"
 	"github.com/herdsafe/backoff/internal/setting"
 )
 
@@ -11,7 +10,10 @@ import (
 // matches backoff.ErrRefused; inside a policy that error is the Cause of
 // the call's *backoff.Error (of the retry stage it stops, whose LastErr
 // keeps the last real error): match it with errors.Is.
-var ErrThrottled = errors.New("throttle: rejected locally: the backend rejects too many calls")
+//
+// It names itself for telemetry: error.type "throttle.ErrThrottled",
+// retry.cause "throttled".
+var ErrThrottled error = sentinel.New("throttle: rejected locally: the backend rejects too many calls", "throttle.ErrThrottled", "throttled")
 
 // settings makes the errors of the settings a Throttle cannot use.
 const settings = setting.Package("throttle")

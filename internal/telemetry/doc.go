@@ -9,9 +9,11 @@
 //
 // It reads a guard's metrics through the guard's own Description
 // (guard.Describer), never by its type, so that a guard added later is
-// observed with no change here; it imports the guards only to name their
-// errors (ErrorType, the causes). It imports the core, its guards and
-// package policy only, never an observability library: it is part of the core's module, which must not
+// observed with no change here; and it names a guard's errors by the
+// names they give themselves (their ErrorType and RetryCause methods),
+// never by their package. It imports the core, the guard contract, package
+// policy and package pushback only, no guard and no observability
+// library: it is part of the core's module, which must not
 // require one. Being internal, it is importable by the modules of the
 // repository only.
 package telemetry

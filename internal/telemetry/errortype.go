@@ -9,13 +9,8 @@ import (
 	"sync"
 
 	"github.com/herdsafe/backoff"
-	"github.com/herdsafe/backoff/breaker"
-	"github.com/herdsafe/backoff/budget"
-	"github.com/herdsafe/backoff/bulkhead"
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/limiter"
 	"github.com/herdsafe/backoff/policy"
-	"github.com/herdsafe/backoff/throttle"
 )
 
 // ErrorType names the type of err, for the error.type attribute and the
@@ -23,7 +18,9 @@ import (
 // message. It returns "" for a nil err.
 //
 //   - An error in the chain with an ErrorType() string method (the
-//     OpenTelemetry convention) names itself.
+//     OpenTelemetry convention) names itself, unless it also has a
+//     RetryCause() string method: such an error, a guard's sentinel, is
+//     named as the well-known sentinels are, below.
 //   - The wrappers of packages backoff, guard and policy (Permanent's mark,
 //     a guard's refusal, a *RetryAfterError, the *Error of an inner retry
 //     stage) and those of fmt.Errorf with a single %w are looked through:
@@ -32,24 +29,31 @@ import (
 //     marks backoff.ErrRefused, backoff.ErrRetriesCanceled or
 //     backoff.ErrPermanent, as fmt.Errorf("%w: %w",
 //     backoff.ErrRetriesCanceled, err) does.
-//   - A well-known sentinel is named after its variable, such as
-//     "context.DeadlineExceeded" or "breaker.ErrCircuitOpen", rather than
-//     after its type, "*errors.errorString", which every errors.New shares.
-//     The refusal of an attempt that Do did not start because its context
-//     was done wraps no reason: it is named "backoff.ErrRefused".
+//   - The error they lead to, if it is a sentinel that names itself (such
+//     as breaker.ErrCircuitOpen, whose ErrorType is
+//     "breaker.ErrCircuitOpen"), has that name; a well-known sentinel of
+//     the standard library or package backoff is named after its variable,
+//     such as "context.DeadlineExceeded", rather than after its type,
+//     "*errors.errorString", which every errors.New shares. The refusal of
+//     an attempt that Do did not start because its context was done wraps
+//     no reason: it is named "backoff.ErrRefused". So the *Error of an
+//     inner retry stage that a guard stopped is named after its LastErr,
+//     the last real error, not after the guard's sentinel in its Cause.
 //   - Otherwise the name is the Go type's: "*net.OpError" for a pointer,
 //     "syscall.Errno" with its full package path for a named type.
 func ErrorType(err error) string {
 	if err == nil {
 		return ""
 	}
-	var named interface{ ErrorType() string }
-	if errors.As(err, &named) {
-		if s := named.ErrorType(); s != "" {
+	if s := selfNamed(err); s != "" {
+		return s
+	}
+	err = unwrapOwn(err)
+	if g, ok := err.(guardSentinel); ok {
+		if s := g.ErrorType(); s != "" {
 			return s
 		}
 	}
-	err = unwrapOwn(err)
 	for _, s := range sentinels {
 		if err == s.err {
 			return s.name
@@ -58,7 +62,57 @@ func ErrorType(err error) string {
 	return typeName(reflect.TypeOf(err))
 }
 
-// sentinels are the errors named after their variable.
+// typeNamer is an error that names its own type: the OpenTelemetry
+// convention.
+type typeNamer interface{ ErrorType() string }
+
+// causeNamer is an error that names the cause of a give-up it makes:
+// "circuit_open" for a breaker's refusal.
+type causeNamer interface{ RetryCause() string }
+
+// guardSentinel is an error that names both: a guard's sentinel, such as
+// breaker.ErrCircuitOpen (made by package internal/sentinel), or one of a
+// user's guard that follows the same convention.
+type guardSentinel interface {
+	typeNamer
+	causeNamer
+}
+
+// selfNamed returns the name of the first error in err's chain, depth
+// first as errors.As walks it, that names its own type and is no guard's
+// sentinel; "" if that error names none, or there is no such error.
+func selfNamed(err error) string {
+	s, _ := findSelfNamed(err)
+	return s
+}
+
+// findSelfNamed is selfNamed, and whether it found such an error.
+func findSelfNamed(err error) (string, bool) {
+	for err != nil {
+		if n, ok := err.(typeNamer); ok {
+			if _, sentinel := err.(causeNamer); !sentinel {
+				return n.ErrorType(), true
+			}
+		}
+		switch x := err.(type) {
+		case interface{ Unwrap() error }:
+			err = x.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range x.Unwrap() {
+				if s, found := findSelfNamed(e); found {
+					return s, true
+				}
+			}
+			return "", false
+		default:
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// sentinels are the errors named after their variable: those of the
+// standard library and package backoff, which do not name themselves.
 var sentinels = []struct {
 	err  error
 	name string
@@ -70,11 +124,6 @@ var sentinels = []struct {
 	{context.DeadlineExceeded, "context.DeadlineExceeded"},
 	{io.EOF, "io.EOF"},
 	{io.ErrUnexpectedEOF, "io.ErrUnexpectedEOF"},
-	{breaker.ErrCircuitOpen, "breaker.ErrCircuitOpen"},
-	{bulkhead.ErrBulkheadFull, "bulkhead.ErrBulkheadFull"},
-	{budget.ErrBudgetExhausted, "budget.ErrBudgetExhausted"},
-	{throttle.ErrThrottled, "throttle.ErrThrottled"},
-	{limiter.ErrLimitExceeded, "limiter.ErrLimitExceeded"},
 }
 
 var (
@@ -198,7 +247,8 @@ func typeName(t reflect.Type) string {
 	return s
 }
 
-// Values of the retry.cause attribute and the cause label.
+// Values of the retry.cause attribute and the cause label. A guard's
+// refusal names its own (RetryCause), such as "circuit_open".
 const (
 	causePermanent       = "permanent"
 	causeExhausted       = "exhausted"
@@ -207,45 +257,63 @@ const (
 	causeInvalidConfig   = "invalid_configuration"
 	causeCanceled        = "canceled"
 	causeDeadline        = "deadline_exceeded"
-	causeCircuitOpen     = "circuit_open"
-	causeBulkheadFull    = "bulkhead_full"
-	causeBudgetExhausted = "budget_exhausted"
-	causeThrottled       = "throttled"
-	causeLimitExceeded   = "limit_exceeded"
 	causeRefused         = "refused"
 )
 
-// causes are the well-known causes, in the order they are matched.
-var causes = []struct {
+// cause is a well-known cause.
+type cause struct {
 	err  error
 	name string
-}{
-	{backoff.ErrInvalidConfiguration, causeInvalidConfig},
-	{backoff.ErrPermanent, causePermanent},
-	{backoff.ErrExhausted, causeExhausted},
-	{backoff.ErrMaxElapsedTime, causeMaxElapsedTime},
-	{backoff.ErrRetriesCanceled, causeRetriesCanceled},
-	{breaker.ErrCircuitOpen, causeCircuitOpen},
-	{bulkhead.ErrBulkheadFull, causeBulkheadFull},
-	{budget.ErrBudgetExhausted, causeBudgetExhausted},
-	{throttle.ErrThrottled, causeThrottled},
-	{limiter.ErrLimitExceeded, causeLimitExceeded},
-	{context.Canceled, causeCanceled},
-	{context.DeadlineExceeded, causeDeadline},
 }
 
-// wellKnownCause names cause when it matches a well-known cause with
-// errors.Is: the first of causes it matches, or else "refused" for a
-// guard's refusal (backoff.MarksOf's Refused). (A refusal wraps the guard's own error, such as
-// breaker.ErrCircuitOpen, which names it first.)
-func wellKnownCause(cause error) (string, bool) {
-	for _, c := range causes {
-		if errors.Is(cause, c.err) {
-			return c.name, true
+// The well-known causes, matched in this order: the core's, then a
+// guard's own (RetryCause), then the context's.
+var (
+	coreCauses = []cause{
+		{backoff.ErrInvalidConfiguration, causeInvalidConfig},
+		{backoff.ErrPermanent, causePermanent},
+		{backoff.ErrExhausted, causeExhausted},
+		{backoff.ErrMaxElapsedTime, causeMaxElapsedTime},
+		{backoff.ErrRetriesCanceled, causeRetriesCanceled},
+	}
+	contextCauses = []cause{
+		{context.Canceled, causeCanceled},
+		{context.DeadlineExceeded, causeDeadline},
+	}
+)
+
+// wellKnownCause names err when it is a well-known cause: the first of
+// coreCauses it matches with errors.Is; else the RetryCause of the first
+// error in its chain with one (errors.As), such as "circuit_open" for a
+// breaker's refusal, or the cause a user's guard names; else the first of
+// contextCauses it matches; else "refused" for a guard's refusal
+// (backoff.MarksOf's Refused) that names no cause.
+func wellKnownCause(err error) (string, bool) {
+	if name, ok := matchCause(err, coreCauses); ok {
+		return name, true
+	}
+	var named causeNamer
+	if errors.As(err, &named) {
+		if s := named.RetryCause(); s != "" {
+			return LabelValue(s), true
 		}
 	}
-	if backoff.MarksOf(cause).Refused {
+	if name, ok := matchCause(err, contextCauses); ok {
+		return name, true
+	}
+	if backoff.MarksOf(err).Refused {
 		return causeRefused, true
+	}
+	return "", false
+}
+
+// matchCause returns the name of the first of causes err matches with
+// errors.Is.
+func matchCause(err error, causes []cause) (string, bool) {
+	for _, c := range causes {
+		if errors.Is(err, c.err) {
+			return c.name, true
+		}
 	}
 	return "", false
 }

@@ -105,3 +105,14 @@ func TestErrorTypeOfAnAttemptRefusedByTheContext(t *testing.T) {
 		t.Errorf("ErrorType = %q, want %q", got, "context.Canceled")
 	}
 }
+
+// The causes the repository's guards name for themselves (RetryCause):
+// the values of the retry.cause attribute and the cause label that the
+// tests expect of their refusals.
+const (
+	causeCircuitOpen     = "circuit_open"
+	causeBulkheadFull    = "bulkhead_full"
+	causeBudgetExhausted = "budget_exhausted"
+	causeThrottled       = "throttled"
+	causeLimitExceeded   = "limit_exceeded"
+)

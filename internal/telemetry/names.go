@@ -44,10 +44,11 @@ func LabelValue(s string) string {
 }
 
 // Cause names why the driver gave up: one of the cause constants (such as
-// "exhausted", or "circuit_open" for a breaker's refusal) when cause
-// matches a well-known cause with errors.Is, in the order of the package
-// documentation; "refused" for the refusal of a guard the rules do not
-// know (an error matching backoff.ErrRefused); else the cause's type as
+// "exhausted") when cause matches a well-known cause with errors.Is, or
+// the cause a guard's error names (RetryCause, such as "circuit_open" for
+// a breaker's refusal), in the order of wellKnownCause; "refused" for the
+// refusal of a guard whose error names no cause (an error matching
+// backoff.ErrRefused); else the cause's type as
 // Type names it (a context's custom cause); "unknown" for a nil cause.
 func (n Namer) Cause(cause error) string {
 	if name, ok := wellKnownCause(cause); ok {

@@ -37,7 +37,7 @@ func NamesNoGuard(t *testing.T) {
 			path, _ := strconv.Unquote(imp.Path.Value)
 			for _, g := range GuardPackages {
 				if path == "github.com/herdsafe/backoff/"+g {
-					t.Errorf("%s imports %s: read the guard through guard.Describer instead", f, path)
+					t.Errorf("%s imports %s: read the guard through guard.Describer, and name its errors by their ErrorType and RetryCause methods, instead", f, path)
 				}
 			}
 		}
