@@ -8,7 +8,6 @@ import (
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/hedge"
-	"github.com/herdsafe/backoff/internal/typednil"
 	"github.com/herdsafe/backoff/policy"
 	"google.golang.org/grpc/codes"
 )
@@ -169,15 +168,13 @@ func WithAttemptGuards(gs ...guard.Guard) Option {
 // all of them can be used.
 func (c *config) guards(option string, gs []guard.Guard) bool {
 	for i, g := range gs {
-		if g == nil || typednil.Is(g) {
+		switch isNil, err := guard.Check(g); {
+		case isNil:
 			c.fail("%s was given a nil guard.Guard (guard %d)", option, i+1)
 			return false
-		}
-		if v, ok := g.(guard.Validator); ok {
-			if err := v.Validate(); err != nil {
-				c.fail("%s: the guard %T (guard %d): %w", option, g, i+1, err)
-				return false
-			}
+		case err != nil:
+			c.fail("%s: the guard %T (guard %d): %w", option, g, i+1, err)
+			return false
 		}
 	}
 	return true

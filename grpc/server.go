@@ -11,7 +11,6 @@ import (
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/hop"
-	"github.com/herdsafe/backoff/internal/typednil"
 	"github.com/herdsafe/backoff/pushback"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -50,15 +49,11 @@ func (s *shedder) fail(format string, args ...any) {
 func newShedder(name string, g guard.Guard, opts []ServerOption) *shedder {
 	s := &shedder{g: g, code: codes.Unavailable, base: DefaultPushback, max: DefaultMaxPushback, random: rand.Float64,
 		clock: realClock, pressure: DefaultRetryPressure}
-	switch {
-	case g == nil || typednil.Is(g):
+	switch isNil, err := guard.Check(g); {
+	case isNil:
 		s.fail("%s was given a nil guard.Guard", name)
-	default:
-		if v, ok := g.(guard.Validator); ok {
-			if err := v.Validate(); err != nil {
-				s.fail("%s: the guard %T: %w", name, g, err)
-			}
-		}
+	case err != nil:
+		s.fail("%s: the guard %T: %w", name, g, err)
 	}
 	for i, o := range opts {
 		if o == nil {

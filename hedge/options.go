@@ -6,7 +6,6 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/internal/setting"
-	"github.com/herdsafe/backoff/internal/typednil"
 )
 
 // config is what the options set.
@@ -115,17 +114,14 @@ func WithRetryable(fn func(error) bool) Option {
 // reports an error, is reported as [backoff.ErrInvalidConfiguration].
 func WithBudget(g guard.Guard) Option {
 	return func(c *config) {
-		if g == nil || typednil.Is(g) {
+		switch isNil, err := guard.Check(g); {
+		case isNil:
 			c.fail("WithBudget was given a nil guard.Guard")
-			return
+		case err != nil:
+			c.fail("WithBudget was given a Guard that reports: %w", err)
+		default:
+			c.budget = g
 		}
-		if v, ok := g.(guard.Validator); ok {
-			if err := v.Validate(); err != nil {
-				c.fail("WithBudget was given a Guard that reports: %w", err)
-				return
-			}
-		}
-		c.budget = g
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/internal/setting"
-	"github.com/herdsafe/backoff/internal/typednil"
 	"github.com/herdsafe/backoff/policy"
 )
 
@@ -93,21 +92,16 @@ func WithAttemptTimeout(d time.Duration) Option {
 // invalid setting.
 func (c *config) guards(option string, dst, gs []guard.Guard) []guard.Guard {
 	for i, g := range gs {
-		switch {
-		case g == nil:
+		switch isNil, err := guard.Check(g); {
+		case isNil && g == nil:
 			c.fail("%s was given a nil guard.Guard (guard %d)", option, i+1)
-			continue
-		case typednil.Is(g):
+		case isNil:
 			c.fail("%s was given a nil %T (guard %d)", option, g, i+1)
-			continue
+		case err != nil:
+			c.fail("%s was given a %T that cannot be used (guard %d): %s", option, g, i+1, setting.Reason(err))
+		default:
+			dst = append(dst, g)
 		}
-		if v, ok := g.(guard.Validator); ok {
-			if err := v.Validate(); err != nil {
-				c.fail("%s was given a %T that cannot be used (guard %d): %s", option, g, i+1, setting.Reason(err))
-				continue
-			}
-		}
-		dst = append(dst, g)
 	}
 	return dst
 }

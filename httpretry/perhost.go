@@ -9,7 +9,6 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/internal/setting"
-	"github.com/herdsafe/backoff/internal/typednil"
 )
 
 // Defaults of a PerHost guard.
@@ -208,13 +207,11 @@ func (h *HostGuard) guard(host string) (guard.Guard, error) {
 	h.mu.Unlock()
 
 	g := h.newGuard(host)
-	if g == nil || typednil.Is(g) {
+	switch isNil, err := guard.Check(g); {
+	case isNil:
 		return nil, guard.Refusal(settings.Invalid("PerHost's function returned a nil guard.Guard for %q", host))
-	}
-	if v, ok := g.(guard.Validator); ok {
-		if err := v.Validate(); err != nil {
-			return nil, guard.Refusal(settings.Invalid("PerHost's function returned a %T that cannot be used: %s", g, setting.Reason(err)))
-		}
+	case err != nil:
+		return nil, guard.Refusal(settings.Invalid("PerHost's function returned a %T that cannot be used: %s", g, setting.Reason(err)))
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -8,7 +8,6 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/herdsafe/backoff/guard"
 	"github.com/herdsafe/backoff/internal/setting"
-	"github.com/herdsafe/backoff/internal/typednil"
 	"github.com/herdsafe/backoff/pushback"
 )
 
@@ -55,15 +54,11 @@ type Shedder struct {
 func New(g guard.Guard, opts ...Option) *Shedder {
 	s := &Shedder{g: g, base: DefaultRetryAfter, max: DefaultMaxRetryAfter, random: rand.Float64, status: http.StatusServiceUnavailable,
 		clock: setting.RealClock, retryPressure: DefaultRetryPressure, tiers: true}
-	switch {
-	case g == nil || typednil.Is(g):
+	switch isNil, err := guard.Check(g); {
+	case isNil:
 		settings.Fail(&s.err, "New was given a nil guard.Guard")
-	default:
-		if v, ok := g.(guard.Validator); ok {
-			if err := v.Validate(); err != nil {
-				settings.Fail(&s.err, "New was given a %T that cannot be used: %s", g, setting.Reason(err))
-			}
-		}
+	case err != nil:
+		settings.Fail(&s.err, "New was given a %T that cannot be used: %s", g, setting.Reason(err))
 	}
 	setting.Apply(settings, &s.err, "New", s, opts)
 	if s.max < s.base {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/herdsafe/backoff"
 	"github.com/herdsafe/backoff/guard"
-	"github.com/herdsafe/backoff/internal/typednil"
 )
 
 // Guard returns a stage that asks g to admit each call that reaches it
@@ -24,16 +23,14 @@ import (
 // holds nothing for a call that is gone; a panic in Allow or Record itself
 // goes on unchanged.
 func Guard(g guard.Guard) Stage {
-	if g == nil || typednil.Is(g) {
+	switch isNil, err := guard.Check(g); {
+	case isNil:
 		return Stage{err: settings.Invalid("Guard was given a nil guard.Guard")}
-	}
-	if v, ok := g.(guard.Validator); ok {
-		if err := v.Validate(); err != nil {
-			if !errors.Is(err, backoff.ErrInvalidConfiguration) {
-				err = settings.Invalid("%T: %w", g, err)
-			}
-			return Stage{err: err}
+	case err != nil:
+		if !errors.Is(err, backoff.ErrInvalidConfiguration) {
+			err = settings.Invalid("%T: %w", g, err)
 		}
+		return Stage{err: err}
 	}
 	return Stage{kind: guardStage, v: g}
 }
